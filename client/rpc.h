@@ -1,0 +1,20 @@
+/* sparkc's side of the control API: connect to the daemon's socket, send one request, read its
+ * answer (and, for watch, the notifications after it), each wait bounded by a timeout. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "jsonrpc.h"
+
+struct rpc_client;
+
+/* Fails with a negative errno; the caller says which socket could not be reached. */
+int rpc_connect(const char *path, int timeout_ms, struct rpc_client **ret);
+void rpc_close(struct rpc_client *c);
+
+/* Sends method(params) (params taken over, may be NULL) and waits for its response. */
+int rpc_call(struct rpc_client *c, const char *method, json_object *params, struct jsonrpc_response *resp);
+
+/* Waits for the next message (-1 timeout_ms waits forever); -ECONNRESET when the daemon closed. */
+int rpc_read_message(struct rpc_client *c, int timeout_ms, struct jsonrpc_response *resp);

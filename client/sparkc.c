@@ -1,0 +1,386 @@
+/* sparkc: the command-line client of sparkd's control API. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "jsonrpc.h"
+#include "macro.h"
+#include "proto.h"
+#include "rpc.h"
+#include "strutil.h"
+
+enum {
+        EXIT_OK = 0,
+        EXIT_DAEMON_ERROR = 1,
+        EXIT_UNREACHABLE = 2,
+};
+
+struct client_options {
+        const char *socket_path;
+        bool json;
+        int timeout_ms;
+};
+
+struct command {
+        const char *name;
+        const char *summary;
+        int (*run)(const struct client_options *o, int argc, char **argv);
+};
+
+static const struct command commands[];
+
+static void print_help(void)
+{
+        printf("Usage: sparkc [OPTION]... COMMAND [ARG]...\n"
+               "Ask the local sparkd about the node and its fabric.\n"
+               "\n"
+               "Options:\n"
+               "  -s, --socket=PATH   sparkd's socket (default $%s, else %s)\n"
+               "  -j, --json          print the daemon's JSON result as it is\n"
+               "  -t, --timeout=SEC   how long to wait for an answer (default 10)\n"
+               "  -h, --help          show this help\n"
+               "      --version       show the client's version\n"
+               "\n"
+               "Commands:\n",
+               SPARKD_SOCKET_ENV, SPARKD_SOCKET_PATH);
+        for (const struct command *c = commands; c->name; c++)
+                printf("  %-18s  %s\n", c->name, c->summary);
+        printf("\nExit status: 0 success, 1 the daemon answered with an error, 2 the daemon could not be reached.\n");
+}
+
+static int connect_or_explain(const struct client_options *o, struct rpc_client **c)
+{
+        int r = rpc_connect(o->socket_path, o->timeout_ms, c);
+
+        if (r < 0) {
+                fprintf(stderr, "sparkc: cannot reach sparkd at %s: %s\n", o->socket_path, strerror(-r));
+                if (r == -ENOENT || r == -ECONNREFUSED)
+                        fprintf(stderr, "sparkc: is sparkd running? (systemctl status sparkd; or use --socket or "
+                                        "$%s)\n",
+                                SPARKD_SOCKET_ENV);
+                else if (r == -EACCES)
+                        fprintf(stderr, "sparkc: the socket is for root and the sparkd group\n");
+                return -EXIT_UNREACHABLE;
+        }
+        return 0;
+}
+
+/* Calls one method. Returns 0 with the response, or -EXIT_* after saying what went wrong. */
+static int call(const struct client_options *o, const char *method, json_object *params,
+                struct jsonrpc_response *resp, struct rpc_client **keep)
+{
+        struct rpc_client *c = NULL;
+        int r;
+
+        r = connect_or_explain(o, &c);
+        if (r < 0) {
+                json_object_put(params);
+                return r;
+        }
+        r = rpc_call(c, method, params, resp);
+        if (r < 0) {
+                if (r == -ETIMEDOUT)
+                        fprintf(stderr, "sparkc: sparkd at %s did not answer %s within %d s\n", o->socket_path,
+                                method, o->timeout_ms / 1000);
+                else
+                        fprintf(stderr, "sparkc: %s: lost the connection to sparkd at %s: %s\n", method,
+                                o->socket_path, strerror(-r));
+                rpc_close(c);
+                return -EXIT_UNREACHABLE;
+        }
+        if (resp->error_message) {
+                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, resp->error_message, resp->error_code);
+                jsonrpc_response_done(resp);
+                rpc_close(c);
+                return -EXIT_DAEMON_ERROR;
+        }
+        if (keep)
+                *keep = c;
+        else
+                rpc_close(c);
+        return 0;
+}
+
+static void print_json(json_object *obj)
+{
+        printf("%s\n", json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static const char *get_string(json_object *obj, const char *key, const char *fallback)
+{
+        json_object *v;
+
+        if (json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
+                return json_object_get_string(v);
+        return fallback;
+}
+
+static bool get_bool(json_object *obj, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(obj, key, &v) && json_object_get_boolean(v);
+}
+
+static double get_double(json_object *obj, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(obj, key, &v) ? json_object_get_double(v) : 0.0;
+}
+
+static int get_int(json_object *obj, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(obj, key, &v) ? json_object_get_int(v) : 0;
+}
+
+static int no_args(const char *name, int argc)
+{
+        if (argc > 1) {
+                fprintf(stderr, "sparkc: %s takes no arguments\n", name);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int cmd_status(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        json_object *s;
+        char uptime[64];
+        int r;
+
+        if (no_args("status", argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = call(o, "status", NULL, &resp, NULL);
+        if (r < 0)
+                return -r;
+        s = resp.result;
+        if (o->json) {
+                print_json(s);
+        } else {
+                format_duration_sec((uint64_t)get_double(s, "uptime_sec"), uptime, sizeof(uptime));
+                printf("node        %s\n", get_string(s, "node", "?"));
+                printf("node id     %s\n", get_string(s, "node_id", "?"));
+                printf("version     %s (api %d)\n", get_string(s, "version", "?"), get_int(s, "api_version"));
+                printf("uptime      %s (since %s)\n", uptime, get_string(s, "started_at", "?"));
+                printf("mode        %s\n", get_string(s, "mode", "?"));
+                printf("config      %s%s\n", get_string(s, "config_path", "?"),
+                       get_bool(s, "config_found") ? "" : " (not found: built-in defaults)");
+                printf("socket      %s%s\n", get_string(s, "socket", "?"),
+                       get_bool(s, "socket_activated") ? " (from systemd)" : "");
+                printf("state dir   %s%s\n", get_string(s, "state_dir", "?"),
+                       get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
+        }
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}
+
+static int cmd_version(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        int r;
+
+        if (no_args("version", argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = call(o, "version", NULL, &resp, NULL);
+        if (r < 0)
+                return -r;
+        if (o->json)
+                print_json(resp.result);
+        else
+                printf("sparkc %s\nsparkd %s (api %d)\n", SPARKD_VERSION, get_string(resp.result, "version", "?"),
+                       get_int(resp.result, "api_version"));
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}
+
+static void print_config_errors(json_object *data)
+{
+        json_object *errors;
+
+        if (!data || !json_object_object_get_ex(data, "errors", &errors) ||
+            !json_object_is_type(errors, json_type_array))
+                return;
+        for (size_t i = 0; i < json_object_array_length(errors); i++) {
+                json_object *e = json_object_array_get_idx(errors, i);
+                int line = get_int(e, "line");
+
+                if (line > 0)
+                        fprintf(stderr, "  %s:%d: %s\n", get_string(e, "file", "?"), line,
+                                get_string(e, "message", "?"));
+                else
+                        fprintf(stderr, "  %s%s%s\n", get_string(e, "file", ""),
+                                json_object_object_get_ex(e, "file", NULL) ? ": " : "",
+                                get_string(e, "message", "?"));
+        }
+}
+
+static int cmd_reload(const struct client_options *o, int argc, char **argv)
+{
+        struct rpc_client *c = NULL;
+        struct jsonrpc_response resp;
+        int r;
+
+        if (no_args("reload", argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = connect_or_explain(o, &c);
+        if (r < 0)
+                return -r;
+        r = rpc_call(c, "reload", NULL, &resp);
+        rpc_close(c);
+        if (r < 0) {
+                fprintf(stderr, "sparkc: reload: no answer from sparkd at %s: %s\n", o->socket_path, strerror(-r));
+                return EXIT_UNREACHABLE;
+        }
+        if (resp.error_message) {
+                fprintf(stderr, "sparkc: reload: %s (error %d)\n", resp.error_message, resp.error_code);
+                print_config_errors(resp.error_data);
+                jsonrpc_response_done(&resp);
+                return EXIT_DAEMON_ERROR;
+        }
+        if (o->json)
+                print_json(resp.result);
+        else
+                printf("config reloaded from %s%s\n", get_string(resp.result, "config_path", "?"),
+                       get_bool(resp.result, "config_found") ? "" : " (not found: built-in defaults)");
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}
+
+static void print_event(json_object *ev)
+{
+        json_object *fields;
+
+        printf("%s  %-18s %s", get_string(ev, "time", "?"), get_string(ev, "event", "?"),
+               get_string(ev, "message", ""));
+        if (json_object_object_get_ex(ev, "fields", &fields) && json_object_is_type(fields, json_type_object)) {
+                json_object_object_foreach(fields, key, val)
+                        printf(" %s=%s", key, json_object_get_string(val));
+        }
+        printf("\n");
+}
+
+static int cmd_watch(const struct client_options *o, int argc, char **argv)
+{
+        struct rpc_client *c = NULL;
+        struct jsonrpc_response resp;
+        json_object *params = NULL;
+        int r;
+
+        if (argc > 1) {
+                json_object *types = json_object_new_array();
+
+                for (int i = 1; i < argc; i++)
+                        json_object_array_add(types, json_object_new_string(argv[i]));
+                params = json_object_new_object();
+                json_object_object_add(params, "events", types);
+        }
+        r = call(o, "subscribe", params, &resp, &c);
+        if (r < 0)
+                return -r;
+        jsonrpc_response_done(&resp);
+        if (!o->json)
+                fprintf(stderr, "watching sparkd at %s; Ctrl-C stops\n", o->socket_path);
+        fflush(stderr);
+        for (;;) {
+                r = rpc_read_message(c, -1, &resp);
+                if (r < 0)
+                        break;
+                if (resp.method && strcmp(resp.method, "event") == 0 && resp.params) {
+                        if (o->json)
+                                printf("%s\n", json_object_to_json_string_ext(resp.params, JSON_C_TO_STRING_PLAIN |
+                                                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+                        else
+                                print_event(resp.params);
+                        fflush(stdout);
+                }
+                jsonrpc_response_done(&resp);
+        }
+        rpc_close(c);
+        if (r == -EINTR)
+                return EXIT_OK;
+        fprintf(stderr, "sparkc: watch: sparkd at %s went away: %s\n", o->socket_path,
+                r == -ECONNRESET ? "connection closed" : strerror(-r));
+        return EXIT_UNREACHABLE;
+}
+
+static const struct command commands[] = {
+        { "status", "the node, version, uptime, config and enforcement mode", cmd_status },
+        { "version", "the client's and the daemon's versions", cmd_version },
+        { "reload", "re-read the config (root or the admin group)", cmd_reload },
+        { "watch [EVENT]...", "print events as they happen (all, or the types named)", cmd_watch },
+        {},
+};
+
+static void on_interrupt(int sig)
+{
+        /* Leaves poll() with EINTR so watch ends with a clean exit code. */
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "socket", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
+                { "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },       {},
+        };
+        struct client_options o = { .timeout_ms = 10000 };
+        struct sigaction sa = { .sa_handler = on_interrupt };
+        uint64_t sec;
+        int c;
+
+        o.socket_path = getenv(SPARKD_SOCKET_ENV);
+        if (str_is_empty(o.socket_path))
+                o.socket_path = SPARKD_SOCKET_PATH;
+        /* "+": options end at the command, so commands can have options of their own. */
+        while ((c = getopt_long(argc, argv, "+s:jt:h", options, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                        o.socket_path = optarg;
+                        break;
+                case 'j':
+                        o.json = true;
+                        break;
+                case 't':
+                        if (parse_uint64(optarg, 10, 1, 86400, &sec) < 0) {
+                                fprintf(stderr, "sparkc: --timeout needs whole seconds from 1 to 86400\n");
+                                return EXIT_DAEMON_ERROR;
+                        }
+                        o.timeout_ms = (int)sec * 1000;
+                        break;
+                case 'h':
+                        print_help();
+                        return EXIT_OK;
+                case 'V':
+                        printf("sparkc %s (api %d)\n", SPARKD_VERSION, SPARKD_API_VERSION);
+                        return EXIT_OK;
+                default:
+                        fprintf(stderr, "Try 'sparkc --help'.\n");
+                        return EXIT_DAEMON_ERROR;
+                }
+        }
+        if (optind >= argc) {
+                print_help();
+                return EXIT_DAEMON_ERROR;
+        }
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        for (const struct command *cmd = commands; cmd->name; cmd++) {
+                size_t n = strcspn(cmd->name, " ");
+
+                if (strlen(argv[optind]) == n && strncmp(cmd->name, argv[optind], n) == 0)
+                        return cmd->run(&o, argc - optind, argv + optind);
+        }
+        fprintf(stderr, "sparkc: unknown command \"%s\"\nTry 'sparkc --help'.\n", argv[optind]);
+        return EXIT_DAEMON_ERROR;
+}

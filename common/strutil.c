@@ -1,0 +1,106 @@
+#include "strutil.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out)
+{
+        unsigned long long v;
+        char *end;
+
+        if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, base);
+        if (errno == ERANGE)
+                return -ERANGE;
+        if (errno || end == s || *end)
+                return -EINVAL;
+        if (v < min || v > max)
+                return -ERANGE;
+        *out = v;
+        return 0;
+}
+
+int parse_bool(const char *s, bool *out)
+{
+        static const char *const yes[] = { "1", "yes", "true", "on" };
+        static const char *const no[] = { "0", "no", "false", "off" };
+
+        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+                if (strcasecmp(s, yes[i]) == 0) {
+                        *out = true;
+                        return 0;
+                }
+                if (strcasecmp(s, no[i]) == 0) {
+                        *out = false;
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
+
+int parse_duration_usec(const char *s, uint64_t *out)
+{
+        static const struct {
+                const char *suffix;
+                uint64_t usec;
+        } units[] = {
+                { "us", 1ULL }, { "ms", 1000ULL }, { "s", 1000000ULL }, { "", 1000000ULL },
+                { "m", 60000000ULL }, { "min", 60000000ULL }, { "h", 3600000000ULL },
+        };
+        unsigned long long v;
+        char *end;
+
+        if (!s || !isdigit((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno)
+                return -ERANGE;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+                if (strcmp(end, units[i].suffix) != 0)
+                        continue;
+                if (v > UINT64_MAX / units[i].usec)
+                        return -ERANGE;
+                *out = v * units[i].usec;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+const char *format_duration_sec(uint64_t sec, char *buf, size_t size)
+{
+        uint64_t d = sec / 86400, h = sec / 3600 % 24, m = sec / 60 % 60, s = sec % 60;
+
+        if (d)
+                snprintf(buf, size, "%llud %lluh", (unsigned long long)d, (unsigned long long)h);
+        else if (h)
+                snprintf(buf, size, "%lluh %llum", (unsigned long long)h, (unsigned long long)m);
+        else if (m)
+                snprintf(buf, size, "%llum %llus", (unsigned long long)m, (unsigned long long)s);
+        else
+                snprintf(buf, size, "%llus", (unsigned long long)s);
+        return buf;
+}
+
+bool str_is_empty(const char *s)
+{
+        return !s || !*s;
+}
+
+char *str_strip(char *s)
+{
+        char *end;
+
+        while (isspace((unsigned char)*s))
+                s++;
+        end = s + strlen(s);
+        while (end > s && isspace((unsigned char)end[-1]))
+                *--end = '\0';
+        return s;
+}

@@ -1,0 +1,19 @@
+/* String parsing and formatting helpers that config, daemon and client share. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses a whole decimal (or 0x/0 prefixed, when base is 0) number within [min, max]. */
+int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out);
+/* yes/no, true/false, on/off, 1/0. */
+int parse_bool(const char *s, bool *out);
+/* Durations like "30", "30s", "500ms", "5m", "1h" into microseconds. */
+int parse_duration_usec(const char *s, uint64_t *out);
+
+/* "1d 2h 3m 4s" style, at most the two largest units; writes into buf and returns it. */
+const char *format_duration_sec(uint64_t sec, char *buf, size_t size);
+
+bool str_is_empty(const char *s);
+char *str_strip(char *s);

@@ -1,0 +1,60 @@
+/*
+ * The control API server: JSON-RPC 2.0 over a UNIX stream socket, one JSON object per line.
+ * It owns the listening socket, the client connections, access checks (SO_PEERCRED), the
+ * request size limit and the event stream of subscribed clients. Modules register methods; a
+ * method replies at once or later (api_request_reply* may be called after the handler returned).
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct api_server;
+struct api_request;
+
+/* Return 0 when the request was or will be answered, or a negative errno to answer with an
+ * internal error. params is NULL, an object or an array. */
+typedef int (*api_method_fn)(struct api_request *req, json_object *params, void *userdata);
+
+struct api_method {
+        const char *name;
+        api_method_fn fn;
+        bool needs_admin; /* changes state: uid 0 or the admin group only */
+};
+
+struct api_access {
+        mode_t socket_mode;
+        bool has_socket_gid;
+        gid_t socket_gid;
+        bool has_admin_gid;
+        gid_t admin_gid;
+        unsigned max_clients;
+};
+
+/* listen_fd >= 0: a listening socket handed over by systemd, used as it is and never unlinked.
+ * Otherwise path is bound here; a stale socket file is replaced, a live one is -EADDRINUSE. */
+int api_server_new(struct event_base *base, const char *path, int listen_fd, const struct api_access *access,
+                   struct api_server **ret);
+void api_server_free(struct api_server *server);
+const char *api_server_path(const struct api_server *server);
+bool api_server_is_activated(const struct api_server *server);
+/* Applies new access settings; existing connections keep the admin right they were given. */
+int api_server_set_access(struct api_server *server, const struct api_access *access);
+
+/* The table must stay valid while the server lives. */
+int api_server_add_methods(struct api_server *server, const struct api_method *methods, size_t n,
+                           void *userdata);
+
+/* Sends an event notification to every subscriber that asked for its type. */
+void api_server_publish(struct api_server *server, json_object *event);
+
+/* Answering: each takes ownership of result/data and frees req. */
+void api_request_reply(struct api_request *req, json_object *result);
+void api_request_reply_error(struct api_request *req, int code, const char *message, json_object *data);
+
+/* Turns the request's connection into an event stream after the reply; types NULL means all. */
+int api_request_subscribe(struct api_request *req, char **types);
+uid_t api_request_uid(const struct api_request *req);
+bool api_request_is_admin(const struct api_request *req);

@@ -1,0 +1,57 @@
+/*
+ * The daemon's configuration: an INI file (default /etc/sparkd/sparkd.conf) plus drop-ins in
+ * FILE.d/NAME.conf read in name order, layered over built-in defaults. Loading collects every
+ * error with its file and line; a config with any error is never applied.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum enforce_mode {
+        ENFORCE_MODE_ENFORCE,
+        ENFORCE_MODE_AUDIT,
+};
+
+struct sparkd_config {
+        char *path;        /* the main file asked for */
+        bool path_found;   /* false: it did not exist and built-in defaults apply */
+        char **files_read; /* main file and drop-ins actually read, NULL-terminated */
+
+        char *node_name;
+        enum enforce_mode mode;
+        char *state_dir;
+        int log_level;
+
+        char *socket_path;
+        mode_t socket_mode;
+        char *socket_group; /* NULL: leave the socket's group alone */
+        gid_t socket_gid;
+        char *admin_group;  /* NULL: only root may call state-changing methods */
+        gid_t admin_gid;
+        unsigned max_clients;
+};
+
+struct conf_error {
+        char *file; /* NULL when the error is not tied to a file */
+        unsigned line;
+        char *message;
+};
+
+struct conf_errors {
+        struct conf_error *v;
+        size_t n;
+};
+
+const char *enforce_mode_to_string(enum enforce_mode mode);
+
+/* Loads path and its drop-ins. A missing path is an error only when must_exist is set (the user
+ * named the file); otherwise defaults apply. Returns 0 and a config, or -EINVAL with errors
+ * filled in (each formatted as FILE:LINE: message by conf_error_format). */
+int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, struct conf_errors *errors);
+void conf_free(struct sparkd_config *config);
+
+void conf_errors_clear(struct conf_errors *errors);
+/* "FILE:LINE: message", "FILE: message" or "message". Returns a malloc'ed string. */
+char *conf_error_format(const struct conf_error *error);

@@ -1,0 +1,210 @@
+/* The daemon's own API methods: status, version, reload and subscribe. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "daemon.h"
+#include "event.h"
+#include "jsonrpc.h"
+#include "macro.h"
+#include "proto.h"
+
+static json_object *result_new(void)
+{
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
+        return o;
+}
+
+/* Methods without parameters accept none, an empty object or an empty array. */
+static bool params_are_empty(json_object *params)
+{
+        if (!params)
+                return true;
+        if (json_object_is_type(params, json_type_array))
+                return json_object_array_length(params) == 0;
+        return json_object_object_length(params) == 0;
+}
+
+static int reply_no_params_expected(struct api_request *req)
+{
+        api_request_reply_error(req, RPC_INVALID_PARAMS, "this method takes no parameters", NULL);
+        return 0;
+}
+
+static void format_time(time_t t, char *buf, size_t size)
+{
+        struct tm tm;
+
+        gmtime_r(&t, &tm);
+        strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int method_status(struct api_request *req, json_object *params, void *userdata)
+{
+        struct sparkd *d = userdata;
+        json_object *o, *files;
+        char started[64];
+
+        if (!params_are_empty(params))
+                return reply_no_params_expected(req);
+        format_time(d->started_wall, started, sizeof(started));
+        o = result_new();
+        json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
+        json_object_object_add(o, "node_id", json_object_new_string(d->node_id));
+        json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
+        json_object_object_add(o, "uptime_sec", json_object_new_double(sparkd_uptime_sec(d)));
+        json_object_object_add(o, "started_at", json_object_new_string(started));
+        json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(d->config->mode)));
+        json_object_object_add(o, "config_path", json_object_new_string(d->config->path));
+        json_object_object_add(o, "config_found", json_object_new_boolean(d->config->path_found));
+        files = json_object_new_array();
+        for (char **f = d->config->files_read; f && *f; f++)
+                json_object_array_add(files, json_object_new_string(*f));
+        json_object_object_add(o, "config_files", files);
+        json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
+        json_object_object_add(o, "socket", json_object_new_string(api_server_path(d->api)));
+        json_object_object_add(o, "socket_activated", json_object_new_boolean(api_server_is_activated(d->api)));
+        json_object_object_add(o, "state_dir", json_object_new_string(sparkd_state_dir(d)));
+        json_object_object_add(o, "state_saved", json_object_new_boolean(d->store != NULL));
+        api_request_reply(req, o);
+        return 0;
+}
+
+static int method_version(struct api_request *req, json_object *params, void *userdata)
+{
+        json_object *o;
+
+        if (!params_are_empty(params))
+                return reply_no_params_expected(req);
+        o = result_new();
+        json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
+        api_request_reply(req, o);
+        return 0;
+}
+
+static json_object *config_errors_to_json(const struct conf_errors *errors)
+{
+        json_object *list = json_object_new_array();
+
+        for (size_t i = 0; i < errors->n; i++) {
+                json_object *e = json_object_new_object();
+
+                if (errors->v[i].file)
+                        json_object_object_add(e, "file", json_object_new_string(errors->v[i].file));
+                if (errors->v[i].line)
+                        json_object_object_add(e, "line", json_object_new_int((int)errors->v[i].line));
+                json_object_object_add(e, "message", json_object_new_string(errors->v[i].message));
+                json_object_array_add(list, e);
+        }
+        return list;
+}
+
+static int method_reload(struct api_request *req, json_object *params, void *userdata)
+{
+        struct sparkd *d = userdata;
+        struct conf_errors errors;
+        json_object *o;
+        int r;
+
+        if (!params_are_empty(params))
+                return reply_no_params_expected(req);
+        r = sparkd_reload(d, &errors);
+        if (r < 0) {
+                json_object *data = json_object_new_object();
+
+                json_object_object_add(data, "errors", config_errors_to_json(&errors));
+                api_request_reply_error(req, RPC_CONFIG_INVALID, "config has errors; the running config is kept",
+                                        data);
+                conf_errors_clear(&errors);
+                return 0;
+        }
+        conf_errors_clear(&errors);
+        o = result_new();
+        json_object_object_add(o, "config_path", json_object_new_string(d->config->path));
+        json_object_object_add(o, "config_found", json_object_new_boolean(d->config->path_found));
+        json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
+        api_request_reply(req, o);
+        return 0;
+}
+
+static int method_subscribe(struct api_request *req, json_object *params, void *userdata)
+{
+        static const char *const allowed[] = { "events", NULL };
+        json_object *list = NULL, *o, *types_json;
+        const char *unknown = NULL;
+        char **types = NULL;
+        size_t n;
+
+        if (params && !json_object_is_type(params, json_type_object) && !params_are_empty(params)) {
+                api_request_reply_error(req, RPC_INVALID_PARAMS, "params must be an object", NULL);
+                return 0;
+        }
+        if (params && json_object_is_type(params, json_type_object) &&
+            jsonrpc_params_only(params, allowed, &unknown) < 0) {
+                char message[128];
+
+                snprintf(message, sizeof(message), "unknown parameter \"%.64s\"", unknown);
+                api_request_reply_error(req, RPC_INVALID_PARAMS, message, NULL);
+                return 0;
+        }
+        if (params && json_object_is_type(params, json_type_object))
+                json_object_object_get_ex(params, "events", &list);
+        if (list && !json_object_is_type(list, json_type_array)) {
+                api_request_reply_error(req, RPC_INVALID_PARAMS, "\"events\" must be an array of event names",
+                                        NULL);
+                return 0;
+        }
+        types_json = json_object_new_array();
+        if (list) {
+                n = json_object_array_length(list);
+                types = calloc(n + 1, sizeof(char *));
+                if (!types) {
+                        json_object_put(types_json);
+                        return -ENOMEM;
+                }
+                for (size_t i = 0; i < n; i++) {
+                        json_object *item = json_object_array_get_idx(list, i);
+                        enum event_type type;
+
+                        if (!json_object_is_type(item, json_type_string) ||
+                            event_type_from_string(json_object_get_string(item), &type) < 0) {
+                                char message[160];
+
+                                snprintf(message, sizeof(message), "unknown event type %.100s",
+                                         json_object_to_json_string(item));
+                                for (size_t k = 0; k < i; k++)
+                                        free(types[k]);
+                                free(types);
+                                json_object_put(types_json);
+                                api_request_reply_error(req, RPC_INVALID_PARAMS, message, NULL);
+                                return 0;
+                        }
+                        types[i] = strdup(event_type_to_string(type));
+                        json_object_array_add(types_json, json_object_new_string(types[i]));
+                }
+        } else {
+                for (int t = 0; t < _EVENT_TYPE_MAX; t++)
+                        json_object_array_add(types_json,
+                                              json_object_new_string(event_type_to_string((enum event_type)t)));
+        }
+        api_request_subscribe(req, types);
+        o = result_new();
+        json_object_object_add(o, "events", types_json);
+        api_request_reply(req, o);
+        return 0;
+}
+
+static const struct api_method control_methods[] = {
+        { "status", method_status, false },
+        { "version", method_version, false },
+        { "reload", method_reload, true },
+        { "subscribe", method_subscribe, false },
+};
+
+int control_register(struct sparkd *d)
+{
+        return api_server_add_methods(d->api, control_methods, ARRAY_SIZE(control_methods), d);
+}

@@ -1,0 +1,228 @@
+#include "daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "event.h"
+#include "macro.h"
+#include "notify.h"
+
+const char *sparkd_socket_path(const struct sparkd *d)
+{
+        return d->options.socket_path ? d->options.socket_path : d->config->socket_path;
+}
+
+const char *sparkd_state_dir(const struct sparkd *d)
+{
+        return d->options.state_dir ? d->options.state_dir : d->config->state_dir;
+}
+
+double sparkd_uptime_sec(const struct sparkd *d)
+{
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double)(now.tv_sec - d->started_monotonic.tv_sec) +
+               (double)(now.tv_nsec - d->started_monotonic.tv_nsec) / 1e9;
+}
+
+static struct api_access access_from_config(const struct sparkd_config *c)
+{
+        return (struct api_access){
+                .socket_mode = c->socket_mode,
+                .has_socket_gid = c->socket_group != NULL,
+                .socket_gid = c->socket_gid,
+                .has_admin_gid = c->admin_group != NULL,
+                .admin_gid = c->admin_gid,
+                .max_clients = c->max_clients,
+        };
+}
+
+static void log_config_errors(const struct conf_errors *errors)
+{
+        for (size_t i = 0; i < errors->n; i++) {
+                _cleanup_free_ char *line = conf_error_format(&errors->v[i]);
+                struct log_field f[] = { { "config_error", line } };
+
+                event_emit(EVENT_CONFIG_REJECTED, f, ARRAY_SIZE(f), "config not applied: %s", line ? line : "?");
+        }
+}
+
+/* Settings that need a new socket or a new state directory are read only at start. */
+static void warn_restart_needed(const struct sparkd *d, const struct sparkd_config *next)
+{
+        if (!d->options.socket_path && strcmp(d->config->socket_path, next->socket_path) != 0)
+                log_notice("config: [api] socket changed to %s; it takes effect at the next start",
+                           next->socket_path);
+        if (!d->options.state_dir && strcmp(d->config->state_dir, next->state_dir) != 0)
+                log_notice("config: [daemon] state_dir changed to %s; it takes effect at the next start",
+                           next->state_dir);
+}
+
+int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
+{
+        struct sparkd_config *next = NULL;
+        struct api_access access;
+        int r;
+
+        notify_reloading();
+        r = conf_load(d->options.config_path, d->options.config_path_explicit, &next, errors);
+        if (r < 0) {
+                log_config_errors(errors);
+                notify_ready("config reload refused; running with the previous config");
+                return r;
+        }
+        warn_restart_needed(d, next);
+        access = access_from_config(next);
+        r = api_server_set_access(d->api, &access);
+        if (r < 0)
+                log_warning("config: cannot apply socket mode or group to %s: %s", api_server_path(d->api),
+                            strerror(-r));
+        log_set_max_level(next->log_level);
+        conf_free(d->config);
+        d->config = next;
+        d->reloads++;
+        {
+                struct log_field f[] = { { "config", d->config->path } };
+
+                event_emit(EVENT_CONFIG_RELOADED, f, ARRAY_SIZE(f), "config reloaded from %s%s", d->config->path,
+                           d->config->path_found ? "" : " (not found: built-in defaults)");
+        }
+        notify_ready("running");
+        return 0;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *userdata)
+{
+        struct sparkd *d = userdata;
+
+        if (sig == SIGHUP) {
+                struct conf_errors errors;
+
+                (void)sparkd_reload(d, &errors);
+                conf_errors_clear(&errors);
+                return;
+        }
+        event_emit(EVENT_DAEMON_STOPPING, NULL, 0, "stopping on %s", strsignal((int)sig));
+        notify_stopping();
+        event_base_loopbreak(d->base);
+}
+
+static void on_event_for_subscribers(json_object *event, void *userdata)
+{
+        struct sparkd *d = userdata;
+
+        if (d->api)
+                api_server_publish(d->api, event);
+}
+
+static int sparkd_open_state(struct sparkd *d)
+{
+        int r = store_open(sparkd_state_dir(d), &d->store);
+
+        /* The daemon still serves without its state directory; what it would keep is then lost
+         * at exit, and it says so. */
+        if (r < 0)
+                log_error("state directory %s is unusable: %s; running without saved state", sparkd_state_dir(d),
+                          strerror(-r));
+        return node_id_load(d->store, d->node_id);
+}
+
+int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
+               struct sparkd **ret)
+{
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+        struct sparkd *d = calloc(1, sizeof(*d));
+        struct api_access access;
+        int r;
+
+        if (!d)
+                return -ENOMEM;
+        d->options = *options;
+        d->config = config;
+        clock_gettime(CLOCK_MONOTONIC, &d->started_monotonic);
+        d->started_wall = time(NULL);
+        log_set_max_level(config->log_level);
+
+        d->base = event_base_new();
+        if (!d->base) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = sparkd_open_state(d);
+        if (r < 0) {
+                log_error("cannot make a node id: %s", strerror(-r));
+                goto fail;
+        }
+
+        access = access_from_config(config);
+        r = api_server_new(d->base, sparkd_socket_path(d), listen_fd, &access, &d->api);
+        if (r == -EADDRINUSE) {
+                log_error("another sparkd is already serving %s", sparkd_socket_path(d));
+                goto fail;
+        }
+        if (r < 0) {
+                log_error("cannot listen on %s: %s", sparkd_socket_path(d), strerror(-r));
+                goto fail;
+        }
+        r = control_register(d);
+        if (r < 0)
+                goto fail;
+        event_set_sink(on_event_for_subscribers, d);
+
+        for (size_t i = 0; i < ARRAY_SIZE(signals); i++) {
+                d->signal_events[i] = evsignal_new(d->base, signals[i], on_signal, d);
+                if (!d->signal_events[i] || evsignal_add(d->signal_events[i], NULL) < 0) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+        }
+        /* A client that vanishes mid-reply must cost a failed write, not the daemon. */
+        signal(SIGPIPE, SIG_IGN);
+        r = notify_watchdog_start(d->base, &d->watchdog);
+        if (r < 0)
+                log_warning("watchdog requested but cannot be started: %s", strerror(-r));
+        *ret = d;
+        return 0;
+
+fail:
+        sparkd_free(d);
+        return r;
+}
+
+int sparkd_run(struct sparkd *d)
+{
+        struct log_field f[] = { { "node", d->config->node_name }, { "socket", api_server_path(d->api) } };
+        char status[512];
+
+        event_emit(EVENT_DAEMON_STARTED, f, ARRAY_SIZE(f), "sparkd %s serving node %s on %s%s", SPARKD_VERSION,
+                   d->config->node_name, api_server_path(d->api),
+                   api_server_is_activated(d->api) ? " (socket from systemd)" : "");
+        snprintf(status, sizeof(status), "serving on %s", api_server_path(d->api));
+        notify_ready(status);
+        if (event_base_dispatch(d->base) < 0)
+                return -EIO;
+        return 0;
+}
+
+void sparkd_free(struct sparkd *d)
+{
+        if (!d)
+                return;
+        event_set_sink(NULL, NULL);
+        api_server_free(d->api);
+        for (size_t i = 0; i < ARRAY_SIZE(d->signal_events); i++)
+                if (d->signal_events[i])
+                        event_free(d->signal_events[i]);
+        if (d->watchdog)
+                event_free(d->watchdog);
+        store_close(d->store);
+        conf_free(d->config);
+        if (d->base)
+                event_base_free(d->base);
+        free(d);
+}

@@ -1,0 +1,57 @@
+/*
+ * The daemon as a whole: its configuration, state directory, identity, API server, signal
+ * handlers and systemd notifications, all driven by one libevent loop. main.c fills in the
+ * options; everything after start-up happens in callbacks on that loop.
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "api.h"
+#include "conf.h"
+#include "log.h"
+#include "node_id.h"
+#include "store.h"
+
+struct sparkd_options {
+        const char *config_path;
+        bool config_path_explicit; /* -c given: a missing file is then an error */
+        const char *socket_path;   /* overrides [api] socket */
+        const char *state_dir;     /* overrides [daemon] state_dir */
+        bool foreground;
+        enum log_target log_target;
+};
+
+struct sparkd {
+        struct event_base *base;
+        struct sparkd_options options;
+        struct sparkd_config *config;
+        struct store *store; /* NULL when the state directory cannot be used */
+        struct api_server *api;
+        char node_id[NODE_ID_LEN + 1];
+        struct timespec started_monotonic;
+        time_t started_wall;
+        unsigned reloads;
+        struct event *signal_events[3];
+        struct event *watchdog;
+};
+
+/* Builds the daemon from an already loaded config (which it takes over). listen_fd is a socket
+ * passed by systemd, or -1. */
+int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
+               struct sparkd **ret);
+void sparkd_free(struct sparkd *d);
+/* Runs the loop until SIGTERM or SIGINT. */
+int sparkd_run(struct sparkd *d);
+
+/* Re-reads the config. On errors the running config stays and errors says why. */
+int sparkd_reload(struct sparkd *d, struct conf_errors *errors);
+
+const char *sparkd_socket_path(const struct sparkd *d);
+const char *sparkd_state_dir(const struct sparkd *d);
+double sparkd_uptime_sec(const struct sparkd *d);
+
+/* The control methods: status, version, reload, subscribe. */
+int control_register(struct sparkd *d);

@@ -1,0 +1,224 @@
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "log.h"
+#include "test.h"
+
+static char dir[] = "/tmp/sparkd-test-conf.XXXXXX";
+
+static void write_file(const char *name, const char *content)
+{
+        char path[512];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        f = fopen(path, "w");
+        fputs(content, f);
+        fclose(f);
+}
+
+static char *path_of(const char *name)
+{
+        static char path[512];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return path;
+}
+
+/* Loads name and returns the errors as one string, "FILE:LINE: message" per line, file names
+ * relative to the test directory. */
+static int load(const char *name, bool must_exist, struct sparkd_config **config, char *out, size_t size)
+{
+        struct conf_errors errors;
+        int r = conf_load(path_of(name), must_exist, config, &errors);
+        size_t used = 0;
+
+        out[0] = '\0';
+        for (size_t i = 0; i < errors.n; i++) {
+                char *line = conf_error_format(&errors.v[i]);
+                const char *shown = strncmp(line, dir, strlen(dir)) == 0 ? line + strlen(dir) + 1 : line;
+
+                used += (size_t)snprintf(out + used, size - used, "%s\n", shown);
+                free(line);
+        }
+        conf_errors_clear(&errors);
+        return r;
+}
+
+static void test_defaults_without_file(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("missing.conf", false, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && !c->path_found);
+        CHECK(c && c->mode == ENFORCE_MODE_ENFORCE);
+        CHECK(c && c->socket_mode == 0660);
+        CHECK(c && c->max_clients == 256);
+        CHECK(c && c->node_name && *c->node_name);
+        CHECK(c && c->files_read == NULL);
+        conf_free(c);
+}
+
+static void test_missing_named_file(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("missing.conf", true, &c, errors, sizeof(errors)) < 0);
+        CHECK_STREQ(errors, "missing.conf: cannot read: No such file or directory\n");
+}
+
+static void test_valid_file(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        write_file("good.conf", "# comment\n[daemon]\nnode_name = spark1\nmode=audit ; inline\n"
+                                "state_dir=/tmp/x\nlog_level=debug\n[api]\nsocket=/tmp/s.sock\n"
+                                "socket_mode=0600\nsocket_group=root\nadmin_group=\nmax_clients=9\n");
+        CHECK(load("good.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK_STREQ(errors, "");
+        if (!c)
+                return;
+        CHECK(c->path_found);
+        CHECK_STREQ(c->node_name, "spark1");
+        CHECK(c->mode == ENFORCE_MODE_AUDIT);
+        CHECK_STREQ(c->state_dir, "/tmp/x");
+        CHECK_STREQ(c->socket_path, "/tmp/s.sock");
+        CHECK(c->socket_mode == 0600);
+        CHECK_STREQ(c->socket_group, "root");
+        CHECK(c->socket_gid == 0);
+        CHECK(c->admin_group == NULL);
+        CHECK(c->max_clients == 9);
+        CHECK(c->log_level == LOG_DEBUG);
+        conf_free(c);
+}
+
+static void test_every_error_has_file_and_line(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[4096];
+
+        write_file("bad.conf", "[daemon]\n"
+                               "node_name = spark one\n"
+                               "mode = sometimes\n"
+                               "colour = blue\n"
+                               "[nosuch]\n"
+                               "key = 1\n"
+                               "[api]\n"
+                               "socket = relative.sock\n"
+                               "socket_mode = 0999\n"
+                               "max_clients = 0\n"
+                               "admin_group = no-such-group-here\n");
+        CHECK(load("bad.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(c == NULL);
+        CHECK_STREQ(errors,
+                    "bad.conf:2: node_name=\"spark one\": expected a node name of 1 to 63 letters, digits, '-', "
+                    "'_' or '.'\n"
+                    "bad.conf:3: mode=\"sometimes\": expected \"enforce\" or \"audit\"\n"
+                    "bad.conf:4: unknown key \"colour\" in [daemon]\n"
+                    "bad.conf:6: unknown section [nosuch]\n"
+                    "bad.conf:8: socket=\"relative.sock\": expected an absolute path\n"
+                    "bad.conf:9: socket_mode=\"0999\": expected an octal file mode such as 0660\n"
+                    "bad.conf:10: max_clients=\"0\": expected a number from 1 to 65536\n"
+                    "bad.conf:11: admin_group=\"no-such-group-here\": expected the name of an existing group\n");
+}
+
+static void test_syntax_errors(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+        char longline[5000];
+
+        write_file("syntax.conf", "[daemon]\nmode = audit\nthis line has no equals sign\n");
+        CHECK(load("syntax.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "syntax.conf:3: expected \"[section]\" or \"key = value\"\n");
+
+        write_file("outside.conf", "mode = audit\n");
+        CHECK(load("outside.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "outside.conf:1: \"mode\" is outside any [section]\n");
+
+        memset(longline, 'x', sizeof(longline) - 1);
+        longline[sizeof(longline) - 1] = '\0';
+        {
+                char content[6000];
+
+                snprintf(content, sizeof(content), "[daemon]\n# %s\nmode = bogus\n", longline);
+                write_file("long.conf", content);
+        }
+        CHECK(load("long.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "long.conf:2: line longer than 4094 bytes\n"
+                            "long.conf:3: mode=\"bogus\": expected \"enforce\" or \"audit\"\n");
+}
+
+static void test_dropins_in_name_order(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        mkdir(path_of("main.conf.d"), 0755);
+        write_file("main.conf", "[daemon]\nnode_name = base\nmode = audit\n");
+        write_file("main.conf.d/20-late.conf", "[daemon]\nnode_name = late\n");
+        write_file("main.conf.d/10-early.conf", "[daemon]\nnode_name = early\n[api]\nmax_clients = 3\n");
+        write_file("main.conf.d/ignored.txt", "[bogus]\n");
+        CHECK(load("main.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK_STREQ(errors, "");
+        if (!c)
+                return;
+        CHECK_STREQ(c->node_name, "late");
+        CHECK(c->mode == ENFORCE_MODE_AUDIT);
+        CHECK(c->max_clients == 3);
+        CHECK(c->files_read && c->files_read[0] && c->files_read[1] && c->files_read[2] && !c->files_read[3]);
+        if (c->files_read && c->files_read[2]) {
+                CHECK(strstr(c->files_read[1], "10-early.conf") != NULL);
+                CHECK(strstr(c->files_read[2], "20-late.conf") != NULL);
+        }
+        conf_free(c);
+
+        /* An error in a drop-in names the drop-in. */
+        write_file("main.conf.d/30-bad.conf", "[api]\n\nsocket_mode = wide open\n");
+        CHECK(load("main.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors,
+                    "main.conf.d/30-bad.conf:3: socket_mode=\"wide open\": expected an octal file mode such as 0660\n");
+}
+
+static void test_dropins_without_main_file(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        mkdir(path_of("absent.conf.d"), 0755);
+        write_file("absent.conf.d/50-node.conf", "[daemon]\nnode_name = fromdropin\n");
+        CHECK(load("absent.conf", false, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && !c->path_found);
+        CHECK(c && strcmp(c->node_name, "fromdropin") == 0);
+        conf_free(c);
+}
+
+int main(void)
+{
+        if (!mkdtemp(dir)) {
+                perror("mkdtemp");
+                return 1;
+        }
+        RUN(test_defaults_without_file);
+        RUN(test_missing_named_file);
+        RUN(test_valid_file);
+        RUN(test_every_error_has_file_and_line);
+        RUN(test_syntax_errors);
+        RUN(test_dropins_in_name_order);
+        RUN(test_dropins_without_main_file);
+        {
+                char cmd[600];
+
+                snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+                if (system(cmd) != 0)
+                        fprintf(stderr, "could not remove %s\n", dir);
+        }
+        return test_result();
+}

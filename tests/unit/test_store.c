@@ -1,0 +1,115 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "node_id.h"
+#include "store.h"
+#include "test.h"
+
+static char dir[] = "/tmp/sparkd-test-store.XXXXXX";
+
+static void test_write_read(void)
+{
+        struct store *s = NULL;
+        char sub[512], *data = NULL;
+        size_t len = 0;
+
+        snprintf(sub, sizeof(sub), "%s/a/b/state", dir);
+        CHECK(store_open(sub, &s) == 0);
+        if (!s)
+                return;
+        CHECK(store_write(s, "x.json", "{\"a\":1}\n", 8) == 0);
+        CHECK(store_read(s, "x.json", 1024, &data, &len) == 0);
+        CHECK(len == 8 && data && strcmp(data, "{\"a\":1}\n") == 0);
+        free(data);
+        data = NULL;
+        /* Overwrite replaces the whole content; no temporary file is left behind. */
+        CHECK(store_write(s, "x.json", "{}", 2) == 0);
+        CHECK(store_read(s, "x.json", 1024, &data, &len) == 0);
+        CHECK(len == 2);
+        free(data);
+        data = NULL;
+        {
+                char tmp[600];
+
+                snprintf(tmp, sizeof(tmp), "%s/.x.json.tmp", sub);
+                CHECK(access(tmp, F_OK) < 0 && errno == ENOENT);
+        }
+        CHECK(store_read(s, "x.json", 1, &data, &len) == -EFBIG);
+        CHECK(store_read(s, "absent", 1024, &data, &len) == -ENOENT);
+        CHECK(store_write(s, "../escape", "x", 1) == -EINVAL);
+        CHECK(store_quarantine(s, "x.json") == 0);
+        CHECK(store_read(s, "x.json", 1024, &data, &len) == -ENOENT);
+        CHECK(store_read(s, "x.json.corrupt", 1024, &data, &len) == 0);
+        free(data);
+        store_close(s);
+}
+
+static void test_read_only_dir(void)
+{
+        struct store *s = NULL;
+        char sub[512];
+
+        if (geteuid() == 0) {
+                /* root writes anyway; the integration tests cover a read-only mount. */
+                printf("     (skipped as root)\n");
+                return;
+        }
+        snprintf(sub, sizeof(sub), "%s/ro", dir);
+        CHECK(store_open(sub, &s) == 0);
+        chmod(sub, 0500);
+        CHECK(store_write(s, "x", "y", 1) == -EACCES);
+        store_close(s);
+}
+
+static void test_node_id(void)
+{
+        struct store *s = NULL;
+        char sub[512], id[NODE_ID_LEN + 1], again[NODE_ID_LEN + 1], *data = NULL;
+        size_t len;
+
+        CHECK(node_id_check("0123456789abcdef0123456789abcdef\n", 33) == 0);
+        CHECK(node_id_check("0123456789abcdef0123456789abcdef", 32) == 0);
+        CHECK(node_id_check("0123456789ABCDEF0123456789abcdef", 32) == -EBADMSG);
+        CHECK(node_id_check("0123", 4) == -EBADMSG);
+
+        snprintf(sub, sizeof(sub), "%s/node", dir);
+        CHECK(store_open(sub, &s) == 0);
+        if (!s)
+                return;
+        CHECK(node_id_load(s, id) == 0);
+        CHECK(node_id_check(id, strlen(id)) == 0);
+        CHECK(node_id_load(s, again) == 0);
+        CHECK_STREQ(again, id);
+
+        /* Garbage is moved aside and a new id made. */
+        CHECK(store_write(s, "node-id", "garbage\0\xff", 9) == 0);
+        CHECK(node_id_load(s, again) == 0);
+        CHECK(strcmp(again, id) != 0);
+        CHECK(store_read(s, "node-id.corrupt", 1024, &data, &len) == 0 && len == 9);
+        free(data);
+        store_close(s);
+
+        /* Without a state directory the id still exists, for this run. */
+        CHECK(node_id_load(NULL, id) == 0);
+        CHECK(node_id_check(id, strlen(id)) == 0);
+}
+
+int main(void)
+{
+        char cmd[600];
+
+        if (!mkdtemp(dir)) {
+                perror("mkdtemp");
+                return 1;
+        }
+        RUN(test_write_read);
+        RUN(test_read_only_dir);
+        RUN(test_node_id);
+        snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "could not remove %s\n", dir);
+        return test_result();
+}
