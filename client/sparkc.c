@@ -50,7 +50,8 @@ static void print_help(void)
                SPARKD_SOCKET_ENV, SPARKD_SOCKET_PATH);
         for (const struct command *c = commands; c->name; c++)
                 printf("  %-18s  %s\n", c->name, c->summary);
-        printf("\nExit status: 0 success, 1 the daemon answered with an error, 2 the daemon could not be reached.\n");
+        printf("\nExit status: 0 success, 1 the daemon answered with an error, 2 the daemon could not be "
+               "reached.\n");
 }
 
 static int connect_or_explain(const struct client_options *o, struct rpc_client **c)
@@ -60,8 +61,9 @@ static int connect_or_explain(const struct client_options *o, struct rpc_client 
         if (r < 0) {
                 fprintf(stderr, "sparkc: cannot reach sparkd at %s: %s\n", o->socket_path, strerror(-r));
                 if (r == -ENOENT || r == -ECONNREFUSED)
-                        fprintf(stderr, "sparkc: is sparkd running? (systemctl status sparkd; or use --socket or "
-                                        "$%s)\n",
+                        fprintf(stderr,
+                                "sparkc: is sparkd running? (systemctl status sparkd; or use --socket or "
+                                "$%s)\n",
                                 SPARKD_SOCKET_ENV);
                 else if (r == -EACCES)
                         fprintf(stderr, "sparkc: the socket is for root and the sparkd group\n");
@@ -85,8 +87,8 @@ static int call(const struct client_options *o, const char *method, json_object 
         r = rpc_call(c, method, params, resp);
         if (r < 0) {
                 if (r == -ETIMEDOUT)
-                        fprintf(stderr, "sparkc: sparkd at %s did not answer %s within %d s\n", o->socket_path,
-                                method, o->timeout_ms / 1000);
+                        fprintf(stderr, "sparkc: sparkd at %s did not answer %s within %d s\n",
+                                o->socket_path, method, o->timeout_ms / 1000);
                 else
                         fprintf(stderr, "sparkc: %s: lost the connection to sparkd at %s: %s\n", method,
                                 o->socket_path, strerror(-r));
@@ -94,7 +96,8 @@ static int call(const struct client_options *o, const char *method, json_object 
                 return -EXIT_UNREACHABLE;
         }
         if (resp->error_message) {
-                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, resp->error_message, resp->error_code);
+                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, resp->error_message,
+                        resp->error_code);
                 jsonrpc_response_done(resp);
                 rpc_close(c);
                 return -EXIT_DAEMON_ERROR;
@@ -108,8 +111,9 @@ static int call(const struct client_options *o, const char *method, json_object 
 
 static void print_json(json_object *obj)
 {
-        printf("%s\n", json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+        printf("%s\n",
+               json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 static const char *get_string(json_object *obj, const char *key, const char *fallback)
@@ -170,7 +174,8 @@ static int cmd_status(const struct client_options *o, int argc, char **argv)
                 format_duration_sec((uint64_t)get_double(s, "uptime_sec"), uptime, sizeof(uptime));
                 printf("node        %s\n", get_string(s, "node", "?"));
                 printf("node id     %s\n", get_string(s, "node_id", "?"));
-                printf("version     %s (api %d)\n", get_string(s, "version", "?"), get_int(s, "api_version"));
+                printf("version     %s (api %d)\n", get_string(s, "version", "?"),
+                       get_int(s, "api_version"));
                 printf("uptime      %s (since %s)\n", uptime, get_string(s, "started_at", "?"));
                 printf("mode        %s\n", get_string(s, "mode", "?"));
                 printf("config      %s%s\n", get_string(s, "config_path", "?"),
@@ -197,8 +202,8 @@ static int cmd_version(const struct client_options *o, int argc, char **argv)
         if (o->json)
                 print_json(resp.result);
         else
-                printf("sparkc %s\nsparkd %s (api %d)\n", SPARKD_VERSION, get_string(resp.result, "version", "?"),
-                       get_int(resp.result, "api_version"));
+                printf("sparkc %s\nsparkd %s (api %d)\n", SPARKD_VERSION,
+                       get_string(resp.result, "version", "?"), get_int(resp.result, "api_version"));
         jsonrpc_response_done(&resp);
         return EXIT_OK;
 }
@@ -238,7 +243,8 @@ static int cmd_reload(const struct client_options *o, int argc, char **argv)
         r = rpc_call(c, "reload", NULL, &resp);
         rpc_close(c);
         if (r < 0) {
-                fprintf(stderr, "sparkc: reload: no answer from sparkd at %s: %s\n", o->socket_path, strerror(-r));
+                fprintf(stderr, "sparkc: reload: no answer from sparkd at %s: %s\n", o->socket_path,
+                        strerror(-r));
                 return EXIT_UNREACHABLE;
         }
         if (resp.error_message) {
@@ -262,7 +268,8 @@ static void print_event(json_object *ev)
 
         printf("%s  %-18s %s", get_string(ev, "time", "?"), get_string(ev, "event", "?"),
                get_string(ev, "message", ""));
-        if (json_object_object_get_ex(ev, "fields", &fields) && json_object_is_type(fields, json_type_object)) {
+        if (json_object_object_get_ex(ev, "fields", &fields) &&
+            json_object_is_type(fields, json_type_object)) {
                 json_object_object_foreach(fields, key, val)
                         printf(" %s=%s", key, json_object_get_string(val));
         }
@@ -288,17 +295,17 @@ static int cmd_watch(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return -r;
         jsonrpc_response_done(&resp);
-        if (!o->json)
-                fprintf(stderr, "watching sparkd at %s; Ctrl-C stops\n", o->socket_path);
-        fflush(stderr);
+        /* On stderr even with --json: scripts wait for this line to know the stream is live. */
+        fprintf(stderr, "watching sparkd at %s; Ctrl-C stops\n", o->socket_path);
         for (;;) {
                 r = rpc_read_message(c, -1, &resp);
                 if (r < 0)
                         break;
                 if (resp.method && strcmp(resp.method, "event") == 0 && resp.params) {
                         if (o->json)
-                                printf("%s\n", json_object_to_json_string_ext(resp.params, JSON_C_TO_STRING_PLAIN |
-                                                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+                                printf("%s\n", json_object_to_json_string_ext(
+                                                       resp.params, JSON_C_TO_STRING_PLAIN |
+                                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
                         else
                                 print_event(resp.params);
                         fflush(stdout);
@@ -329,7 +336,7 @@ static void on_interrupt(int sig)
 int main(int argc, char **argv)
 {
         static const struct option options[] = {
-                { "socket", required_argument, NULL, 's' }, { "json", no_argument, NULL, 'j' },
+                { "socket", required_argument, NULL, 's' },  { "json", no_argument, NULL, 'j' },
                 { "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },       {},
         };

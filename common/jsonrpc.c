@@ -43,7 +43,8 @@ static bool is_valid_id(json_object *id)
         }
 }
 
-int jsonrpc_request_from_object(json_object *obj, struct jsonrpc_request *req, int *rpc_code, const char **why)
+int jsonrpc_request_from_object(json_object *obj, struct jsonrpc_request *req, int *rpc_code,
+                                const char **why)
 {
         json_object *v;
 
@@ -92,7 +93,8 @@ int jsonrpc_request_from_object(json_object *obj, struct jsonrpc_request *req, i
         return 0;
 }
 
-int jsonrpc_request_parse(const char *line, size_t len, struct jsonrpc_request *req, int *rpc_code, const char **why)
+int jsonrpc_request_parse(const char *line, size_t len, struct jsonrpc_request *req, int *rpc_code,
+                          const char **why)
 {
         json_object *obj = parse_json(line, len);
         int r;
@@ -265,8 +267,7 @@ int jsonrpc_params_only(json_object *params, const char *const *allowed, const c
 {
         if (!params)
                 return 0;
-        json_object_object_foreach(params, key, val)
-        {
+        json_object_object_foreach(params, key, val) {
                 bool found = false;
 
                 (void)val;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct jsonrpc_request {
-        json_object *root;   /* owns everything below */
+        json_object *root; /* owns everything below */
         const char *method;
         json_object *params; /* NULL when absent; otherwise an object or an array */
         json_object *id;     /* NULL for a notification (no reply expected) */
@@ -21,8 +21,8 @@ struct jsonrpc_request {
 struct jsonrpc_response {
         json_object *root;
         json_object *id;
-        json_object *result;     /* set on success */
-        int error_code;          /* set on error */
+        json_object *result; /* set on success */
+        int error_code;      /* set on error */
         const char *error_message;
         json_object *error_data; /* optional */
         const char *method;      /* set when the message is a notification from the daemon */

@@ -36,15 +36,15 @@ static inline void fclosep(FILE **f)
 }
 
 /* Hands ownership out of a _cleanup_ variable. */
-#define TAKE_PTR(p)                                                                                          \
-        ({                                                                                                   \
-                __typeof__(p) _taken = (p);                                                                  \
-                (p) = NULL;                                                                                  \
-                _taken;                                                                                      \
+#define TAKE_PTR(p)                                                                                         \
+        ({                                                                                                  \
+                __typeof__(p) _taken = (p);                                                                 \
+                (p) = NULL;                                                                                 \
+                _taken;                                                                                     \
         })
-#define TAKE_FD(fd)                                                                                          \
-        ({                                                                                                   \
-                int _taken = (fd);                                                                           \
-                (fd) = -EBADF;                                                                               \
-                _taken;                                                                                      \
+#define TAKE_FD(fd)                                                                                         \
+        ({                                                                                                  \
+                int _taken = (fd);                                                                          \
+                (fd) = -EBADF;                                                                              \
+                _taken;                                                                                     \
         })

@@ -50,7 +50,7 @@ int parse_duration_usec(const char *s, uint64_t *out)
                 const char *suffix;
                 uint64_t usec;
         } units[] = {
-                { "us", 1ULL }, { "ms", 1000ULL }, { "s", 1000000ULL }, { "", 1000000ULL },
+                { "us", 1ULL },       { "ms", 1000ULL },      { "s", 1000000ULL },    { "", 1000000ULL },
                 { "m", 60000000ULL }, { "min", 60000000ULL }, { "h", 3600000000ULL },
         };
         unsigned long long v;

@@ -5,6 +5,7 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -258,7 +259,8 @@ static void conn_refuse_oversize(struct api_conn *conn)
                    SPARKD_MAX_LINE);
         snprintf(message, sizeof(message), "request longer than %d bytes", SPARKD_MAX_LINE);
         conn_send_error(conn, NULL, RPC_INVALID_REQUEST, message);
-        evbuffer_drain(bufferevent_get_input(conn->bev), evbuffer_get_length(bufferevent_get_input(conn->bev)));
+        evbuffer_drain(bufferevent_get_input(conn->bev),
+                       evbuffer_get_length(bufferevent_get_input(conn->bev)));
         conn_close_after_flush(conn);
 }
 
@@ -400,7 +402,8 @@ static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd
         conn->server = s;
         conn->uid = cred.uid;
         conn->pid = cred.pid;
-        conn->is_admin = cred.uid == 0 || (s->access.has_admin_gid && peer_in_group(fd, cred.gid, s->access.admin_gid));
+        conn->is_admin = cred.uid == 0 ||
+                         (s->access.has_admin_gid && peer_in_group(fd, cred.gid, s->access.admin_gid));
         LIST_INIT(&conn->pending);
         LIST_INSERT_HEAD(&s->conns, conn, link);
         s->n_conns++;
@@ -499,6 +502,19 @@ static int socket_bind(const char *path, const struct api_access *access)
         return TAKE_FD(fd);
 }
 
+/* The path of a socket systemd passed, which may differ from the configured one. */
+static char *socket_bound_path(int fd, const char *fallback)
+{
+        struct sockaddr_un addr = { 0 };
+        socklen_t len = sizeof(addr);
+
+        if (getsockname(fd, (struct sockaddr *)&addr, &len) < 0 ||
+            len <= offsetof(struct sockaddr_un, sun_path) || addr.sun_path[0] == '\0')
+                return strdup(fallback);
+        addr.sun_path[sizeof(addr.sun_path) - 1] = '\0';
+        return strdup(addr.sun_path);
+}
+
 int api_server_new(struct event_base *base, const char *path, int listen_fd, const struct api_access *access,
                    struct api_server **ret)
 {
@@ -511,7 +527,7 @@ int api_server_new(struct event_base *base, const char *path, int listen_fd, con
         s->access = *access;
         s->activated = listen_fd >= 0;
         LIST_INIT(&s->conns);
-        s->path = strdup(path);
+        s->path = s->activated ? socket_bound_path(listen_fd, path) : strdup(path);
         if (!s->path)
                 goto nomem;
         if (!s->activated) {
@@ -526,8 +542,8 @@ int api_server_new(struct event_base *base, const char *path, int listen_fd, con
                 free(s);
                 return -errno;
         }
-        s->listener = evconnlistener_new(base, server_on_accept, s, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
-                                         -1, fd);
+        s->listener = evconnlistener_new(base, server_on_accept, s,
+                                         LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
         s->accept_retry = evtimer_new(base, server_on_accept_retry, s);
         if (!s->listener || !s->accept_retry) {
                 if (!s->listener)

@@ -28,10 +28,10 @@ struct conf_parse {
         struct conf_errors *errors;
         const char *file;
         FILE *stream;
-        unsigned line;           /* line the reader handed to inih last */
+        unsigned line; /* line the reader handed to inih last */
         char *buf;
         size_t buf_size;
-        bool socket_group_set;   /* the user named a group: a missing one is then an error */
+        bool socket_group_set; /* the user named a group: a missing one is then an error */
         bool admin_group_set;
 };
 
@@ -63,7 +63,8 @@ static int add_error(struct conf_errors *errors, const char *file, unsigned line
                 return -ENOMEM;
         }
         errors->v = v;
-        v[errors->n++] = (struct conf_error){ .file = file ? strdup(file) : NULL, .line = line, .message = message };
+        v[errors->n++] =
+                (struct conf_error){ .file = file ? strdup(file) : NULL, .line = line, .message = message };
         return 0;
 }
 
@@ -195,14 +196,10 @@ static int parse_max_clients(struct conf_parse *p, const char *value, const char
 }
 
 static const struct conf_key conf_keys[] = {
-        { "daemon", "node_name", parse_node_name },
-        { "daemon", "mode", parse_mode },
-        { "daemon", "state_dir", parse_state_dir },
-        { "daemon", "log_level", parse_log_level },
-        { "api", "socket", parse_socket_path },
-        { "api", "socket_mode", parse_socket_mode },
-        { "api", "socket_group", parse_socket_group },
-        { "api", "admin_group", parse_admin_group },
+        { "daemon", "node_name", parse_node_name },    { "daemon", "mode", parse_mode },
+        { "daemon", "state_dir", parse_state_dir },    { "daemon", "log_level", parse_log_level },
+        { "api", "socket", parse_socket_path },        { "api", "socket_mode", parse_socket_mode },
+        { "api", "socket_group", parse_socket_group }, { "api", "admin_group", parse_admin_group },
         { "api", "max_clients", parse_max_clients },
 };
 
@@ -284,10 +281,12 @@ static int conf_parse_file(struct conf_parse *p, const char *file)
                 bool known = false;
 
                 for (size_t i = errors_before; i < p->errors->n; i++)
-                        if (p->errors->v[i].line == (unsigned)line && strcmp(p->errors->v[i].file, file) == 0)
+                        if (p->errors->v[i].line == (unsigned)line &&
+                            strcmp(p->errors->v[i].file, file) == 0)
                                 known = true;
                 if (!known)
-                        add_error(p->errors, file, (unsigned)line, "expected \"[section]\" or \"key = value\"");
+                        add_error(p->errors, file, (unsigned)line,
+                                  "expected \"[section]\" or \"key = value\"");
         }
         if (ferror(f))
                 return -EIO;
@@ -333,7 +332,8 @@ static int conf_parse_dropins(struct conf_parse *p, const char *main_path)
                 return -ENOMEM;
         n = scandir(dir, &names, dropin_filter, dropin_compare);
         if (n < 0)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : add_error(p->errors, dir, 0, "cannot read: %m");
+                return errno == ENOENT || errno == ENOTDIR ? 0
+                                                           : add_error(p->errors, dir, 0, "cannot read: %m");
         for (int i = 0; i < n; i++) {
                 _cleanup_free_ char *file = NULL;
                 struct stat st;
@@ -375,7 +375,8 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->log_level = LOG_INFO;
         c->socket_mode = 0660;
         c->max_clients = 256;
-        if (!c->path || !c->node_name || !c->state_dir || !c->socket_path || !c->socket_group || !c->admin_group)
+        if (!c->path || !c->node_name || !c->state_dir || !c->socket_path || !c->socket_group ||
+            !c->admin_group)
                 return -ENOMEM;
         return 0;
 }

@@ -28,7 +28,7 @@ struct sparkd_config {
         mode_t socket_mode;
         char *socket_group; /* NULL: leave the socket's group alone */
         gid_t socket_gid;
-        char *admin_group;  /* NULL: only root may call state-changing methods */
+        char *admin_group; /* NULL: only root may call state-changing methods */
         gid_t admin_gid;
         unsigned max_clients;
 };

@@ -66,7 +66,8 @@ static int method_status(struct api_request *req, json_object *params, void *use
         json_object_object_add(o, "config_files", files);
         json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
         json_object_object_add(o, "socket", json_object_new_string(api_server_path(d->api)));
-        json_object_object_add(o, "socket_activated", json_object_new_boolean(api_server_is_activated(d->api)));
+        json_object_object_add(o, "socket_activated",
+                               json_object_new_boolean(api_server_is_activated(d->api)));
         json_object_object_add(o, "state_dir", json_object_new_string(sparkd_state_dir(d)));
         json_object_object_add(o, "state_saved", json_object_new_boolean(d->store != NULL));
         api_request_reply(req, o);
@@ -116,8 +117,8 @@ static int method_reload(struct api_request *req, json_object *params, void *use
                 json_object *data = json_object_new_object();
 
                 json_object_object_add(data, "errors", config_errors_to_json(&errors));
-                api_request_reply_error(req, RPC_CONFIG_INVALID, "config has errors; the running config is kept",
-                                        data);
+                api_request_reply_error(req, RPC_CONFIG_INVALID,
+                                        "config has errors; the running config is kept", data);
                 conf_errors_clear(&errors);
                 return 0;
         }
@@ -153,8 +154,8 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
         if (params && json_object_is_type(params, json_type_object))
                 json_object_object_get_ex(params, "events", &list);
         if (list && !json_object_is_type(list, json_type_array)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "\"events\" must be an array of event names",
-                                        NULL);
+                api_request_reply_error(req, RPC_INVALID_PARAMS,
+                                        "\"events\" must be an array of event names", NULL);
                 return 0;
         }
         types_json = json_object_new_array();
@@ -187,8 +188,8 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
                 }
         } else {
                 for (int t = 0; t < _EVENT_TYPE_MAX; t++)
-                        json_object_array_add(types_json,
-                                              json_object_new_string(event_type_to_string((enum event_type)t)));
+                        json_object_array_add(types_json, json_object_new_string(
+                                                                  event_type_to_string((enum event_type)t)));
         }
         api_request_subscribe(req, types);
         o = result_new();

@@ -48,7 +48,8 @@ static void log_config_errors(const struct conf_errors *errors)
                 _cleanup_free_ char *line = conf_error_format(&errors->v[i]);
                 struct log_field f[] = { { "config_error", line } };
 
-                event_emit(EVENT_CONFIG_REJECTED, f, ARRAY_SIZE(f), "config not applied: %s", line ? line : "?");
+                event_emit(EVENT_CONFIG_REJECTED, f, ARRAY_SIZE(f), "config not applied: %s",
+                           line ? line : "?");
         }
 }
 
@@ -89,8 +90,8 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         {
                 struct log_field f[] = { { "config", d->config->path } };
 
-                event_emit(EVENT_CONFIG_RELOADED, f, ARRAY_SIZE(f), "config reloaded from %s%s", d->config->path,
-                           d->config->path_found ? "" : " (not found: built-in defaults)");
+                event_emit(EVENT_CONFIG_RELOADED, f, ARRAY_SIZE(f), "config reloaded from %s%s",
+                           d->config->path, d->config->path_found ? "" : " (not found: built-in defaults)");
         }
         notify_ready("running");
         return 0;
@@ -127,8 +128,8 @@ static int sparkd_open_state(struct sparkd *d)
         /* The daemon still serves without its state directory; what it would keep is then lost
          * at exit, and it says so. */
         if (r < 0)
-                log_error("state directory %s is unusable: %s; running without saved state", sparkd_state_dir(d),
-                          strerror(-r));
+                log_error("state directory %s is unusable: %s; running without saved state",
+                          sparkd_state_dir(d), strerror(-r));
         return node_id_load(d->store, d->node_id);
 }
 
@@ -199,8 +200,8 @@ int sparkd_run(struct sparkd *d)
         struct log_field f[] = { { "node", d->config->node_name }, { "socket", api_server_path(d->api) } };
         char status[512];
 
-        event_emit(EVENT_DAEMON_STARTED, f, ARRAY_SIZE(f), "sparkd %s serving node %s on %s%s", SPARKD_VERSION,
-                   d->config->node_name, api_server_path(d->api),
+        event_emit(EVENT_DAEMON_STARTED, f, ARRAY_SIZE(f), "sparkd %s serving node %s on %s%s",
+                   SPARKD_VERSION, d->config->node_name, api_server_path(d->api),
                    api_server_is_activated(d->api) ? " (socket from systemd)" : "");
         snprintf(status, sizeof(status), "serving on %s", api_server_path(d->api));
         notify_ready(status);

@@ -30,7 +30,8 @@ static void print_help(void)
                "  -h, --help            show this help and exit\n"
                "      --version         show the version and exit\n"
                "\n"
-               "Signals: SIGHUP re-reads the config (a config with errors is refused and the running one kept);\n"
+               "Signals: SIGHUP re-reads the config (a config with errors is refused and the running one "
+               "kept);\n"
                "SIGTERM and SIGINT stop the daemon and remove its socket.\n"
                "Exit status: 0 after a clean stop, 1 on a config or start-up error.\n",
                SPARKD_CONFIG_PATH, SPARKD_SOCKET_PATH, SPARKD_STATE_DIR);
@@ -71,14 +72,16 @@ static int parse_args(int argc, char **argv, struct sparkd_options *o, bool *che
                         break;
                 case OPT_SOCKET:
                         if (optarg[0] != '/') {
-                                fprintf(stderr, "sparkd: --socket needs an absolute path, not \"%s\"\n", optarg);
+                                fprintf(stderr, "sparkd: --socket needs an absolute path, not \"%s\"\n",
+                                        optarg);
                                 return -EINVAL;
                         }
                         o->socket_path = optarg;
                         break;
                 case OPT_STATE_DIR:
                         if (optarg[0] != '/') {
-                                fprintf(stderr, "sparkd: --state-dir needs an absolute path, not \"%s\"\n", optarg);
+                                fprintf(stderr, "sparkd: --state-dir needs an absolute path, not \"%s\"\n",
+                                        optarg);
                                 return -EINVAL;
                         }
                         o->state_dir = optarg;

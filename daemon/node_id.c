@@ -54,8 +54,8 @@ int node_id_load(struct store *store, char id[NODE_ID_LEN + 1])
 
                         r = store_quarantine(store, NODE_ID_FILE);
                         event_emit(EVENT_STATE_QUARANTINED, f, ARRAY_SIZE(f),
-                                   "state file %s/%s is damaged; moved aside to %s.corrupt%s", store_path(store),
-                                   NODE_ID_FILE, NODE_ID_FILE, r < 0 ? " (failed)" : "");
+                                   "state file %s/%s is damaged; moved aside to %s.corrupt%s",
+                                   store_path(store), NODE_ID_FILE, NODE_ID_FILE, r < 0 ? " (failed)" : "");
                 } else if (r != -ENOENT) {
                         log_warning("cannot read %s/%s: %s; making a new node id", store_path(store),
                                     NODE_ID_FILE, strerror(-r));

@@ -19,7 +19,8 @@ void notify_reloading(void)
         /* MONOTONIC_USEC lets systemd >= 253 match this reload to its request; older ones ignore it. */
         clock_gettime(CLOCK_MONOTONIC, &ts);
         (void)sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
-                         (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000ULL);
+                         (unsigned long long)ts.tv_sec * 1000000ULL +
+                                 (unsigned long long)ts.tv_nsec / 1000ULL);
 }
 
 void notify_stopping(void)

@@ -8,31 +8,31 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond)                                                                                          \
-        do {                                                                                                 \
-                test_checks++;                                                                               \
-                if (!(cond)) {                                                                               \
-                        test_failures++;                                                                     \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);             \
-                }                                                                                            \
+#define CHECK(cond)                                                                                         \
+        do {                                                                                                \
+                test_checks++;                                                                              \
+                if (!(cond)) {                                                                              \
+                        test_failures++;                                                                    \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);            \
+                }                                                                                           \
         } while (0)
 
-#define CHECK_STREQ(a, b)                                                                                    \
-        do {                                                                                                 \
-                const char *_a = (a), *_b = (b);                                                             \
-                test_checks++;                                                                               \
-                if (!_a || !_b || strcmp(_a, _b) != 0) {                                                     \
-                        test_failures++;                                                                     \
-                        fprintf(stderr, "%s:%d: expected \"%s\", got \"%s\"\n", __FILE__, __LINE__,          \
-                                _b ? _b : "(null)", _a ? _a : "(null)");                                     \
-                }                                                                                            \
+#define CHECK_STREQ(a, b)                                                                                   \
+        do {                                                                                                \
+                const char *_a = (a), *_b = (b);                                                            \
+                test_checks++;                                                                              \
+                if (!_a || !_b || strcmp(_a, _b) != 0) {                                                    \
+                        test_failures++;                                                                    \
+                        fprintf(stderr, "%s:%d: expected \"%s\", got \"%s\"\n", __FILE__, __LINE__,         \
+                                _b ? _b : "(null)", _a ? _a : "(null)");                                    \
+                }                                                                                           \
         } while (0)
 
-#define RUN(test)                                                                                            \
-        do {                                                                                                 \
-                int _before = test_failures;                                                                 \
-                test();                                                                                      \
-                printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #test);                        \
+#define RUN(test)                                                                                           \
+        do {                                                                                                \
+                int _before = test_failures;                                                                \
+                test();                                                                                     \
+                printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #test);                       \
         } while (0)
 
 static inline int test_result(void)

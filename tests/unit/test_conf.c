@@ -117,16 +117,17 @@ static void test_every_error_has_file_and_line(void)
                                "admin_group = no-such-group-here\n");
         CHECK(load("bad.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
         CHECK(c == NULL);
-        CHECK_STREQ(errors,
-                    "bad.conf:2: node_name=\"spark one\": expected a node name of 1 to 63 letters, digits, '-', "
-                    "'_' or '.'\n"
-                    "bad.conf:3: mode=\"sometimes\": expected \"enforce\" or \"audit\"\n"
-                    "bad.conf:4: unknown key \"colour\" in [daemon]\n"
-                    "bad.conf:6: unknown section [nosuch]\n"
-                    "bad.conf:8: socket=\"relative.sock\": expected an absolute path\n"
-                    "bad.conf:9: socket_mode=\"0999\": expected an octal file mode such as 0660\n"
-                    "bad.conf:10: max_clients=\"0\": expected a number from 1 to 65536\n"
-                    "bad.conf:11: admin_group=\"no-such-group-here\": expected the name of an existing group\n");
+        CHECK_STREQ(
+                errors,
+                "bad.conf:2: node_name=\"spark one\": expected a node name of 1 to 63 letters, digits, '-', "
+                "'_' or '.'\n"
+                "bad.conf:3: mode=\"sometimes\": expected \"enforce\" or \"audit\"\n"
+                "bad.conf:4: unknown key \"colour\" in [daemon]\n"
+                "bad.conf:6: unknown section [nosuch]\n"
+                "bad.conf:8: socket=\"relative.sock\": expected an absolute path\n"
+                "bad.conf:9: socket_mode=\"0999\": expected an octal file mode such as 0660\n"
+                "bad.conf:10: max_clients=\"0\": expected a number from 1 to 65536\n"
+                "bad.conf:11: admin_group=\"no-such-group-here\": expected the name of an existing group\n");
 }
 
 static void test_syntax_errors(void)
@@ -173,7 +174,8 @@ static void test_dropins_in_name_order(void)
         CHECK_STREQ(c->node_name, "late");
         CHECK(c->mode == ENFORCE_MODE_AUDIT);
         CHECK(c->max_clients == 3);
-        CHECK(c->files_read && c->files_read[0] && c->files_read[1] && c->files_read[2] && !c->files_read[3]);
+        CHECK(c->files_read && c->files_read[0] && c->files_read[1] && c->files_read[2] &&
+              !c->files_read[3]);
         if (c->files_read && c->files_read[2]) {
                 CHECK(strstr(c->files_read[1], "10-early.conf") != NULL);
                 CHECK(strstr(c->files_read[2], "20-late.conf") != NULL);
@@ -183,8 +185,8 @@ static void test_dropins_in_name_order(void)
         /* An error in a drop-in names the drop-in. */
         write_file("main.conf.d/30-bad.conf", "[api]\n\nsocket_mode = wide open\n");
         CHECK(load("main.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
-        CHECK_STREQ(errors,
-                    "main.conf.d/30-bad.conf:3: socket_mode=\"wide open\": expected an octal file mode such as 0660\n");
+        CHECK_STREQ(errors, "main.conf.d/30-bad.conf:3: socket_mode=\"wide open\": expected an octal file "
+                            "mode such as 0660\n");
 }
 
 static void test_dropins_without_main_file(void)

@@ -23,8 +23,8 @@ static void test_valid_request(void)
         CHECK(req.params == NULL);
         jsonrpc_request_done(&req);
 
-        CHECK(parse("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"a\":1},\"id\":\"abc\"}\r\n", &req, &code) ==
-              0);
+        CHECK(parse("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"a\":1},\"id\":\"abc\"}\r\n", &req,
+                    &code) == 0);
         CHECK(json_object_is_type(req.params, json_type_object));
         CHECK_STREQ(json_object_get_string(req.id), "abc");
         jsonrpc_request_done(&req);

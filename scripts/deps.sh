@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sparkd needs that are missing: `deps.sh build` for building and
+# running, `deps.sh test` for the whole test suite as well. Needs root when anything is missing.
+set -euo pipefail
+
+build_packages=(
+        gcc meson ninja-build pkg-config
+        libevent-dev libjson-c-dev libsystemd-dev libinih-dev
+        systemd
+)
+test_packages=(
+        "${build_packages[@]}"
+        iproute2 procps util-linux python3
+        clang-format
+        dpkg-dev debhelper fakeroot lintian
+)
+
+case "${1:-build}" in
+build) wanted=("${build_packages[@]}") ;;
+test) wanted=("${test_packages[@]}") ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${wanted[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+        echo "missing Debian packages: ${missing[*]}; run as root (sudo) to install them" >&2
+        exit 1
+fi
+echo "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

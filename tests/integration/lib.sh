@@ -1,0 +1,130 @@
+# Harness for integration tests: real sparkd daemons in fresh network namespaces, driven with the
+# real sparkc. Everything a test creates is removed on exit, also when the test fails.
+# A test sources this file, calls its steps, and ends with `pass`.
+# Exit codes follow meson: 0 pass, 1 fail, 77 skip.
+set -euo pipefail
+
+SPARKD=${SPARKD_BIN:?SPARKD_BIN must name the sparkd binary}
+SPARKC=${SPARKC_BIN:?SPARKC_BIN must name the sparkc binary}
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TEST_NAME=$(basename "$0" .sh)
+
+skip() { echo "SKIP: $TEST_NAME: $*"; exit 77; }
+
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+command -v ip >/dev/null || skip "needs ip (iproute2)"
+
+TEST_TMP=$(mktemp -d "/tmp/sparkd-$TEST_NAME.XXXXXX")
+chmod 755 "$TEST_TMP"
+declare -a NAMESPACES=() DAEMON_PIDS=()
+declare -A DAEMON_PID_OF=()
+
+cleanup() {
+        local rc=$? pid ns
+        for pid in "${DAEMON_PIDS[@]}"; do
+                kill -TERM "$pid" 2>/dev/null || true
+        done
+        for pid in "${DAEMON_PIDS[@]}"; do
+                for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+                kill -KILL "$pid" 2>/dev/null || true
+        done
+        for ns in "${NAMESPACES[@]}"; do
+                ip netns del "$ns" 2>/dev/null || true
+        done
+        if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+                for f in "$TEST_TMP"/*.log; do
+                        [ -f "$f" ] || continue
+                        echo "--- $f (last 40 lines)"
+                        tail -n 40 "$f"
+                done
+        fi
+        [ -n "${KEEP_TEST_TMP:-}" ] || rm -rf "$TEST_TMP"
+        exit "$rc"
+}
+trap cleanup EXIT
+
+fail() {
+        echo "FAIL: $TEST_NAME: $*" >&2
+        exit 1
+}
+
+pass() {
+        echo "PASS: $TEST_NAME"
+        exit 0
+}
+
+step() { echo "--- $*"; }
+
+# netns_new SHORTNAME: a namespace of our own, with loopback up; prints its real name.
+netns_new() {
+        local ns="sparkd-$$-$1"
+        ip netns add "$ns"
+        NAMESPACES+=("$ns")
+        ip -n "$ns" link set lo up
+        echo "$ns"
+}
+
+sock_of() { echo "$TEST_TMP/$1.sock"; }
+log_of() { echo "$TEST_TMP/$1.log"; }
+
+sparkc_of() {
+        local name=$1
+        shift
+        "$SPARKC" --socket "$(sock_of "$name")" "$@"
+}
+
+# wait_until TIMEOUT_SEC CMD...: polls CMD every 50 ms until it succeeds.
+wait_until() {
+        local timeout=$1 i
+        shift
+        for ((i = 0; i < timeout * 20; i++)); do
+                if "$@" >/dev/null 2>&1; then return 0; fi
+                sleep 0.05
+        done
+        return 1
+}
+
+# sparkd_start NAME NETNS [ARGS...]: starts a daemon in NETNS and waits until its socket answers.
+sparkd_start() {
+        local name=$1 ns=$2 pid
+        shift 2
+        ip netns exec "$ns" "$SPARKD" --foreground --log-target=stderr --socket "$(sock_of "$name")" \
+                --state-dir "$TEST_TMP/$name.state" "$@" >>"$(log_of "$name")" 2>&1 &
+        pid=$!
+        DAEMON_PIDS+=("$pid")
+        DAEMON_PID_OF[$name]=$pid
+        if ! wait_until 10 sparkc_of "$name" status; then
+                kill -0 "$pid" 2>/dev/null || fail "sparkd $name exited during start-up"
+                fail "sparkd $name did not answer on $(sock_of "$name") within 10 s"
+        fi
+}
+
+pid_of() { echo "${DAEMON_PID_OF[$1]}"; }
+
+# sparkd_stop NAME [SIGNAL]: stops a daemon and checks it exited 0 (sanitizer reports fail it).
+sparkd_stop() {
+        local name=$1 sig=${2:-TERM} pid rc=0
+        pid=$(pid_of "$name")
+        kill -"$sig" "$pid"
+        wait "$pid" || rc=$?
+        [ "$rc" = 0 ] || fail "sparkd $name exited with status $rc after SIG$sig"
+}
+
+assert_contains() {
+        local haystack=$1 needle=$2 what=${3:-output}
+        [[ "$haystack" == *"$needle"* ]] || fail "$what does not contain '$needle': $haystack"
+}
+
+assert_not_contains() {
+        local haystack=$1 needle=$2 what=${3:-output}
+        [[ "$haystack" != *"$needle"* ]] || fail "$what contains '$needle': $haystack"
+}
+
+assert_eq() {
+        [ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
+}
+
+# json_get JSON PYTHON_EXPR: evaluates an expression over the parsed document `d`.
+json_get() {
+        python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+}

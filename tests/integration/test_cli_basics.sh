@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# sparkd starts with no config file at all; sparkc prints its status for people and as JSON,
+# and says clearly when the daemon cannot be reached.
+. "$(dirname "$0")/lib.sh"
+
+ns=$(netns_new a)
+
+step "help and version"
+"$SPARKD" --help | grep -q -- "--check-config" || fail "sparkd --help lacks --check-config"
+"$SPARKD" --version | grep -q "^sparkd " || fail "sparkd --version"
+"$SPARKC" --help | grep -q "watch" || fail "sparkc --help lacks watch"
+rc=0; "$SPARKD" --no-such-option 2>/dev/null || rc=$?
+assert_eq "$rc" 1 "exit status for an unknown option"
+
+step "start with built-in defaults (no config file)"
+rc=0; err=$("$SPARKD" -f -c "$TEST_TMP/missing.conf" --socket "$(sock_of x)" 2>&1) || rc=$?
+assert_eq "$rc" 1 "exit status for a named config file that is missing"
+assert_contains "$err" "$TEST_TMP/missing.conf: cannot read: No such file or directory" "error"
+sparkd_start a "$ns"
+out=$(sparkc_of a status)
+assert_contains "$out" "node        $(hostname -s)" "status"
+assert_contains "$out" "mode        enforce" "status"
+assert_contains "$out" "socket      $(sock_of a)" "status"
+
+step "--json is valid JSON with the documented fields"
+json=$(sparkc_of a --json status)
+assert_eq "$(json_get "$json" 'd["api_version"]')" 1 "api_version"
+assert_eq "$(json_get "$json" 'd["node"]')" "$(hostname -s)" "node"
+assert_eq "$(json_get "$json" 'len(d["node_id"])')" 32 "node_id length"
+assert_eq "$(json_get "$json" 'd["mode"]')" enforce "mode"
+json_get "$json" 'bool(d["uptime_sec"] >= 0 and d["version"] and d["config_path"])' | grep -q True || fail "status fields"
+SPARKD_SOCKET=$(sock_of a) "$SPARKC" --json version | python3 -m json.tool >/dev/null || fail "SPARKD_SOCKET ignored"
+
+step "unreachable daemon: exit 2 and the socket named"
+rc=0; err=$("$SPARKC" --socket "$TEST_TMP/nobody-here.sock" status 2>&1) || rc=$?
+assert_eq "$rc" 2 "exit status when unreachable"
+assert_contains "$err" "$TEST_TMP/nobody-here.sock" "error message"
+assert_contains "$err" "No such file or directory" "error message"
+
+step "a second daemon on the same socket is refused"
+rc=0; ip netns exec "$ns" "$SPARKD" -f --log-target=stderr --socket "$(sock_of a)" --state-dir "$TEST_TMP/b.state" \
+        >"$TEST_TMP/second.log" 2>&1 || rc=$?
+assert_eq "$rc" 1 "exit status of a second daemon"
+assert_contains "$(cat "$TEST_TMP/second.log")" "another sparkd is already serving" "second daemon's log"
+sparkc_of a status >/dev/null || fail "the first daemon stopped serving"
+
+step "SIGTERM stops cleanly and removes the socket"
+sparkd_stop a TERM
+[ ! -e "$(sock_of a)" ] || fail "socket left behind after SIGTERM"
+
+step "a stale socket file is replaced; SIGINT stops too"
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$(sock_of a)"
+sparkd_start a "$ns"
+sparkd_stop a INT
+[ ! -e "$(sock_of a)" ] || fail "socket left behind after SIGINT"
+
+step "without -f it forks, and the parent returns only once the daemon serves"
+ip netns exec "$ns" "$SPARKD" --log-target=stderr --socket "$(sock_of bg)" --state-dir "$TEST_TMP/bg.state" \
+        2>"$(log_of bg)"
+sparkc_of bg status >/dev/null || fail "background daemon not serving when its parent returned"
+bgpid=$(pgrep -f -- "--socket $(sock_of bg)")
+DAEMON_PIDS+=("$bgpid")
+kill -TERM "$bgpid"
+wait_until 5 test ! -e "$(sock_of bg)" || fail "background daemon did not stop"
+pass
