@@ -24,6 +24,8 @@
 /* A subscriber that does not read its events is dropped before it costs more than this. */
 #define SUBSCRIBER_MAX_BACKLOG (1024 * 1024)
 #define MAX_PEER_GROUPS        256
+/* Clients that may wait for accept(); the kernel caps it at net.core.somaxconn. */
+#define LISTEN_BACKLOG 4096
 
 struct method_entry {
         const struct api_method *method;
@@ -494,7 +496,7 @@ static int socket_bind(const char *path, const struct api_access *access)
                 (void)unlink(path);
                 return r;
         }
-        if (listen(fd, SOMAXCONN) < 0) {
+        if (listen(fd, LISTEN_BACKLOG) < 0) {
                 r = -errno;
                 (void)unlink(path);
                 return r;
@@ -542,8 +544,9 @@ int api_server_new(struct event_base *base, const char *path, int listen_fd, con
                 free(s);
                 return -errno;
         }
+        /* Backlog 0: the socket already listens; -1 would make libevent listen() again with 128. */
         s->listener = evconnlistener_new(base, server_on_accept, s,
-                                         LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+                                         LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
         s->accept_retry = evtimer_new(base, server_on_accept_retry, s);
         if (!s->listener || !s->accept_retry) {
                 if (!s->listener)
