@@ -104,3 +104,68 @@ char *str_strip(char *s)
                 *--end = '\0';
         return s;
 }
+
+void strv_free(char **strv)
+{
+        for (char **p = strv; p && *p; p++)
+                free(*p);
+        free(strv);
+}
+
+size_t strv_length(char *const *strv)
+{
+        size_t n = 0;
+
+        while (strv && strv[n])
+                n++;
+        return n;
+}
+
+int strv_push(char ***strv, const char *s)
+{
+        size_t n = strv_length(*strv);
+        char **v = realloc(*strv, (n + 2) * sizeof(*v));
+
+        if (!v)
+                return -ENOMEM;
+        *strv = v;
+        v[n] = strdup(s);
+        v[n + 1] = NULL;
+        return v[n] ? 0 : -ENOMEM;
+}
+
+bool strv_contains(char *const *strv, const char *s)
+{
+        for (char *const *p = strv; p && *p; p++)
+                if (strcmp(*p, s) == 0)
+                        return true;
+        return false;
+}
+
+int strv_split(const char *s, char ***out)
+{
+        char **v = calloc(1, sizeof(char *));
+        const char *p = s;
+
+        if (!v)
+                return -ENOMEM;
+        while (*p) {
+                size_t n;
+                char *word;
+
+                p += strspn(p, " \t,");
+                n = strcspn(p, " \t,");
+                if (n == 0)
+                        break;
+                word = strndup(p, n);
+                if (!word || strv_push(&v, word) < 0) {
+                        free(word);
+                        strv_free(v);
+                        return -ENOMEM;
+                }
+                free(word);
+                p += n;
+        }
+        *out = v;
+        return 0;
+}

@@ -17,3 +17,11 @@ const char *format_duration_sec(uint64_t sec, char *buf, size_t size);
 
 bool str_is_empty(const char *s);
 char *str_strip(char *s);
+
+/* NULL-terminated string arrays. */
+void strv_free(char **strv);
+size_t strv_length(char *const *strv);
+int strv_push(char ***strv, const char *s);
+bool strv_contains(char *const *strv, const char *s);
+/* Splits on spaces and commas, dropping empty words. */
+int strv_split(const char *s, char ***out);

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "macro.h"
 #include "proto.h"
+#include "strutil.h"
 
 /* A client that starts a line must finish it within this time; idle clients may stay. */
 #define PARTIAL_LINE_TIMEOUT_SEC 30
@@ -66,13 +67,6 @@ struct api_server {
         LIST_HEAD(, api_conn) conns;
         unsigned n_conns;
 };
-
-static void strv_free(char **v)
-{
-        for (char **p = v; p && *p; p++)
-                free(*p);
-        free(v);
-}
 
 static void conn_free(struct api_conn *conn)
 {

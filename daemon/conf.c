@@ -293,22 +293,6 @@ static int conf_parse_file(struct conf_parse *p, const char *file)
         return 0;
 }
 
-static int strv_push(char ***strv, const char *s)
-{
-        size_t n = 0;
-        char **v;
-
-        while (*strv && (*strv)[n])
-                n++;
-        v = realloc(*strv, (n + 2) * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        v[n] = strdup(s);
-        v[n + 1] = NULL;
-        *strv = v;
-        return v[n] ? 0 : -ENOMEM;
-}
-
 static int dropin_filter(const struct dirent *de)
 {
         size_t len = strlen(de->d_name);
@@ -457,9 +441,7 @@ void conf_free(struct sparkd_config *c)
 {
         if (!c)
                 return;
-        for (char **f = c->files_read; f && *f; f++)
-                free(*f);
-        free(c->files_read);
+        strv_free(c->files_read);
         free(c->path);
         free(c->node_name);
         free(c->state_dir);
