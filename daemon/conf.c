@@ -1,10 +1,12 @@
 #include "conf.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <ini.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,8 @@
 #include "strutil.h"
 
 #define CONF_MAX_LINE      4096
+#define STRINGIFY_(x)      #x
+#define STRINGIFY(x)       STRINGIFY_(x)
 #define DEFAULT_SOCKET_GRP "sparkd"
 #define DEFAULT_ADMIN_GRP  "sparkd-admin"
 
@@ -42,20 +46,13 @@ struct conf_key {
         int (*parse)(struct conf_parse *p, const char *value, const char **why);
 };
 
-static int add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
-        _printf_(4, 5);
-
-static int add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+static int add_entry(struct conf_errors *errors, bool is_warning, const char *file, unsigned line,
+                     const char *fmt, va_list ap)
 {
         struct conf_error *v;
         char *message;
-        va_list ap;
-        int r;
 
-        va_start(ap, fmt);
-        r = vasprintf(&message, fmt, ap);
-        va_end(ap);
-        if (r < 0)
+        if (vasprintf(&message, fmt, ap) < 0)
                 return -ENOMEM;
         v = realloc(errors->v, (errors->n + 1) * sizeof(*v));
         if (!v) {
@@ -63,9 +60,37 @@ static int add_error(struct conf_errors *errors, const char *file, unsigned line
                 return -ENOMEM;
         }
         errors->v = v;
-        v[errors->n++] =
-                (struct conf_error){ .file = file ? strdup(file) : NULL, .line = line, .message = message };
+        v[errors->n++] = (struct conf_error){ .file = file ? strdup(file) : NULL,
+                                              .line = line,
+                                              .message = message,
+                                              .is_warning = is_warning };
         return 0;
+}
+
+static int add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+        _printf_(4, 5);
+static int add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = add_entry(errors, false, file, line, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+static int add_warning(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+        _printf_(4, 5);
+static int add_warning(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = add_entry(errors, true, file, line, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 static int replace_string(char **dst, const char *value)
@@ -195,13 +220,205 @@ static int parse_max_clients(struct conf_parse *p, const char *value, const char
         return 0;
 }
 
+static int parse_usec_range(const char *value, uint64_t min, uint64_t max, uint64_t *out)
+{
+        uint64_t usec;
+        int r = parse_duration_usec(value, &usec);
+
+        if (r < 0)
+                return r;
+        if (usec < min || usec > max)
+                return -ERANGE;
+        *out = usec;
+        return 0;
+}
+
+static int parse_recheck_interval(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a duration from 1s to 1h, such as 30s or 5m";
+        return parse_usec_range(value, 1000000ULL, 3600000000ULL, &p->config->recheck_usec);
+}
+
+static int parse_sysfs_root(struct conf_parse *p, const char *value, const char **why)
+{
+        int r = parse_absolute_path(value, PATH_MAX - 64, why);
+
+        return r < 0 ? r : replace_string(&p->config->sysfs_root, value);
+}
+
+static bool is_interface_name(const char *s, bool allow_glob)
+{
+        size_t len = strlen(s);
+
+        if (len == 0 || len >= IF_NAMESIZE)
+                return false;
+        for (; *s; s++)
+                if (*s == '/' || *s == ':' || isspace((unsigned char)*s) ||
+                    (!allow_glob && strchr("*?[]", *s)))
+                        return false;
+        return true;
+}
+
+/* Names of interfaces that do not exist are allowed (a NIC may appear later) but said. */
+static void warn_missing_interfaces(struct conf_parse *p, const char *key, char *const *names)
+{
+        for (char *const *n = names; n && *n; n++) {
+                char path[PATH_MAX];
+
+                if (strpbrk(*n, "*?["))
+                        continue;
+                snprintf(path, sizeof(path), "%s/class/net/%s", p->config->sysfs_root, *n);
+                if (access(path, F_OK) < 0)
+                        add_warning(
+                                p->errors, p->file, p->line,
+                                "%s: interface \"%s\" does not exist (now); it is managed once it appears",
+                                key, *n);
+        }
+}
+
+static int parse_interface_list(struct conf_parse *p, const char *key, const char *value, bool allow_glob,
+                                char ***out, const char **why)
+{
+        char **names = NULL;
+        int r = strv_split(value, &names);
+
+        if (r < 0)
+                return r;
+        *why = allow_glob ? "interface names or shell globs (such as enp1s0f1np1 or enP2p*), separated by "
+                            "spaces"
+                          : "interface names separated by spaces";
+        for (char **n = names; *n; n++) {
+                if (!is_interface_name(*n, allow_glob)) {
+                        strv_free(names);
+                        return -EINVAL;
+                }
+        }
+        warn_missing_interfaces(p, key, names);
+        strv_free(*out);
+        *out = names;
+        return 0;
+}
+
+static int parse_fabric_interfaces(struct conf_parse *p, const char *value, const char **why)
+{
+        return parse_interface_list(p, "interfaces", value, true, &p->config->fabric_patterns, why);
+}
+
+static int parse_fabric_down(struct conf_parse *p, const char *value, const char **why)
+{
+        return parse_interface_list(p, "down", value, false, &p->config->fabric_down, why);
+}
+
+static int parse_fabric_mtu(struct conf_parse *p, const char *value, const char **why)
+{
+        uint64_t mtu;
+        int r;
+
+        *why = "an MTU from " STRINGIFY(CONF_MTU_MIN) " to " STRINGIFY(CONF_MTU_MAX);
+        r = parse_uint64(value, 10, CONF_MTU_MIN, CONF_MTU_MAX, &mtu);
+        if (r < 0)
+                return r;
+        p->config->fabric_mtu = (unsigned)mtu;
+        return 0;
+}
+
+static int parse_flap_threshold(struct conf_parse *p, const char *value, const char **why)
+{
+        uint64_t n;
+        int r;
+
+        *why = "a number of link changes from 2 to 1000";
+        r = parse_uint64(value, 10, 2, 1000, &n);
+        if (r < 0)
+                return r;
+        p->config->flap_threshold = (unsigned)n;
+        return 0;
+}
+
+static int parse_flap_window(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a duration from 1s to 1h, such as 60s";
+        return parse_usec_range(value, 1000000ULL, 3600000000ULL, &p->config->flap_window_usec);
+}
+
+/* clang-format off */
 static const struct conf_key conf_keys[] = {
-        { "daemon", "node_name", parse_node_name },    { "daemon", "mode", parse_mode },
-        { "daemon", "state_dir", parse_state_dir },    { "daemon", "log_level", parse_log_level },
-        { "api", "socket", parse_socket_path },        { "api", "socket_mode", parse_socket_mode },
-        { "api", "socket_group", parse_socket_group }, { "api", "admin_group", parse_admin_group },
-        { "api", "max_clients", parse_max_clients },
+        { "daemon", "node_name",        parse_node_name },
+        { "daemon", "mode",             parse_mode },
+        { "daemon", "state_dir",        parse_state_dir },
+        { "daemon", "log_level",        parse_log_level },
+        { "daemon", "recheck_interval", parse_recheck_interval },
+        { "daemon", "sysfs_root",       parse_sysfs_root },
+        { "fabric", "interfaces",       parse_fabric_interfaces },
+        { "fabric", "down",             parse_fabric_down },
+        { "fabric", "mtu",              parse_fabric_mtu },
+        { "fabric", "flap_threshold",   parse_flap_threshold },
+        { "fabric", "flap_window",      parse_flap_window },
+        { "api",    "socket",           parse_socket_path },
+        { "api",    "socket_mode",      parse_socket_mode },
+        { "api",    "socket_group",     parse_socket_group },
+        { "api",    "admin_group",      parse_admin_group },
+        { "api",    "max_clients",      parse_max_clients },
 };
+/* clang-format on */
+
+static int conf_set_sysctl(struct sparkd_config *c, const char *name, const char *value)
+{
+        struct conf_sysctl *v;
+        char *copy = NULL;
+
+        if (*value && !(copy = strdup(value)))
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_sysctls; i++) {
+                if (strcmp(c->sysctls[i].name, name) == 0) {
+                        free(c->sysctls[i].value);
+                        c->sysctls[i].value = copy;
+                        return 0;
+                }
+        }
+        v = realloc(c->sysctls, (c->n_sysctls + 1) * sizeof(*v));
+        if (!v) {
+                free(copy);
+                return -ENOMEM;
+        }
+        c->sysctls = v;
+        v[c->n_sysctls].name = strdup(name);
+        v[c->n_sysctls].value = copy;
+        if (!v[c->n_sysctls].name) {
+                free(copy);
+                return -ENOMEM;
+        }
+        c->n_sysctls++;
+        return 0;
+}
+
+/* [sysctl] keys are sysctl names; only ones this kernel has are accepted, so a typo is caught
+ * by --check-config and not discovered as a write failure later. */
+static int conf_handle_sysctl(struct conf_parse *p, const char *name, const char *value)
+{
+        char path[PATH_MAX];
+        struct stat st;
+        size_t n;
+
+        n = (size_t)snprintf(path, sizeof(path), "/proc/sys/%s", name);
+        if (n >= sizeof(path) || !*name || strstr(name, "..") || strchr(name, '/')) {
+                add_error(p->errors, p->file, p->line,
+                          "\"%s\" is not a sysctl name (such as net.core.rmem_max)", name);
+                return 0;
+        }
+        for (char *c = path + strlen("/proc/sys/"); *c; c++)
+                if (*c == '.')
+                        *c = '/';
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+                add_error(p->errors, p->file, p->line, "unknown sysctl \"%s\" (no %s)", name, path);
+                return 0;
+        }
+        if (strchr(value, '\n')) {
+                add_error(p->errors, p->file, p->line, "%s: a value on one line", name);
+                return 0;
+        }
+        return conf_set_sysctl(p->config, name, value) < 0 ? 0 : 1;
+}
 
 static bool section_exists(const char *section)
 {
@@ -221,6 +438,8 @@ static int conf_handler(void *userdata, const char *section, const char *name, c
                 add_error(p->errors, p->file, p->line, "\"%s\" is outside any [section]", name);
                 return 0;
         }
+        if (strcmp(section, "sysctl") == 0)
+                return conf_handle_sysctl(p, name, value);
         if (!section_exists(section)) {
                 add_error(p->errors, p->file, p->line, "unknown section [%s]", section);
                 return 0;
@@ -359,6 +578,15 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->log_level = LOG_INFO;
         c->socket_mode = 0660;
         c->max_clients = 256;
+        c->recheck_usec = 30 * 1000000ULL;
+        c->sysfs_root = strdup("/sys");
+        c->fabric_mtu = 9000;
+        c->flap_threshold = 3;
+        c->flap_window_usec = 60 * 1000000ULL;
+        /* Seed 002's socket buffer sizes: NCCL's socket transport and TCP probes need them. */
+        if (conf_set_sysctl(c, "net.core.rmem_max", "268435456") < 0 ||
+            conf_set_sysctl(c, "net.core.wmem_max", "268435456") < 0 || !c->sysfs_root)
+                return -ENOMEM;
         if (!c->path || !c->node_name || !c->state_dir || !c->socket_path || !c->socket_group ||
             !c->admin_group)
                 return -ENOMEM;
@@ -423,7 +651,7 @@ int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, str
         if (!p.admin_group_set)
                 conf_resolve_default_group(&c->admin_group, &c->admin_gid);
 
-        if (errors->n > 0) {
+        if (conf_errors_has_error(errors)) {
                 conf_free(c);
                 return -EINVAL;
         }
@@ -442,6 +670,14 @@ void conf_free(struct sparkd_config *c)
         if (!c)
                 return;
         strv_free(c->files_read);
+        strv_free(c->fabric_patterns);
+        strv_free(c->fabric_down);
+        for (size_t i = 0; i < c->n_sysctls; i++) {
+                free(c->sysctls[i].name);
+                free(c->sysctls[i].value);
+        }
+        free(c->sysctls);
+        free(c->sysfs_root);
         free(c->path);
         free(c->node_name);
         free(c->state_dir);
@@ -461,17 +697,26 @@ void conf_errors_clear(struct conf_errors *errors)
         *errors = (struct conf_errors){ 0 };
 }
 
+bool conf_errors_has_error(const struct conf_errors *errors)
+{
+        for (size_t i = 0; i < errors->n; i++)
+                if (!errors->v[i].is_warning)
+                        return true;
+        return false;
+}
+
 char *conf_error_format(const struct conf_error *e)
 {
+        const char *kind = e->is_warning ? "warning: " : "";
         char *s = NULL;
         int r;
 
         if (e->file && e->line)
-                r = asprintf(&s, "%s:%u: %s", e->file, e->line, e->message);
+                r = asprintf(&s, "%s:%u: %s%s", e->file, e->line, kind, e->message);
         else if (e->file)
-                r = asprintf(&s, "%s: %s", e->file, e->message);
+                r = asprintf(&s, "%s: %s%s", e->file, kind, e->message);
         else
-                r = asprintf(&s, "%s", e->message);
+                r = asprintf(&s, "%s%s", kind, e->message);
         return r < 0 ? NULL : s;
 }
 

@@ -7,11 +7,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 enum enforce_mode {
         ENFORCE_MODE_ENFORCE,
         ENFORCE_MODE_AUDIT,
+};
+
+struct conf_sysctl {
+        char *name;  /* net.core.rmem_max */
+        char *value; /* NULL: not managed (set to empty in a drop-in to undo a default) */
 };
 
 struct sparkd_config {
@@ -23,6 +29,20 @@ struct sparkd_config {
         enum enforce_mode mode;
         char *state_dir;
         int log_level;
+
+        uint64_t recheck_usec; /* sysctls and link state are re-checked this often */
+        char *sysfs_root;      /* where sysfs is read: /sys, or a fixture tree in tests */
+
+        /* [fabric] */
+        char **fabric_patterns; /* netdevs managed besides the RDMA-backed ones (globs) */
+        char **fabric_down;     /* netdevs kept administratively down */
+        unsigned fabric_mtu;
+        unsigned flap_threshold;
+        uint64_t flap_window_usec;
+
+        /* [sysctl]: name (dotted) and wanted value, in file order; a later file replaces */
+        struct conf_sysctl *sysctls;
+        size_t n_sysctls;
 
         char *socket_path;
         mode_t socket_mode;
@@ -37,6 +57,7 @@ struct conf_error {
         char *file; /* NULL when the error is not tied to a file */
         unsigned line;
         char *message;
+        bool is_warning; /* reported, but the config is still applied */
 };
 
 struct conf_errors {
@@ -46,6 +67,9 @@ struct conf_errors {
 
 const char *enforce_mode_to_string(enum enforce_mode mode);
 
+#define CONF_MTU_MIN 1280
+#define CONF_MTU_MAX 9978
+
 /* Loads path and its drop-ins. A missing path is an error only when must_exist is set (the user
  * named the file); otherwise defaults apply. Returns 0 and a config, or -EINVAL with errors
  * filled in (each formatted as FILE:LINE: message by conf_error_format). */
@@ -53,5 +77,7 @@ int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, str
 void conf_free(struct sparkd_config *config);
 
 void conf_errors_clear(struct conf_errors *errors);
-/* "FILE:LINE: message", "FILE: message" or "message". Returns a malloc'ed string. */
+bool conf_errors_has_error(const struct conf_errors *errors);
+/* "FILE:LINE: message", "FILE: message" or "message" ("warning: " before the message for
+ * warnings). Returns a malloc'ed string. */
 char *conf_error_format(const struct conf_error *error);

@@ -198,11 +198,26 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
         return 0;
 }
 
+static int method_links(struct api_request *req, json_object *params, void *userdata)
+{
+        struct sparkd *d = userdata;
+        json_object *o;
+
+        if (!params_are_empty(params))
+                return reply_no_params_expected(req);
+        o = result_new();
+        json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(d->config->mode)));
+        json_object_object_add(o, "mtu_wanted", json_object_new_int((int)d->config->fabric_mtu));
+        json_object_object_add(o, "links", links_to_json(d->links));
+        json_object_object_add(o, "sysctls", sysctl_keeper_to_json(d->sysctls));
+        api_request_reply(req, o);
+        return 0;
+}
+
 static const struct api_method control_methods[] = {
-        { "status", method_status, false },
-        { "version", method_version, false },
-        { "reload", method_reload, true },
-        { "subscribe", method_subscribe, false },
+        { "status", method_status, false }, { "version", method_version, false },
+        { "reload", method_reload, true },  { "subscribe", method_subscribe, false },
+        { "links", method_links, false },
 };
 
 int control_register(struct sparkd *d)

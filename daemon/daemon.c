@@ -48,9 +48,22 @@ static void log_config_errors(const struct conf_errors *errors)
                 _cleanup_free_ char *line = conf_error_format(&errors->v[i]);
                 struct log_field f[] = { { "config_error", line } };
 
-                event_emit(EVENT_CONFIG_REJECTED, f, ARRAY_SIZE(f), "config not applied: %s",
-                           line ? line : "?");
+                if (errors->v[i].is_warning)
+                        log_warning("config: %s", line ? line : "?");
+                else
+                        event_emit(EVENT_CONFIG_REJECTED, f, ARRAY_SIZE(f), "config not applied: %s",
+                                   line ? line : "?");
         }
+}
+
+/* Hands the config to the modules that keep host state. */
+static int sparkd_apply_host_state(struct sparkd *d)
+{
+        int r = links_configure(d->links, d->config);
+
+        if (r < 0)
+                return r;
+        return sysctl_keeper_configure(d->sysctls, d->config);
 }
 
 /* Settings that need a new socket or a new state directory are read only at start. */
@@ -72,8 +85,8 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
 
         notify_reloading();
         r = conf_load(d->options.config_path, d->options.config_path_explicit, &next, errors);
+        log_config_errors(errors);
         if (r < 0) {
-                log_config_errors(errors);
                 notify_ready("config reload refused; running with the previous config");
                 return r;
         }
@@ -87,6 +100,9 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         conf_free(d->config);
         d->config = next;
         d->reloads++;
+        r = sparkd_apply_host_state(d);
+        if (r < 0)
+                log_error("config: applying the new host state settings failed: %s", strerror(-r));
         {
                 struct log_field f[] = { { "config", d->config->path } };
 
@@ -170,6 +186,14 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 log_error("cannot listen on %s: %s", sparkd_socket_path(d), strerror(-r));
                 goto fail;
         }
+        r = links_new(d->base, d->store, &d->links);
+        if (r < 0) {
+                log_error("cannot watch network links: %s", strerror(-r));
+                goto fail;
+        }
+        r = sysctl_keeper_new(d->base, "/proc/sys", &d->sysctls);
+        if (r < 0)
+                goto fail;
         r = control_register(d);
         if (r < 0)
                 goto fail;
@@ -197,6 +221,12 @@ fail:
 
 int sparkd_run(struct sparkd *d)
 {
+        int r = sparkd_apply_host_state(d);
+
+        if (r < 0) {
+                log_error("cannot apply the host state settings: %s", strerror(-r));
+                return r;
+        }
         struct log_field f[] = { { "node", d->config->node_name }, { "socket", api_server_path(d->api) } };
         char status[512];
 
@@ -215,6 +245,8 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        links_free(d->links);
+        sysctl_keeper_free(d->sysctls);
         api_server_free(d->api);
         for (size_t i = 0; i < ARRAY_SIZE(d->signal_events); i++)
                 if (d->signal_events[i])

@@ -11,9 +11,11 @@
 
 #include "api.h"
 #include "conf.h"
+#include "links.h"
 #include "log.h"
 #include "node_id.h"
 #include "store.h"
+#include "sysctl.h"
 
 struct sparkd_options {
         const char *config_path;
@@ -30,6 +32,8 @@ struct sparkd {
         struct sparkd_config *config;
         struct store *store; /* NULL when the state directory cannot be used */
         struct api_server *api;
+        struct links *links;
+        struct sysctl_keeper *sysctls;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
@@ -53,5 +57,5 @@ const char *sparkd_socket_path(const struct sparkd *d);
 const char *sparkd_state_dir(const struct sparkd *d);
 double sparkd_uptime_sec(const struct sparkd *d);
 
-/* The control methods: status, version, reload, subscribe. */
+/* The control methods: status, version, reload, subscribe, links. */
 int control_register(struct sparkd *d);

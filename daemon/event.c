@@ -18,6 +18,17 @@ static const struct event_info event_table[_EVENT_TYPE_MAX] = {
         [EVENT_CONFIG_RELOADED] = { "config-reloaded", "5de27b39283640db841238289930165f", LOG_NOTICE },
         [EVENT_CONFIG_REJECTED] = { "config-rejected", "8d872d37a8754add93d5d5ce886b7f6b", LOG_ERR },
         [EVENT_STATE_QUARANTINED] = { "state-quarantined", "6bf8a53b3fcf491b95ae6accebc35073", LOG_WARNING },
+        [EVENT_LINK_DOWN] = { "link-down", "700a3d21d70246b78e521f3025ede72c", LOG_WARNING },
+        [EVENT_LINK_UP] = { "link-up", "7a6dea60a9ef4156a78ca2d74a54bec1", LOG_NOTICE },
+        [EVENT_LINK_FLAPPING] = { "link-flapping", "840153a15f924209b21dcdca3969da42", LOG_ERR },
+        [EVENT_LINK_STABLE] = { "link-stable", "b1873a04fe6a494d9176e92772af8deb", LOG_NOTICE },
+        [EVENT_MTU_CORRECTED] = { "mtu-corrected", "406a7fa9a18345a2945690c4409f8424", LOG_WARNING },
+        [EVENT_MTU_DRIFT] = { "mtu-drift", "6595b992721a4be3b4cf7757f6ec4552", LOG_WARNING },
+        [EVENT_ADMIN_STATE_CORRECTED] = { "admin-state-corrected", "53a9cb335aac4934a63f166451ecc84c",
+                                          LOG_WARNING },
+        [EVENT_ADMIN_STATE_DRIFT] = { "admin-state-drift", "de5e0dc182744ef78185629be58d208d", LOG_WARNING },
+        [EVENT_SYSCTL_CORRECTED] = { "sysctl-corrected", "4a3c61b33d764d67aa38109dbfc3124d", LOG_WARNING },
+        [EVENT_SYSCTL_DRIFT] = { "sysctl-drift", "3695865f89ff47b8bde8d62e63f97631", LOG_WARNING },
 };
 
 static event_sink_fn event_sink;

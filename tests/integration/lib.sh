@@ -64,6 +64,20 @@ netns_new() {
         echo "$ns"
 }
 
+# veth_pair NS_A IF_A NS_B IF_B [CIDR_A CIDR_B]: a cable between two namespaces, both ends up.
+veth_pair() {
+        local na=$1 ia=$2 nb=$3 ib=$4
+        ip link add "$ia" type veth peer name "$ib"
+        ip link set "$ia" netns "$na"
+        ip link set "$ib" netns "$nb"
+        [ -z "${5:-}" ] || ip -n "$na" addr add "$5" dev "$ia"
+        [ -z "${6:-}" ] || ip -n "$nb" addr add "$6" dev "$ib"
+        ip -n "$na" link set "$ia" up
+        ip -n "$nb" link set "$ib" up
+}
+
+mtu_of() { ip -n "$1" -o link show "$2" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
+
 sock_of() { echo "$TEST_TMP/$1.sock"; }
 log_of() { echo "$TEST_TMP/$1.log"; }
 
@@ -97,6 +111,39 @@ sparkd_start() {
                 kill -0 "$pid" 2>/dev/null || fail "sparkd $name exited during start-up"
                 fail "sparkd $name did not answer on $(sock_of "$name") within 10 s"
         fi
+}
+
+# watch_events NAME: records the daemon's events (JSON lines) in $TEST_TMP/NAME.events.
+watch_events() {
+        local name=$1 pid
+        "$SPARKC" --socket "$(sock_of "$name")" --json watch >"$TEST_TMP/$name.events" 2>"$TEST_TMP/$name.watch" &
+        pid=$!
+        DAEMON_PIDS+=("$pid")
+        wait_until 5 grep -q watching "$TEST_TMP/$name.watch" || fail "watch on $name did not start"
+}
+
+# count_events NAME EVENT [IFACE]: how many such events the watcher of NAME has seen.
+count_events() {
+        local file="$TEST_TMP/$1.events"
+        python3 - "$file" "$2" "${3:-}" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event"] == sys.argv[2] and (not sys.argv[3] or e["fields"].get("iface") == sys.argv[3]):
+        n += 1
+print(n)
+PY
+}
+
+# wait_events NAME EVENT IFACE MIN TIMEOUT_SEC: until at least MIN such events were seen.
+wait_events() {
+        local i
+        for ((i = 0; i < $5 * 10; i++)); do
+                [ "$(count_events "$1" "$2" "$3")" -ge "$4" ] && return 0
+                sleep 0.1
+        done
+        return 1
 }
 
 pid_of() { echo "${DAEMON_PID_OF[$1]}"; }

@@ -6,6 +6,7 @@
 
 #include "conf.h"
 #include "log.h"
+#include "strutil.h"
 #include "test.h"
 
 static char dir[] = "/tmp/sparkd-test-conf.XXXXXX";
@@ -202,6 +203,62 @@ static void test_dropins_without_main_file(void)
         conf_free(c);
 }
 
+static void test_fabric_and_sysctl(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[2048];
+
+        CHECK(load("missing.conf", false, &c, errors, sizeof(errors)) == 0);
+        if (c) {
+                CHECK(c->fabric_mtu == 9000);
+                CHECK(c->flap_threshold == 3 && c->flap_window_usec == 60000000ULL);
+                CHECK(c->recheck_usec == 30000000ULL);
+                CHECK(c->n_sysctls == 2);
+                CHECK_STREQ(c->sysctls[0].name, "net.core.rmem_max");
+                CHECK_STREQ(c->sysctls[0].value, "268435456");
+                CHECK(c->fabric_patterns == NULL && c->fabric_down == NULL);
+        }
+        conf_free(c);
+
+        write_file("fabric.conf",
+                   "[daemon]\nsysfs_root = " FIXTURES_DIR "/spark-twins\nrecheck_interval = 5s\n"
+                   "[fabric]\ninterfaces = enp1s0f1np1, enP2p*\ndown = enp1s0f0np0 nosuch0\n"
+                   "mtu = 4200\nflap_threshold = 5\nflap_window = 2m\n"
+                   "[sysctl]\nnet.core.wmem_max =\nnet.ipv4.tcp_rmem = 4096 87380 6291456\n");
+        CHECK(load("fabric.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK_STREQ(errors,
+                    "fabric.conf:6: warning: down: interface \"nosuch0\" does not exist (now); it is "
+                    "managed once it appears\n");
+        if (c) {
+                CHECK(strv_length(c->fabric_patterns) == 2);
+                CHECK_STREQ(c->fabric_patterns[1], "enP2p*");
+                CHECK(strv_length(c->fabric_down) == 2);
+                CHECK(c->fabric_mtu == 4200 && c->flap_threshold == 5 &&
+                      c->flap_window_usec == 120000000ULL);
+                CHECK(c->recheck_usec == 5000000ULL);
+                CHECK(c->n_sysctls == 3);
+                CHECK(c->sysctls[1].value == NULL); /* wmem_max no longer managed */
+                CHECK_STREQ(c->sysctls[2].value, "4096 87380 6291456");
+        }
+        conf_free(c);
+
+        write_file("badfabric.conf",
+                   "[fabric]\nmtu = 100000\nflap_threshold = 1\ninterfaces = bad/name\n"
+                   "flap_window = soon\n[sysctl]\nnet.core.no_such_thing = 1\n../etc = 1\n");
+        CHECK(load("badfabric.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(
+                errors,
+                "badfabric.conf:2: mtu=\"100000\": expected an MTU from 1280 to 9978\n"
+                "badfabric.conf:3: flap_threshold=\"1\": expected a number of link changes from 2 to 1000\n"
+                "badfabric.conf:4: interfaces=\"bad/name\": expected interface names or shell globs (such "
+                "as "
+                "enp1s0f1np1 or enP2p*), separated by spaces\n"
+                "badfabric.conf:5: flap_window=\"soon\": expected a duration from 1s to 1h, such as 60s\n"
+                "badfabric.conf:7: unknown sysctl \"net.core.no_such_thing\" (no "
+                "/proc/sys/net/core/no_such_thing)\n"
+                "badfabric.conf:8: \"../etc\" is not a sysctl name (such as net.core.rmem_max)\n");
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -215,6 +272,7 @@ int main(void)
         RUN(test_syntax_errors);
         RUN(test_dropins_in_name_order);
         RUN(test_dropins_without_main_file);
+        RUN(test_fabric_and_sysctl);
         {
                 char cmd[600];
 
