@@ -183,10 +183,11 @@ void netlink_free(struct netlink *nl)
                 return;
         if (nl->readable)
                 event_free(nl->readable);
-        /* The manager owns its caches and frees the socket it was given. */
+        /* The manager frees its caches and closes the socket it was given, but the socket
+         * itself stays ours to free. */
         if (nl->mngr)
                 nl_cache_mngr_free(nl->mngr);
-        else if (nl->listen_sk)
+        if (nl->listen_sk)
                 nl_socket_free(nl->listen_sk);
         if (nl->ctl_sk)
                 nl_socket_free(nl->ctl_sk);
