@@ -239,11 +239,27 @@ static int parse_recheck_interval(struct conf_parse *p, const char *value, const
         return parse_usec_range(value, 1000000ULL, 3600000000ULL, &p->config->recheck_usec);
 }
 
-static int parse_sysfs_root(struct conf_parse *p, const char *value, const char **why)
+static int conf_set_host_root(struct sparkd_config *c, const char *root)
+{
+        /* "/" + "sys" is "/sys", not "//sys". */
+        const char *sep = root[strlen(root) - 1] == '/' ? "" : "/";
+
+        free(c->sysfs_root);
+        free(c->procfs_root);
+        free(c->etc_root);
+        c->sysfs_root = c->procfs_root = c->etc_root = NULL;
+        if (asprintf(&c->sysfs_root, "%s%ssys", root, sep) < 0 ||
+            asprintf(&c->procfs_root, "%s%sproc", root, sep) < 0 ||
+            asprintf(&c->etc_root, "%s%setc", root, sep) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int parse_host_root(struct conf_parse *p, const char *value, const char **why)
 {
         int r = parse_absolute_path(value, PATH_MAX - 64, why);
 
-        return r < 0 ? r : replace_string(&p->config->sysfs_root, value);
+        return r < 0 ? r : conf_set_host_root(p->config, value);
 }
 
 static bool is_interface_name(const char *s, bool allow_glob)
@@ -348,7 +364,7 @@ static const struct conf_key conf_keys[] = {
         { "daemon", "state_dir",        parse_state_dir },
         { "daemon", "log_level",        parse_log_level },
         { "daemon", "recheck_interval", parse_recheck_interval },
-        { "daemon", "sysfs_root",       parse_sysfs_root },
+        { "daemon", "host_root",        parse_host_root },
         { "fabric", "interfaces",       parse_fabric_interfaces },
         { "fabric", "down",             parse_fabric_down },
         { "fabric", "mtu",              parse_fabric_mtu },
@@ -579,13 +595,14 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->socket_mode = 0660;
         c->max_clients = 256;
         c->recheck_usec = 30 * 1000000ULL;
-        c->sysfs_root = strdup("/sys");
+        if (conf_set_host_root(c, "/") < 0)
+                return -ENOMEM;
         c->fabric_mtu = 9000;
         c->flap_threshold = 3;
         c->flap_window_usec = 60 * 1000000ULL;
         /* Seed 002's socket buffer sizes: NCCL's socket transport and TCP probes need them. */
         if (conf_set_sysctl(c, "net.core.rmem_max", "268435456") < 0 ||
-            conf_set_sysctl(c, "net.core.wmem_max", "268435456") < 0 || !c->sysfs_root)
+            conf_set_sysctl(c, "net.core.wmem_max", "268435456") < 0)
                 return -ENOMEM;
         if (!c->path || !c->node_name || !c->state_dir || !c->socket_path || !c->socket_group ||
             !c->admin_group)

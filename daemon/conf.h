@@ -31,7 +31,11 @@ struct sparkd_config {
         int log_level;
 
         uint64_t recheck_usec; /* sysctls and link state are re-checked this often */
-        char *sysfs_root;      /* where sysfs is read: /sys, or a fixture tree in tests */
+        /* [daemon] host_root: where sysfs, /proc and /etc are read (not written): "/" on a
+         * node, a fixture tree in tests. */
+        char *sysfs_root;
+        char *procfs_root;
+        char *etc_root;
 
         /* [fabric] */
         char **fabric_patterns; /* netdevs managed besides the RDMA-backed ones (globs) */

@@ -221,7 +221,7 @@ static void test_fabric_and_sysctl(void)
         conf_free(c);
 
         write_file("fabric.conf",
-                   "[daemon]\nsysfs_root = " FIXTURES_DIR "/spark-twins\nrecheck_interval = 5s\n"
+                   "[daemon]\nhost_root = " FIXTURES_DIR "/spark-twins\nrecheck_interval = 5s\n"
                    "[fabric]\ninterfaces = enp1s0f1np1, enP2p*\ndown = enp1s0f0np0 nosuch0\n"
                    "mtu = 4200\nflap_threshold = 5\nflap_window = 2m\n"
                    "[sysctl]\nnet.core.wmem_max =\nnet.ipv4.tcp_rmem = 4096 87380 6291456\n");

@@ -1,4 +1,4 @@
-/* The fabric interface inventory over the sysfs fixture trees in tests/fixtures/sysfs (see its
+/* The fabric interface inventory over the sysfs fixture trees in tests/fixtures/hosts (see its
  * README.md for which field notes each tree models). */
 #include <limits.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include "test.h"
 
 #ifndef FIXTURES_DIR
-#error "FIXTURES_DIR must name tests/fixtures/sysfs (meson passes it)"
+#error "FIXTURES_DIR must name tests/fixtures/hosts (meson passes it)"
 #endif
 
 /* One expected inventory entry, in the order the tables below give them; rdma is the device
@@ -33,7 +33,7 @@ static const char *tree(const char *name)
 {
         static char path[PATH_MAX];
 
-        snprintf(path, sizeof(path), "%s/%s", FIXTURES_DIR, name);
+        snprintf(path, sizeof(path), "%s/%s/sys", FIXTURES_DIR, name);
         return path;
 }
 
