@@ -11,6 +11,7 @@
 #include "jsonrpc.h"
 #include "macro.h"
 #include "proto.h"
+#include "report.h"
 #include "rpc.h"
 #include "strutil.h"
 
@@ -405,12 +406,137 @@ static int cmd_links(const struct client_options *o, int argc, char **argv)
         return EXIT_OK;
 }
 
+static int cmd_env(const struct client_options *o, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "mode", required_argument, NULL, 'm' },
+                { "format", required_argument, NULL, 'f' },
+                {},
+        };
+        enum env_format format = ENV_FORMAT_SH;
+        const char *mode = "auto";
+        struct jsonrpc_response resp;
+        json_object *params;
+        int c, r;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "m:f:", options, NULL)) >= 0) {
+                switch (c) {
+                case 'm':
+                        if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "safe") != 0 &&
+                            strcmp(optarg, "dmabuf") != 0) {
+                                fprintf(stderr, "sparkc: env: --mode is auto, safe or dmabuf\n");
+                                return EXIT_DAEMON_ERROR;
+                        }
+                        mode = optarg;
+                        break;
+                case 'f':
+                        if (env_format_from_string(optarg, &format) < 0) {
+                                fprintf(stderr, "sparkc: env: --format is sh, docker or systemd\n");
+                                return EXIT_DAEMON_ERROR;
+                        }
+                        break;
+                default:
+                        fprintf(stderr, "usage: sparkc env [--mode auto|safe|dmabuf] [--format "
+                                        "sh|docker|systemd]\n");
+                        return EXIT_DAEMON_ERROR;
+                }
+        }
+        params = json_object_new_object();
+        json_object_object_add(params, "mode", json_object_new_string(mode));
+        r = call(o, "env", params, &resp, NULL);
+        if (r < 0)
+                return -r;
+        if (o->json)
+                print_json(resp.result);
+        else if (report_env(stdout, stderr, resp.result, format) < 0)
+                r = -EXIT_DAEMON_ERROR;
+        jsonrpc_response_done(&resp);
+        return -r;
+}
+
+/* doctor follows the monitoring-plugin convention: 0 ok, 1 warning, 2 failure, 3 unknown. */
+#define EXIT_DOCTOR_UNKNOWN 3
+
+static int cmd_doctor(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        json_object *status;
+        int r;
+
+        if (no_args("doctor", argc) < 0)
+                return EXIT_DOCTOR_UNKNOWN;
+        r = call(o, "doctor", NULL, &resp, NULL);
+        if (r < 0)
+                return EXIT_DOCTOR_UNKNOWN;
+        if (o->json) {
+                print_json(resp.result);
+                r = 2;
+                if (json_object_object_get_ex(resp.result, "status", &status))
+                        r = strcmp(json_object_get_string(status), "ok") == 0     ? 0
+                            : strcmp(json_object_get_string(status), "warn") == 0 ? 1
+                                                                                  : 2;
+        } else {
+                r = report_doctor(stdout, resp.result);
+        }
+        jsonrpc_response_done(&resp);
+        return r;
+}
+
+static int cmd_fabric(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        json_object *rdma = NULL, *devices = NULL;
+        int r;
+
+        if (no_args("fabric", argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = call(o, "fabric", NULL, &resp, NULL);
+        if (r < 0)
+                return -r;
+        if (o->json) {
+                print_json(resp.result);
+                jsonrpc_response_done(&resp);
+                return EXIT_OK;
+        }
+        json_object_object_get_ex(resp.result, "rdma", &rdma);
+        if (rdma)
+                json_object_object_get_ex(rdma, "devices", &devices);
+        if (!devices || json_object_array_length(devices) == 0)
+                printf("no RDMA device found\n");
+        else
+                printf("%-16s %-5s %-16s %-8s %-10s %-22s %-9s %s\n", "DEVICE", "PORT", "NETDEV", "STATE",
+                       "PHYS", "RATE", "GID(v2)", "TWIN");
+        for (size_t i = 0; devices && i < json_object_array_length(devices); i++) {
+                json_object *d = json_object_array_get_idx(devices, i), *ports = NULL;
+
+                json_object_object_get_ex(d, "ports", &ports);
+                for (size_t p = 0; ports && p < json_object_array_length(ports); p++) {
+                        json_object *port = json_object_array_get_idx(ports, p), *gid;
+                        char gid_s[16] = "-";
+
+                        if (json_object_object_get_ex(port, "roce_v2_ipv4_gid", &gid) && gid)
+                                snprintf(gid_s, sizeof(gid_s), "%d", json_object_get_int(gid));
+                        printf("%-16s %-5d %-16s %-8s %-10s %-22s %-9s %s\n", get_string(d, "name", "?"),
+                               get_int(port, "port"), get_string(port, "netdev", "-"),
+                               get_string(port, "state", "?"), get_string(port, "phys_state", "?"),
+                               get_string(port, "rate", "?"), gid_s, get_string(d, "twin", "-"));
+                }
+        }
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}
+
 static const struct command commands[] = {
         { "status", "the node, version, uptime, config and enforcement mode", cmd_status },
         { "version", "the client's and the daemon's versions", cmd_version },
         { "reload", "re-read the config (root or the admin group)", cmd_reload },
         { "links", "fabric interfaces: twin, state, MTU, speed, flaps, corrections, drift; sysctls",
           cmd_links },
+        { "fabric", "RDMA devices, ports, netdevs (ibdev2netdev), RoCE v2 GID index, twins", cmd_fabric },
+        { "env [--mode M] [--format F]",
+          "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env },
+        { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
         { "watch [EVENT]...", "print events as they happen (all, or the types named)", cmd_watch },
         {},
 };

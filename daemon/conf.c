@@ -244,11 +244,13 @@ static int conf_set_host_root(struct sparkd_config *c, const char *root)
         /* "/" + "sys" is "/sys", not "//sys". */
         const char *sep = root[strlen(root) - 1] == '/' ? "" : "/";
 
+        free(c->host_root);
         free(c->sysfs_root);
         free(c->procfs_root);
         free(c->etc_root);
         c->sysfs_root = c->procfs_root = c->etc_root = NULL;
-        if (asprintf(&c->sysfs_root, "%s%ssys", root, sep) < 0 ||
+        c->host_root = strdup(root);
+        if (!c->host_root || asprintf(&c->sysfs_root, "%s%ssys", root, sep) < 0 ||
             asprintf(&c->procfs_root, "%s%sproc", root, sep) < 0 ||
             asprintf(&c->etc_root, "%s%setc", root, sep) < 0)
                 return -ENOMEM;

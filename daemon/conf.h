@@ -33,6 +33,7 @@ struct sparkd_config {
         uint64_t recheck_usec; /* sysctls and link state are re-checked this often */
         /* [daemon] host_root: where sysfs, /proc and /etc are read (not written): "/" on a
          * node, a fixture tree in tests. */
+        char *host_root;
         char *sysfs_root;
         char *procfs_root;
         char *etc_root;

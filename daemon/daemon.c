@@ -195,6 +195,8 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         if (r < 0)
                 goto fail;
         r = control_register(d);
+        if (r >= 0)
+                r = fabric_api_register(d);
         if (r < 0)
                 goto fail;
         event_set_sink(on_event_for_subscribers, d);

@@ -59,3 +59,5 @@ double sparkd_uptime_sec(const struct sparkd *d);
 
 /* The control methods: status, version, reload, subscribe, links. */
 int control_register(struct sparkd *d);
+/* The fabric methods: fabric, env, doctor. */
+int fabric_api_register(struct sparkd *d);

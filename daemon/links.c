@@ -770,3 +770,17 @@ json_object *links_to_json(struct links *ls)
                         json_object_array_add(list, link_to_json(ls, ls->v[i]));
         return list;
 }
+
+void links_foreach_address(struct links *ls,
+                           void (*fn)(const char *ifname, const char *address, void *userdata),
+                           void *userdata)
+{
+        for (size_t i = 0; i < ls->n; i++) {
+                json_object *list = netlink_addresses(ls->nl, ls->v[i]->ifindex);
+
+                for (size_t k = 0; k < json_object_array_length(list); k++)
+                        fn(ls->v[i]->name, json_object_get_string(json_object_array_get_idx(list, k)),
+                           userdata);
+                json_object_put(list);
+        }
+}

@@ -26,5 +26,10 @@ int links_configure(struct links *links, const struct sparkd_config *config);
 void links_recheck(struct links *links);
 json_object *links_to_json(struct links *links);
 
+/* Calls fn for every address on every link the kernel reported ("ADDR/PREFIX"). */
+void links_foreach_address(struct links *links,
+                           void (*fn)(const char *ifname, const char *address, void *userdata),
+                           void *userdata);
+
 /* How many of `changes` carrier toggles, going from was_up, were losses of carrier. */
 unsigned links_carrier_losses(bool was_up, uint32_t changes);

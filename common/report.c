@@ -1,0 +1,104 @@
+#include "report.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *get_str(json_object *o, const char *key, const char *fallback)
+{
+        json_object *v;
+
+        if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+                return json_object_get_string(v);
+        return fallback;
+}
+
+int env_format_from_string(const char *s, enum env_format *out)
+{
+        if (strcmp(s, "sh") == 0)
+                *out = ENV_FORMAT_SH;
+        else if (strcmp(s, "docker") == 0)
+                *out = ENV_FORMAT_DOCKER;
+        else if (strcmp(s, "systemd") == 0)
+                *out = ENV_FORMAT_SYSTEMD;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+/* Single quotes keep every character as it is in sh; a quote itself is closed, escaped, reopened. */
+static void sh_quote(FILE *out, const char *s)
+{
+        fputc('\'', out);
+        for (; *s; s++) {
+                if (*s == '\'')
+                        fputs("'\\''", out);
+                else
+                        fputc(*s, out);
+        }
+        fputc('\'', out);
+}
+
+int report_env(FILE *out, FILE *err, json_object *env, enum env_format format)
+{
+        json_object *found, *vars = NULL, *notes = NULL;
+
+        if (!json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found)) {
+                fprintf(err, "sparkc: no fabric found: %s\n", get_str(env, "reason", "unknown reason"));
+                fprintf(err,
+                        "sparkc: not printing NCCL settings that would be wrong; see `sparkc doctor`\n");
+                return -ENODATA;
+        }
+        if (format == ENV_FORMAT_SYSTEMD)
+                fprintf(out, "[Service]\n");
+        fprintf(out, "# sparkd: mode %s: %s\n", get_str(env, "mode", "?"), get_str(env, "mode_reason", ""));
+        json_object_object_get_ex(env, "notes", &notes);
+        for (size_t i = 0; notes && i < json_object_array_length(notes); i++)
+                fprintf(out, "# sparkd: %s\n", json_object_get_string(json_object_array_get_idx(notes, i)));
+        json_object_object_get_ex(env, "variables", &vars);
+        for (size_t i = 0; vars && i < json_object_array_length(vars); i++) {
+                json_object *v = json_object_array_get_idx(vars, i);
+                const char *name = get_str(v, "name", "?"), *value = get_str(v, "value", "");
+
+                fprintf(out, "# %s\n", get_str(v, "why", ""));
+                switch (format) {
+                case ENV_FORMAT_SH:
+                        fprintf(out, "export %s=", name);
+                        sh_quote(out, value);
+                        fputc('\n', out);
+                        break;
+                case ENV_FORMAT_DOCKER:
+                        fprintf(out, "%s=%s\n", name, value);
+                        break;
+                case ENV_FORMAT_SYSTEMD:
+                        fprintf(out, "Environment=\"%s=%s\"\n", name, value);
+                        break;
+                }
+        }
+        return 0;
+}
+
+int report_doctor(FILE *out, json_object *doctor)
+{
+        json_object *checks = NULL;
+        const char *status = get_str(doctor, "status", "fail");
+
+        json_object_object_get_ex(doctor, "checks", &checks);
+        for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i), *evidence = NULL, *fix;
+                const char *s = get_str(c, "status", "?");
+                const char *tag = strcmp(s, "ok") == 0 ? " ok " : strcmp(s, "warn") == 0 ? "WARN" : "FAIL";
+
+                fprintf(out, "[%s] %-15s %s\n", tag, get_str(c, "id", "?"), get_str(c, "summary", ""));
+                json_object_object_get_ex(c, "evidence", &evidence);
+                for (size_t k = 0; evidence && k < json_object_array_length(evidence); k++)
+                        fprintf(out, "       %s\n",
+                                json_object_get_string(json_object_array_get_idx(evidence, k)));
+                if (json_object_object_get_ex(c, "fix", &fix) && fix)
+                        fprintf(out, "       fix: %s\n", json_object_get_string(fix));
+        }
+        fprintf(out, "%s\n",
+                strcmp(status, "ok") == 0     ? "all checks passed"
+                : strcmp(status, "warn") == 0 ? "some checks warn"
+                                              : "some checks failed");
+        return strcmp(status, "ok") == 0 ? 0 : strcmp(status, "warn") == 0 ? 1 : 2;
+}

@@ -1,0 +1,54 @@
+/*
+ * Everything sparkd knows about this node's fabric at one moment, gathered in one struct so the
+ * NCCL environment (envgen.c) and the checks (doctor.c) are pure functions of it: the fabric
+ * netdevs (netif.c), the RDMA devices and GIDs (rdma.c), the driver, GPU and library facts
+ * (hostfacts.c), the addresses on each netdev (from netlink in the daemon, from a file in
+ * tests), the daemon's own memlock limit and the state of the sysctls it keeps.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <net/if.h>
+#include <stdint.h>
+
+#include "hostfacts.h"
+#include "netif.h"
+#include "rdma.h"
+
+struct fabric_address {
+        char ifname[IF_NAMESIZE];
+        char address[64]; /* "192.168.177.11/24" */
+};
+
+struct fabric_sysctl {
+        char name[128];
+        char wanted[128];
+        char actual[128]; /* "" when unreadable */
+};
+
+struct fabric_facts {
+        struct netif_list netifs;
+        struct rdma_inventory rdma;
+        struct hostfacts host;
+        struct fabric_address *addresses;
+        size_t n_addresses;
+        uint64_t memlock_daemon; /* bytes, HOSTFACTS_UNLIMITED for unlimited */
+        unsigned mtu_wanted;
+        struct fabric_sysctl *sysctls;
+        size_t n_sysctls;
+};
+
+/* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added
+ * by the caller. use_verbs: see rdma_scan. */
+int fabric_facts_read(const char *host_root, char *const *patterns, bool use_verbs,
+                      struct fabric_facts *out);
+void fabric_facts_free(struct fabric_facts *facts);
+int fabric_facts_add_address(struct fabric_facts *facts, const char *ifname, const char *address);
+int fabric_facts_add_sysctl(struct fabric_facts *facts, const char *name, const char *wanted,
+                            const char *actual);
+/* Loads "IFNAME ADDRESS/PREFIX" lines (tests model a host's addresses this way). */
+int fabric_facts_load_addresses(struct fabric_facts *facts, const char *path);
+
+/* The first IPv4 address (without prefix) on ifname, or NULL. */
+const char *fabric_ipv4_of(const struct fabric_facts *facts, const char *ifname, char *buf, size_t size);
+json_object *fabric_facts_to_json(const struct fabric_facts *facts);

@@ -1,0 +1,207 @@
+/*
+ * Golden outputs: for each fixture host, what `sparkc env` and `sparkc doctor` print, built by
+ * the same code the daemon and client run (facts -> envgen/doctor JSON -> report text). The
+ * expected text lives in tests/fixtures/hosts/NAME/expected/; UPDATE_GOLDEN=1 rewrites it
+ * (then read the diff before committing it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "doctor.h"
+#include "envgen.h"
+#include "fabric.h"
+#include "report.h"
+#include "test.h"
+
+#ifndef FIXTURES_DIR
+#error "FIXTURES_DIR must name tests/fixtures/hosts (meson passes it)"
+#endif
+
+static char *read_file(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *mem;
+        int c;
+
+        if (!f)
+                return NULL;
+        mem = open_memstream(&buf, &size);
+        while ((c = fgetc(f)) != EOF)
+                fputc(c, mem);
+        fclose(mem);
+        fclose(f);
+        return buf;
+}
+
+static void compare_golden(const char *host, const char *name, const char *actual)
+{
+        char path[640], dir[512];
+        char *expected;
+
+        snprintf(dir, sizeof(dir), "%s/%s/expected", FIXTURES_DIR, host);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (getenv("UPDATE_GOLDEN")) {
+                FILE *f;
+
+                mkdir(dir, 0755);
+                f = fopen(path, "we");
+                fputs(actual, f);
+                fclose(f);
+                return;
+        }
+        expected = read_file(path);
+        CHECK(expected != NULL);
+        if (expected && strcmp(expected, actual) != 0) {
+                fprintf(stderr, "%s differs; got:\n%s\n(UPDATE_GOLDEN=1 rewrites it)\n", path, actual);
+                CHECK(false);
+        }
+        free(expected);
+}
+
+static int load_host(const char *host, struct fabric_facts *f)
+{
+        char root[512], addresses[600];
+        int r;
+
+        snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
+        r = fabric_facts_read(root, NULL, false, f);
+        if (r < 0)
+                return r;
+        snprintf(addresses, sizeof(addresses), "%s/addresses", root);
+        r = fabric_facts_load_addresses(f, addresses);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        /* What the daemon adds from its own process and config, fixed here. */
+        f->memlock_daemon = HOSTFACTS_UNLIMITED;
+        f->mtu_wanted = 9000;
+        fabric_facts_add_sysctl(f, "net.core.rmem_max", "268435456", "268435456");
+        fabric_facts_add_sysctl(f, "net.core.wmem_max", "268435456", "268435456");
+        return 0;
+}
+
+/* Runs env (in `mode`) and doctor for host; returns the env result's mode and the doctor code. */
+static void golden_host(const char *host, enum env_mode mode, const char *env_name, const char **mode_out,
+                        int *doctor_code)
+{
+        struct fabric_facts f;
+        json_object *env, *doctor, *m;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out;
+
+        CHECK(load_host(host, &f) == 0);
+        env = envgen_build(&f, mode);
+        out = open_memstream(&text, &size);
+        if (report_env(out, out, env, ENV_FORMAT_SH) < 0)
+                fprintf(out, "(exit 1)\n");
+        fclose(out);
+        compare_golden(host, env_name, text);
+        free(text);
+        *mode_out = json_object_object_get_ex(env, "mode", &m) ? strdup(json_object_get_string(m))
+                                                               : strdup("none");
+
+        if (doctor_code) {
+                doctor = doctor_run(&f);
+                text = NULL;
+                out = open_memstream(&text, &size);
+                *doctor_code = report_doctor(out, doctor);
+                fprintf(out, "(exit %d)\n", *doctor_code);
+                fclose(out);
+                compare_golden(host, "doctor.txt", text);
+                free(text);
+                json_object_put(doctor);
+        }
+        json_object_put(env);
+        fabric_facts_free(&f);
+}
+
+static void test_spark_twins(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("spark-twins", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK_STREQ(mode, "safe"); /* GB10, proprietary driver */
+        free((char *)mode);
+}
+
+static void test_direct_fabric(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("direct-fabric", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK_STREQ(mode, "safe"); /* GB10 with nvidia_peermem: must never be GDR */
+        CHECK(code == 2);          /* peermem on unified memory, twins on one subnet */
+        free((char *)mode);
+}
+
+static void test_gb10_open_driver(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("gb10-open-driver", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK_STREQ(mode, "dmabuf");
+        free((char *)mode);
+        golden_host("gb10-open-driver", ENV_MODE_SAFE, "env-safe.sh", &mode, NULL);
+        CHECK_STREQ(mode, "safe");
+        free((char *)mode);
+}
+
+static void test_single_port(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("single-port", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        free((char *)mode);
+}
+
+static void test_mesh_two_nics(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("mesh-two-nics", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK_STREQ(mode, "safe"); /* no NVIDIA driver */
+        free((char *)mode);
+}
+
+static void test_gid_index(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("gid-index-5", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        free((char *)mode);
+        golden_host("gid-missing", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK(code == 2);
+        free((char *)mode);
+}
+
+static void test_no_fabric(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("malformed", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK_STREQ(mode, "none");
+        CHECK(code == 2);
+        free((char *)mode);
+}
+
+int main(void)
+{
+        RUN(test_spark_twins);
+        RUN(test_direct_fabric);
+        RUN(test_gb10_open_driver);
+        RUN(test_single_port);
+        RUN(test_mesh_two_nics);
+        RUN(test_gid_index);
+        RUN(test_no_fabric);
+        return test_result();
+}
