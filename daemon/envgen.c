@@ -110,7 +110,7 @@ static enum env_mode choose_mode(const struct hostfacts *h, enum env_mode reques
 
 static void add_gid_index(json_object *vars, json_object *notes, const struct active_port *ports, size_t n)
 {
-        char why[512] = "", missing[256] = "", indices[256] = "";
+        char why[1024] = "", missing[256] = "", indices[256] = "";
         int index = -2;
         bool same = true;
 
