@@ -696,7 +696,10 @@ void conf_free(struct sparkd_config *c)
                 free(c->sysctls[i].value);
         }
         free(c->sysctls);
+        free(c->host_root);
         free(c->sysfs_root);
+        free(c->procfs_root);
+        free(c->etc_root);
         free(c->path);
         free(c->node_name);
         free(c->state_dir);
