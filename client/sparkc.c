@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster_key.h"
 #include "config.h"
 #include "jsonrpc.h"
 #include "macro.h"
@@ -527,6 +528,90 @@ static int cmd_fabric(const struct client_options *o, int argc, char **argv)
         return EXIT_OK;
 }
 
+static int cmd_peers(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        json_object *list = NULL;
+        int r;
+
+        if (no_args("peers", argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = call(o, "peers", NULL, &resp, NULL);
+        if (r < 0)
+                return -r;
+        if (o->json) {
+                print_json(resp.result);
+                jsonrpc_response_done(&resp);
+                return EXIT_OK;
+        }
+        printf("peering %s, key %s, port %d, mDNS %s\n\n", get_bool(resp.result, "peering") ? "on" : "OFF",
+               get_string(resp.result, "key_id", "none"), get_int(resp.result, "port"),
+               get_string(resp.result, "mdns", "?"));
+        json_object_object_get_ex(resp.result, "peers", &list);
+        if (!list || json_object_array_length(list) == 0) {
+                printf("no peers: none found over mDNS and none in [peers] static\n");
+        } else {
+                printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", "PEER", "STATE", "SINCE", "VIA",
+                       "LOCAL", "REMOTE", "MTU HERE/PEER", "NOTE");
+        }
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *via = NULL, *mtu = NULL, *addrs = NULL;
+                char mtu_s[32] = "-";
+                const char *name = get_string(p, "name", NULL);
+
+                json_object_object_get_ex(p, "via", &via);
+                json_object_object_get_ex(p, "mtu", &mtu);
+                json_object_object_get_ex(p, "addresses", &addrs);
+                if (!name)
+                        name = get_string(p, "static", NULL);
+                if (!name && addrs && json_object_array_length(addrs) > 0)
+                        name = json_object_get_string(json_object_array_get_idx(addrs, 0));
+                if (mtu && get_int(mtu, "local") && get_int(mtu, "peer"))
+                        snprintf(mtu_s, sizeof(mtu_s), "%d/%d%s", get_int(mtu, "local"),
+                                 get_int(mtu, "peer"), get_bool(mtu, "mismatch") ? " MISMATCH" : "");
+                printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
+                       get_string(p, "state", "?"), get_string(p, "since", "?"),
+                       via ? get_string(via, "iface", "-") : "-", via ? get_string(via, "local", "-") : "-",
+                       via ? get_string(via, "remote", "-") : "-", mtu_s, get_string(p, "error", ""));
+        }
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}
+
+static int cmd_keygen(const struct client_options *o, int argc, char **argv)
+{
+        const char *path = CLUSTER_KEY_PATH;
+        struct cluster_key key;
+        bool force = false;
+        int r;
+
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--force") == 0)
+                        force = true;
+                else if (argv[i][0] != '-')
+                        path = argv[i];
+                else {
+                        fprintf(stderr, "usage: sparkc keygen [--force] [FILE]\n");
+                        return EXIT_DAEMON_ERROR;
+                }
+        }
+        r = cluster_key_generate(path, force, &key);
+        if (r == -EEXIST) {
+                fprintf(stderr,
+                        "sparkc: keygen: %s exists; every node needs the same key, so copy that one "
+                        "(--force replaces it and cuts this node off until the others have the new one)\n",
+                        path);
+                return EXIT_DAEMON_ERROR;
+        }
+        if (r < 0) {
+                fprintf(stderr, "sparkc: keygen: cannot write %s: %s\n", path, strerror(-r));
+                return EXIT_DAEMON_ERROR;
+        }
+        printf("wrote a new cluster key to %s (id %s); copy it to every node (mode 600) and reload sparkd\n",
+               path, key.id);
+        return EXIT_OK;
+}
+
 static const struct command commands[] = {
         { "status", "the node, version, uptime, config and enforcement mode", cmd_status },
         { "version", "the client's and the daemon's versions", cmd_version },
@@ -537,6 +622,8 @@ static const struct command commands[] = {
         { "env [--mode M] [--format F]",
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env },
         { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
+        { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
+        { "keygen [--force] [FILE]", "write a new cluster key (default " CLUSTER_KEY_PATH ")", cmd_keygen },
         { "watch [EVENT]...", "print events as they happen (all, or the types named)", cmd_watch },
         {},
 };

@@ -359,6 +359,65 @@ static int parse_flap_window(struct conf_parse *p, const char *value, const char
         return parse_usec_range(value, 1000000ULL, 3600000000ULL, &p->config->flap_window_usec);
 }
 
+static int parse_peer_port(struct conf_parse *p, const char *value, const char **why)
+{
+        uint64_t port;
+        int r;
+
+        *why = "a TCP port from 1 to 65535";
+        r = parse_uint64(value, 10, 1, 65535, &port);
+        if (r < 0)
+                return r;
+        p->config->peer_port = (uint16_t)port;
+        return 0;
+}
+
+static int parse_key_file(struct conf_parse *p, const char *value, const char **why)
+{
+        int r = parse_absolute_path(value, PATH_MAX, why);
+
+        return r < 0 ? r : replace_string(&p->config->key_file, value);
+}
+
+static int parse_static_peers(struct conf_parse *p, const char *value, const char **why)
+{
+        char **peers = NULL;
+        int r = strv_split(value, &peers);
+
+        if (r < 0)
+                return r;
+        *why = "IPv4 addresses or host names separated by spaces";
+        for (char **s = peers; *s; s++) {
+                if (strlen(*s) > 253 ||
+                    strspn(*s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") !=
+                            strlen(*s)) {
+                        strv_free(peers);
+                        return -EINVAL;
+                }
+        }
+        strv_free(p->config->static_peers);
+        p->config->static_peers = peers;
+        return 0;
+}
+
+static int parse_mdns(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "yes or no";
+        return parse_bool(value, &p->config->mdns);
+}
+
+static int parse_heartbeat(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a duration from 100ms to 60s";
+        return parse_usec_range(value, 100000ULL, 60000000ULL, &p->config->heartbeat_usec);
+}
+
+static int parse_peer_timeout(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a duration from 1s to 10m";
+        return parse_usec_range(value, 1000000ULL, 600000000ULL, &p->config->peer_timeout_usec);
+}
+
 /* clang-format off */
 static const struct conf_key conf_keys[] = {
         { "daemon", "node_name",        parse_node_name },
@@ -372,6 +431,12 @@ static const struct conf_key conf_keys[] = {
         { "fabric", "mtu",              parse_fabric_mtu },
         { "fabric", "flap_threshold",   parse_flap_threshold },
         { "fabric", "flap_window",      parse_flap_window },
+        { "peers",  "port",             parse_peer_port },
+        { "peers",  "key_file",         parse_key_file },
+        { "peers",  "static",           parse_static_peers },
+        { "peers",  "mdns",             parse_mdns },
+        { "peers",  "heartbeat_interval", parse_heartbeat },
+        { "peers",  "timeout",          parse_peer_timeout },
         { "api",    "socket",           parse_socket_path },
         { "api",    "socket_mode",      parse_socket_mode },
         { "api",    "socket_group",     parse_socket_group },
@@ -600,6 +665,13 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         if (conf_set_host_root(c, "/") < 0)
                 return -ENOMEM;
         c->fabric_mtu = 9000;
+        c->peer_port = 7471;
+        c->key_file = strdup(SPARKD_KEY_PATH);
+        c->mdns = true;
+        c->heartbeat_usec = 2 * 1000000ULL;
+        c->peer_timeout_usec = 6 * 1000000ULL;
+        if (!c->key_file)
+                return -ENOMEM;
         c->flap_threshold = 3;
         c->flap_window_usec = 60 * 1000000ULL;
         /* Seed 002's socket buffer sizes: NCCL's socket transport and TCP probes need them. */
@@ -700,6 +772,8 @@ void conf_free(struct sparkd_config *c)
         free(c->sysfs_root);
         free(c->procfs_root);
         free(c->etc_root);
+        free(c->key_file);
+        strv_free(c->static_peers);
         free(c->path);
         free(c->node_name);
         free(c->state_dir);

@@ -45,6 +45,14 @@ struct sparkd_config {
         unsigned flap_threshold;
         uint64_t flap_window_usec;
 
+        /* [peers] */
+        uint16_t peer_port;
+        char *key_file;
+        char **static_peers; /* addresses or names */
+        bool mdns;
+        uint64_t heartbeat_usec;
+        uint64_t peer_timeout_usec;
+
         /* [sysctl]: name (dotted) and wanted value, in file order; a later file replaces */
         struct conf_sysctl *sysctls;
         size_t n_sysctls;

@@ -214,10 +214,23 @@ static int method_links(struct api_request *req, json_object *params, void *user
         return 0;
 }
 
+static int method_peers(struct api_request *req, json_object *params, void *userdata)
+{
+        struct sparkd *d = userdata;
+        json_object *o;
+
+        if (!params_are_empty(params))
+                return reply_no_params_expected(req);
+        o = peers_to_json(d->peers);
+        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
+        api_request_reply(req, o);
+        return 0;
+}
+
 static const struct api_method control_methods[] = {
         { "status", method_status, false }, { "version", method_version, false },
         { "reload", method_reload, true },  { "subscribe", method_subscribe, false },
-        { "links", method_links, false },
+        { "links", method_links, false },   { "peers", method_peers, false },
 };
 
 int control_register(struct sparkd *d)

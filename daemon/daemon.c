@@ -63,7 +63,10 @@ static int sparkd_apply_host_state(struct sparkd *d)
 
         if (r < 0)
                 return r;
-        return sysctl_keeper_configure(d->sysctls, d->config);
+        r = sysctl_keeper_configure(d->sysctls, d->config);
+        if (r < 0)
+                return r;
+        return peers_configure(d->peers, d->config);
 }
 
 /* Settings that need a new socket or a new state directory are read only at start. */
@@ -194,6 +197,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = sysctl_keeper_new(d->base, "/proc/sys", &d->sysctls);
         if (r < 0)
                 goto fail;
+        r = peers_new(d->base, d->links, d->node_id, &d->peers);
+        if (r < 0)
+                goto fail;
         r = control_register(d);
         if (r >= 0)
                 r = fabric_api_register(d);
@@ -247,6 +253,7 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        peers_free(d->peers);
         links_free(d->links);
         sysctl_keeper_free(d->sysctls);
         api_server_free(d->api);

@@ -14,6 +14,7 @@
 #include "links.h"
 #include "log.h"
 #include "node_id.h"
+#include "peers.h"
 #include "store.h"
 #include "sysctl.h"
 
@@ -34,6 +35,7 @@ struct sparkd {
         struct api_server *api;
         struct links *links;
         struct sysctl_keeper *sysctls;
+        struct peers *peers;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
@@ -57,7 +59,7 @@ const char *sparkd_socket_path(const struct sparkd *d);
 const char *sparkd_state_dir(const struct sparkd *d);
 double sparkd_uptime_sec(const struct sparkd *d);
 
-/* The control methods: status, version, reload, subscribe, links. */
+/* The control methods: status, version, reload, subscribe, links, peers. */
 int control_register(struct sparkd *d);
 /* The fabric methods: fabric, env, doctor. */
 int fabric_api_register(struct sparkd *d);

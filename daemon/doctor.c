@@ -432,6 +432,90 @@ static void check_nccl(struct check *c, const struct fabric_facts *f)
                   f->host.nccl_version[0] ? f->host.nccl_version : "(version unknown)");
 }
 
+static const char *jstr(json_object *o, const char *key, const char *fallback)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && v && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v)
+                       : fallback;
+}
+
+static void check_peers(struct check *c, const struct fabric_facts *f)
+{
+        json_object *list = NULL, *v;
+        size_t up = 0, rejected = 0, down = 0, mismatched = 0, n;
+
+        check_begin(c, "peers");
+        if (!json_object_object_get_ex(f->peers, "peering", &v) || !json_object_get_boolean(v)) {
+                check_end(c, DOCTOR_FAIL,
+                          "make a key once (sparkc keygen), copy /etc/sparkd/cluster.key to every node "
+                          "(mode 600), "
+                          "then systemctl reload sparkd",
+                          "peering is off: no usable cluster key (see the journal: journalctl -u sparkd)");
+                return;
+        }
+        json_object_object_get_ex(f->peers, "peers", &list);
+        n = list ? json_object_array_length(list) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *p = json_object_array_get_idx(list, i), *mtu = NULL, *addrs = NULL;
+                const char *state = jstr(p, "state", "?");
+                const char *name = jstr(p, "name", jstr(p, "static", "?"));
+
+                json_object_object_get_ex(p, "mtu", &mtu);
+                json_object_object_get_ex(p, "addresses", &addrs);
+                if (strcmp(name, "?") == 0 && addrs && json_object_array_length(addrs))
+                        name = json_object_get_string(json_object_array_get_idx(addrs, 0));
+                if (strcmp(state, "self") == 0)
+                        continue;
+                up += strcmp(state, "up") == 0;
+                rejected += strcmp(state, "rejected") == 0;
+                down += strcmp(state, "up") != 0 && strcmp(state, "rejected") != 0;
+                if (mtu && json_object_object_get_ex(mtu, "mismatch", &v) && json_object_get_boolean(v)) {
+                        json_object *l, *r;
+
+                        json_object_object_get_ex(mtu, "local", &l);
+                        json_object_object_get_ex(mtu, "peer", &r);
+                        mismatched++;
+                        evidence(c, "%s: %s, MTU %d here but %d at its end", name, state,
+                                 json_object_get_int(l), json_object_get_int(r));
+                        continue;
+                }
+                evidence(c, "%s: %s%s%s", name, state, jstr(p, "error", NULL) ? ": " : "",
+                         jstr(p, "error", ""));
+        }
+        if (n == 0) {
+                check_end(c, DOCTOR_WARN,
+                          "check that avahi-daemon runs on every node, or list the others in [peers] static",
+                          "no peers found");
+                return;
+        }
+        if (rejected) {
+                check_end(c, DOCTOR_FAIL,
+                          "copy the same /etc/sparkd/cluster.key to every node, then reload sparkd",
+                          "%zu peer%s rejected: the cluster key differs", rejected,
+                          rejected == 1 ? "" : "s");
+                return;
+        }
+        if (mismatched) {
+                check_end(c, DOCTOR_FAIL,
+                          "set the same MTU at both ends of each cable ([fabric] mtu on both nodes); the "
+                          "smaller one "
+                          "drops larger frames",
+                          "MTU differs at the two ends of %zu cable%s", mismatched,
+                          mismatched == 1 ? "" : "s");
+                return;
+        }
+        if (down) {
+                check_end(c, DOCTOR_WARN,
+                          "check the cable and the other node's sparkd (sparkc status there)",
+                          "%zu of %zu peers not up", down, up + down);
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "%zu peer%s up, authenticated, MTU equal at both ends", up,
+                  up == 1 ? "" : "s");
+}
+
 json_object *doctor_run(const struct fabric_facts *f)
 {
         struct check c = { .checks = json_object_new_array(), .worst = DOCTOR_OK };
@@ -447,6 +531,8 @@ json_object *doctor_run(const struct fabric_facts *f)
         check_gdr_risk(&c, f);
         check_roce_gid(&c, f);
         check_nccl(&c, f);
+        if (f->peers)
+                check_peers(&c, f);
         json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(c.worst)));
         json_object_object_add(o, "checks", c.checks);
         return o;

@@ -28,6 +28,10 @@ static const struct event_info event_table[_EVENT_TYPE_MAX] = {
                                           LOG_WARNING },
         [EVENT_ADMIN_STATE_DRIFT] = { "admin-state-drift", "de5e0dc182744ef78185629be58d208d", LOG_WARNING },
         [EVENT_SYSCTL_CORRECTED] = { "sysctl-corrected", "4a3c61b33d764d67aa38109dbfc3124d", LOG_WARNING },
+        [EVENT_PEER_UP] = { "peer-up", "70d2c0667bb84f07b8d687af4b16e346", LOG_NOTICE },
+        [EVENT_PEER_DOWN] = { "peer-down", "39589fe4ae084e51a6fbe5b5f413d3bc", LOG_WARNING },
+        [EVENT_PEER_REJECTED] = { "peer-rejected", "1ed7ce7360b548378342e98bdcb71c4a", LOG_WARNING },
+        [EVENT_PEER_MTU_MISMATCH] = { "mtu-mismatch", "2b92a0878e94496c9ab9fc4f7f6fb86b", LOG_ERR },
         [EVENT_SYSCTL_DRIFT] = { "sysctl-drift", "3695865f89ff47b8bde8d62e63f97631", LOG_WARNING },
 };
 

@@ -25,6 +25,10 @@ enum event_type {
         EVENT_ADMIN_STATE_DRIFT,
         EVENT_SYSCTL_CORRECTED,
         EVENT_SYSCTL_DRIFT,
+        EVENT_PEER_UP,
+        EVENT_PEER_DOWN,
+        EVENT_PEER_REJECTED,
+        EVENT_PEER_MTU_MISMATCH,
         _EVENT_TYPE_MAX,
 };
 

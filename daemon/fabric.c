@@ -40,6 +40,7 @@ void fabric_facts_free(struct fabric_facts *f)
         hostfacts_free(&f->host);
         free(f->addresses);
         free(f->sysctls);
+        json_object_put(f->peers);
         *f = (struct fabric_facts){ 0 };
 }
 

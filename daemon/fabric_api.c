@@ -47,6 +47,7 @@ static int gather(struct sparkd *d, struct fabric_facts *f)
                 }
         }
         json_object_put(sysctls);
+        f->peers = peers_to_json(d->peers);
         return 0;
 }
 

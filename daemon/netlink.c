@@ -208,11 +208,14 @@ int netlink_query_link(struct netlink *nl, int ifindex, struct netlink_link *out
 
 static int change_link(struct netlink *nl, int ifindex, struct rtnl_link *changes)
 {
-        struct rtnl_link *orig = rtnl_link_get(nl->links, ifindex);
+        /* The request names the link by index only. Passing the cached object instead makes libnl
+         * consult the link type's operations, which crashes for a veth that changed namespace. */
+        struct rtnl_link *orig = rtnl_link_alloc();
         int r;
 
         if (!orig)
-                return -ENODEV;
+                return -ENOMEM;
+        rtnl_link_set_ifindex(orig, ifindex);
         r = rtnl_link_change(nl->ctl_sk, orig, changes, 0);
         rtnl_link_put(orig);
         return r < 0 ? nl_to_errno(r) : 0;

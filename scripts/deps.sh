@@ -6,11 +6,13 @@ set -euo pipefail
 build_packages=(
         gcc meson ninja-build pkg-config
         libevent-dev libjson-c-dev libsystemd-dev libinih-dev
+        libnl-3-dev libnl-route-3-dev libssl-dev libavahi-client-dev libibverbs-dev
         systemd
 )
 test_packages=(
         "${build_packages[@]}"
         iproute2 procps util-linux python3
+        avahi-daemon avahi-utils dbus
         clang-format
         dpkg-dev debhelper fakeroot lintian
 )

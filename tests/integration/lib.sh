@@ -16,7 +16,7 @@ command -v ip >/dev/null || skip "needs ip (iproute2)"
 
 TEST_TMP=$(mktemp -d "/tmp/sparkd-$TEST_NAME.XXXXXX")
 chmod 755 "$TEST_TMP"
-declare -a NAMESPACES=() DAEMON_PIDS=()
+declare -a DAEMON_PIDS=()
 declare -A DAEMON_PID_OF=()
 
 cleanup() {
@@ -28,7 +28,7 @@ cleanup() {
                 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
                 kill -KILL "$pid" 2>/dev/null || true
         done
-        for ns in "${NAMESPACES[@]}"; do
+        for ns in $(ip netns list | awk '{print $1}' | grep "^sparkd-$$-" || true); do
                 ip netns del "$ns" 2>/dev/null || true
         done
         if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
@@ -55,11 +55,12 @@ pass() {
 
 step() { echo "--- $*"; }
 
-# netns_new SHORTNAME: a namespace of our own, with loopback up; prints its real name.
+# netns_new SHORTNAME: a namespace of our own, with loopback up; prints its real name. Callers
+# use a=$(netns_new a), a subshell, so the name is derived ($$ is the test's PID there too) and
+# cleanup deletes every namespace with this test's prefix.
 netns_new() {
         local ns="sparkd-$$-$1"
         ip netns add "$ns"
-        NAMESPACES+=("$ns")
         ip -n "$ns" link set lo up
         echo "$ns"
 }
@@ -102,7 +103,9 @@ wait_until() {
 sparkd_start() {
         local name=$1 ns=$2 pid
         shift 2
-        ip netns exec "$ns" "$SPARKD" --foreground --log-target=stderr --socket "$(sock_of "$name")" \
+        # No system bus for these daemons: a host's real avahi-daemon must not see test nodes.
+        DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TEST_TMP/no-bus \
+                ip netns exec "$ns" "$SPARKD" --foreground --log-target=stderr --socket "$(sock_of "$name")" \
                 --state-dir "$TEST_TMP/$name.state" "$@" >>"$(log_of "$name")" 2>&1 &
         pid=$!
         DAEMON_PIDS+=("$pid")

@@ -1,0 +1,112 @@
+#include "peer_tls.h"
+
+#include <openssl/err.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Names the key's purpose, so the same key could never be mistaken for another protocol's PSK. */
+#define PSK_IDENTITY "sparkd-cluster-v1"
+
+static int key_index = -1;
+
+/* TLS_AES_128_GCM_SHA256: its hash must match the session's for the PSK to be usable. */
+static const unsigned char tls13_aes128gcmsha256[] = { 0x13, 0x01 };
+
+static SSL_SESSION *psk_session(SSL *ssl)
+{
+        const struct cluster_key *key = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), key_index);
+        const SSL_CIPHER *cipher = SSL_CIPHER_find(ssl, tls13_aes128gcmsha256);
+        SSL_SESSION *s;
+
+        if (!key || !cipher)
+                return NULL;
+        s = SSL_SESSION_new();
+        if (!s)
+                return NULL;
+        if (!SSL_SESSION_set1_master_key(s, key->bytes, sizeof(key->bytes)) ||
+            !SSL_SESSION_set_cipher(s, cipher) || !SSL_SESSION_set_protocol_version(s, TLS1_3_VERSION)) {
+                SSL_SESSION_free(s);
+                return NULL;
+        }
+        return s;
+}
+
+static int use_session_cb(SSL *ssl, const EVP_MD *md, const unsigned char **id, size_t *idlen,
+                          SSL_SESSION **sess)
+{
+        SSL_SESSION *s = psk_session(ssl);
+
+        if (!s)
+                return 0;
+        if (md && md != SSL_CIPHER_get_handshake_digest(SSL_SESSION_get0_cipher(s))) {
+                /* A HelloRetryRequest chose another hash: offer no PSK rather than a wrong one. */
+                SSL_SESSION_free(s);
+                *sess = NULL;
+                return 1;
+        }
+        *id = (const unsigned char *)PSK_IDENTITY;
+        *idlen = strlen(PSK_IDENTITY);
+        *sess = s;
+        return 1;
+}
+
+static int find_session_cb(SSL *ssl, const unsigned char *identity, size_t len, SSL_SESSION **sess)
+{
+        *sess = NULL;
+        if (len != strlen(PSK_IDENTITY) || memcmp(identity, PSK_IDENTITY, len) != 0)
+                return 1; /* unknown identity: the handshake fails without a PSK */
+        *sess = psk_session(ssl);
+        return *sess ? 1 : 0;
+}
+
+static void free_key(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+        OPENSSL_clear_free(ptr, sizeof(struct cluster_key));
+}
+
+SSL_CTX *peer_tls_context_new(const struct cluster_key *key)
+{
+        SSL_CTX *ctx;
+        struct cluster_key *copy;
+
+        if (key_index < 0)
+                key_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_key);
+        ctx = SSL_CTX_new(TLS_method());
+        if (!ctx)
+                return NULL;
+        copy = OPENSSL_malloc(sizeof(*copy));
+        if (!copy || !SSL_CTX_set_ex_data(ctx, key_index, copy)) {
+                OPENSSL_free(copy);
+                SSL_CTX_free(ctx);
+                return NULL;
+        }
+        memcpy(copy, key, sizeof(*copy));
+        if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) ||
+            !SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256")) {
+                SSL_CTX_free(ctx);
+                return NULL;
+        }
+        /* No tickets: every connection proves the key again. */
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+        SSL_CTX_set_num_tickets(ctx, 0);
+        SSL_CTX_set_psk_use_session_callback(ctx, use_session_cb);
+        SSL_CTX_set_psk_find_session_callback(ctx, find_session_cb);
+        return ctx;
+}
+
+void peer_tls_context_free(SSL_CTX *ctx)
+{
+        SSL_CTX_free(ctx);
+}
+
+const char *peer_tls_last_error(char *buf, size_t size)
+{
+        unsigned long e = ERR_get_error();
+
+        if (!e)
+                snprintf(buf, size, "connection closed during the handshake");
+        else
+                ERR_error_string_n(e, buf, size);
+        ERR_clear_error();
+        return buf;
+}

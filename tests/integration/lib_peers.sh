@@ -1,0 +1,42 @@
+# Peering helpers for integration tests, sourced after lib.sh.
+
+# peer_conf NAME IFACES STATIC [EXTRA...]: writes $TEST_TMP/NAME.conf for a daemon that manages
+# IFACES, knows STATIC peers, uses the test's cluster key and quick heartbeats, and leaves the
+# host's sysctls alone. Extra lines are appended as they are.
+peer_conf() {
+        local name=$1 ifaces=$2 static=$3
+        shift 3
+        {
+                printf '[daemon]\nnode_name = %s\n' "$name"
+                printf '[fabric]\ninterfaces = %s\n' "$ifaces"
+                printf '[peers]\nkey_file = %s\nstatic = %s\nmdns = no\n' "${KEY_FILE:-$TEST_TMP/cluster.key}" "$static"
+                printf 'heartbeat_interval = 300ms\ntimeout = 1500ms\n'
+                printf '[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n'
+                for line in "$@"; do printf '%s\n' "$line"; done
+        } >"$TEST_TMP/$name.conf"
+}
+
+# peer_field NAME PEER PYEXPR: evaluates PYEXPR over the peer entry `p` that NAME's daemon has
+# for PEER (matched by name or address); prints None when there is none.
+peer_field() {
+        local json
+        json=$(sparkc_of "$1" --json peers 2>/dev/null) || { echo None; return; }
+        python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); who = sys.argv[2]
+for p in d["peers"]:
+    if p.get("name") == who or who in p.get("addresses", []) or p.get("static") == who:
+        print(eval(sys.argv[3])); break
+else:
+    print(None)' "$json" "$2" "$3"
+}
+
+# wait_peer_state NAME PEER STATE TIMEOUT_SEC
+wait_peer_state() {
+        local i
+        for ((i = 0; i < $4 * 10; i++)); do
+                [ "$(peer_field "$1" "$2" 'p["state"]')" = "$3" ] && return 0
+                sleep 0.1
+        done
+        return 1
+}
