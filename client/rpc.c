@@ -156,6 +156,14 @@ int rpc_read_message(struct rpc_client *c, int timeout_ms, struct jsonrpc_respon
 
 int rpc_call(struct rpc_client *c, const char *method, json_object *params, struct jsonrpc_response *resp)
 {
+        return rpc_call_notify(c, method, params, resp, NULL, NULL);
+}
+
+int rpc_call_notify(struct rpc_client *c, const char *method, json_object *params,
+                    struct jsonrpc_response *resp,
+                    void (*on_notify)(const char *method, json_object *params, void *userdata),
+                    void *userdata)
+{
         int64_t id = c->next_id++;
         json_object *msg = jsonrpc_request_new(method, params, id);
         size_t len;
@@ -185,6 +193,8 @@ int rpc_call(struct rpc_client *c, const char *method, json_object *params, stru
                 if (!resp->method && (!resp->id || json_object_is_type(resp->id, json_type_null)) &&
                     resp->error_message)
                         return 0; /* the daemon refused the whole line (too busy, too large) */
+                if (resp->method && on_notify)
+                        on_notify(resp->method, resp->params, userdata);
                 jsonrpc_response_done(resp);
         }
 }

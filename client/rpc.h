@@ -16,5 +16,11 @@ void rpc_close(struct rpc_client *c);
 /* Sends method(params) (params taken over, may be NULL) and waits for its response. */
 int rpc_call(struct rpc_client *c, const char *method, json_object *params, struct jsonrpc_response *resp);
 
+/* Like rpc_call, with notifications that arrive before the answer handed to on_notify. */
+int rpc_call_notify(struct rpc_client *c, const char *method, json_object *params,
+                    struct jsonrpc_response *resp,
+                    void (*on_notify)(const char *method, json_object *params, void *userdata),
+                    void *userdata);
+
 /* Waits for the next message (-1 timeout_ms waits forever); -ECONNRESET when the daemon closed. */
 int rpc_read_message(struct rpc_client *c, int timeout_ms, struct jsonrpc_response *resp);

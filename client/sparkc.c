@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "client.h"
 #include "cluster_key.h"
 #include "config.h"
 #include "jsonrpc.h"
@@ -20,12 +21,6 @@ enum {
         EXIT_OK = 0,
         EXIT_DAEMON_ERROR = 1,
         EXIT_UNREACHABLE = 2,
-};
-
-struct client_options {
-        const char *socket_path;
-        bool json;
-        int timeout_ms;
 };
 
 struct command {
@@ -111,14 +106,14 @@ static int call(const struct client_options *o, const char *method, json_object 
         return 0;
 }
 
-static void print_json(json_object *obj)
+void client_print_json(json_object *obj)
 {
         printf("%s\n",
                json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-static const char *get_string(json_object *obj, const char *key, const char *fallback)
+const char *client_get_string(json_object *obj, const char *key, const char *fallback)
 {
         json_object *v;
 
@@ -171,20 +166,20 @@ static int cmd_status(const struct client_options *o, int argc, char **argv)
                 return -r;
         s = resp.result;
         if (o->json) {
-                print_json(s);
+                client_print_json(s);
         } else {
                 format_duration_sec((uint64_t)get_double(s, "uptime_sec"), uptime, sizeof(uptime));
-                printf("node        %s\n", get_string(s, "node", "?"));
-                printf("node id     %s\n", get_string(s, "node_id", "?"));
-                printf("version     %s (api %d)\n", get_string(s, "version", "?"),
+                printf("node        %s\n", client_get_string(s, "node", "?"));
+                printf("node id     %s\n", client_get_string(s, "node_id", "?"));
+                printf("version     %s (api %d)\n", client_get_string(s, "version", "?"),
                        get_int(s, "api_version"));
-                printf("uptime      %s (since %s)\n", uptime, get_string(s, "started_at", "?"));
-                printf("mode        %s\n", get_string(s, "mode", "?"));
-                printf("config      %s%s\n", get_string(s, "config_path", "?"),
+                printf("uptime      %s (since %s)\n", uptime, client_get_string(s, "started_at", "?"));
+                printf("mode        %s\n", client_get_string(s, "mode", "?"));
+                printf("config      %s%s\n", client_get_string(s, "config_path", "?"),
                        get_bool(s, "config_found") ? "" : " (not found: built-in defaults)");
-                printf("socket      %s%s\n", get_string(s, "socket", "?"),
+                printf("socket      %s%s\n", client_get_string(s, "socket", "?"),
                        get_bool(s, "socket_activated") ? " (from systemd)" : "");
-                printf("state dir   %s%s\n", get_string(s, "state_dir", "?"),
+                printf("state dir   %s%s\n", client_get_string(s, "state_dir", "?"),
                        get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
         }
         jsonrpc_response_done(&resp);
@@ -202,10 +197,10 @@ static int cmd_version(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return -r;
         if (o->json)
-                print_json(resp.result);
+                client_print_json(resp.result);
         else
                 printf("sparkc %s\nsparkd %s (api %d)\n", SPARKD_VERSION,
-                       get_string(resp.result, "version", "?"), get_int(resp.result, "api_version"));
+                       client_get_string(resp.result, "version", "?"), get_int(resp.result, "api_version"));
         jsonrpc_response_done(&resp);
         return EXIT_OK;
 }
@@ -222,12 +217,12 @@ static void print_config_errors(json_object *data)
                 int line = get_int(e, "line");
 
                 if (line > 0)
-                        fprintf(stderr, "  %s:%d: %s\n", get_string(e, "file", "?"), line,
-                                get_string(e, "message", "?"));
+                        fprintf(stderr, "  %s:%d: %s\n", client_get_string(e, "file", "?"), line,
+                                client_get_string(e, "message", "?"));
                 else
-                        fprintf(stderr, "  %s%s%s\n", get_string(e, "file", ""),
+                        fprintf(stderr, "  %s%s%s\n", client_get_string(e, "file", ""),
                                 json_object_object_get_ex(e, "file", NULL) ? ": " : "",
-                                get_string(e, "message", "?"));
+                                client_get_string(e, "message", "?"));
         }
 }
 
@@ -256,9 +251,9 @@ static int cmd_reload(const struct client_options *o, int argc, char **argv)
                 return EXIT_DAEMON_ERROR;
         }
         if (o->json)
-                print_json(resp.result);
+                client_print_json(resp.result);
         else
-                printf("config reloaded from %s%s\n", get_string(resp.result, "config_path", "?"),
+                printf("config reloaded from %s%s\n", client_get_string(resp.result, "config_path", "?"),
                        get_bool(resp.result, "config_found") ? "" : " (not found: built-in defaults)");
         jsonrpc_response_done(&resp);
         return EXIT_OK;
@@ -268,8 +263,8 @@ static void print_event(json_object *ev)
 {
         json_object *fields;
 
-        printf("%s  %-18s %s", get_string(ev, "time", "?"), get_string(ev, "event", "?"),
-               get_string(ev, "message", ""));
+        printf("%s  %-18s %s", client_get_string(ev, "time", "?"), client_get_string(ev, "event", "?"),
+               client_get_string(ev, "message", ""));
         if (json_object_object_get_ex(ev, "fields", &fields) &&
             json_object_is_type(fields, json_type_object)) {
                 json_object_object_foreach(fields, key, val)
@@ -343,7 +338,7 @@ static void print_link_row(json_object *l)
         else
                 snprintf(speed, sizeof(speed), "-");
         snprintf(state, sizeof(state), "%s%s",
-                 get_bool(l, "admin_up") ? get_string(l, "operstate", "?") : "admin-down",
+                 get_bool(l, "admin_up") ? client_get_string(l, "operstate", "?") : "admin-down",
                  get_bool(l, "flapping") ? ",flapping" : "");
         if (json_object_object_get_ex(l, "drift", &drift) && json_object_array_length(drift) > 0) {
                 used += (size_t)snprintf(notes + used, sizeof(notes) - used, "drift:");
@@ -359,9 +354,9 @@ static void print_link_row(json_object *l)
             used < sizeof(notes))
                 used += (size_t)snprintf(notes + used, sizeof(notes) - used, "%s%s", used ? "; " : "",
                                          json_object_get_string(json_object_array_get_idx(addrs, 0)));
-        printf("%-16s %-16s %-20s %-11s %-6s %6d %6d  %-20s %s\n", get_string(l, "name", "?"),
-               get_string(l, "twin", "-"), state, mtu, speed, get_int(l, "flaps"), get_int(l, "corrections"),
-               get_string(l, "last_change", "-"), notes);
+        printf("%-16s %-16s %-20s %-11s %-6s %6d %6d  %-20s %s\n", client_get_string(l, "name", "?"),
+               client_get_string(l, "twin", "-"), state, mtu, speed, get_int(l, "flaps"),
+               get_int(l, "corrections"), client_get_string(l, "last_change", "-"), notes);
 }
 
 static int cmd_links(const struct client_options *o, int argc, char **argv)
@@ -376,11 +371,11 @@ static int cmd_links(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return -r;
         if (o->json) {
-                print_json(resp.result);
+                client_print_json(resp.result);
                 jsonrpc_response_done(&resp);
                 return EXIT_OK;
         }
-        printf("mode %s\n\n", get_string(resp.result, "mode", "?"));
+        printf("mode %s\n\n", client_get_string(resp.result, "mode", "?"));
         json_object_object_get_ex(resp.result, "links", &links);
         if (!links || json_object_array_length(links) == 0) {
                 printf("no fabric interfaces: no netdev is backed by an RDMA device and [fabric] interfaces "
@@ -398,9 +393,9 @@ static int cmd_links(const struct client_options *o, int argc, char **argv)
                 for (size_t i = 0; i < json_object_array_length(sysctls); i++) {
                         json_object *s = json_object_array_get_idx(sysctls, i);
 
-                        printf("%-32s %-24s %-24s %-10s %d\n", get_string(s, "name", "?"),
-                               get_string(s, "actual", "?"), get_string(s, "wanted", "?"),
-                               get_string(s, "state", "?"), get_int(s, "corrections"));
+                        printf("%-32s %-24s %-24s %-10s %d\n", client_get_string(s, "name", "?"),
+                               client_get_string(s, "actual", "?"), client_get_string(s, "wanted", "?"),
+                               client_get_string(s, "state", "?"), get_int(s, "corrections"));
                 }
         }
         jsonrpc_response_done(&resp);
@@ -449,7 +444,7 @@ static int cmd_env(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return -r;
         if (o->json)
-                print_json(resp.result);
+                client_print_json(resp.result);
         else if (report_env(stdout, stderr, resp.result, format) < 0)
                 r = -EXIT_DAEMON_ERROR;
         jsonrpc_response_done(&resp);
@@ -471,7 +466,7 @@ static int cmd_doctor(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return EXIT_DOCTOR_UNKNOWN;
         if (o->json) {
-                print_json(resp.result);
+                client_print_json(resp.result);
                 r = 2;
                 if (json_object_object_get_ex(resp.result, "status", &status))
                         r = strcmp(json_object_get_string(status), "ok") == 0     ? 0
@@ -496,7 +491,7 @@ static int cmd_fabric(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return -r;
         if (o->json) {
-                print_json(resp.result);
+                client_print_json(resp.result);
                 jsonrpc_response_done(&resp);
                 return EXIT_OK;
         }
@@ -518,10 +513,12 @@ static int cmd_fabric(const struct client_options *o, int argc, char **argv)
 
                         if (json_object_object_get_ex(port, "roce_v2_ipv4_gid", &gid) && gid)
                                 snprintf(gid_s, sizeof(gid_s), "%d", json_object_get_int(gid));
-                        printf("%-16s %-5d %-16s %-8s %-10s %-22s %-9s %s\n", get_string(d, "name", "?"),
-                               get_int(port, "port"), get_string(port, "netdev", "-"),
-                               get_string(port, "state", "?"), get_string(port, "phys_state", "?"),
-                               get_string(port, "rate", "?"), gid_s, get_string(d, "twin", "-"));
+                        printf("%-16s %-5d %-16s %-8s %-10s %-22s %-9s %s\n",
+                               client_get_string(d, "name", "?"), get_int(port, "port"),
+                               client_get_string(port, "netdev", "-"), client_get_string(port, "state", "?"),
+                               client_get_string(port, "phys_state", "?"),
+                               client_get_string(port, "rate", "?"), gid_s,
+                               client_get_string(d, "twin", "-"));
                 }
         }
         jsonrpc_response_done(&resp);
@@ -540,13 +537,13 @@ static int cmd_peers(const struct client_options *o, int argc, char **argv)
         if (r < 0)
                 return -r;
         if (o->json) {
-                print_json(resp.result);
+                client_print_json(resp.result);
                 jsonrpc_response_done(&resp);
                 return EXIT_OK;
         }
         printf("peering %s, key %s, port %d, mDNS %s\n\n", get_bool(resp.result, "peering") ? "on" : "OFF",
-               get_string(resp.result, "key_id", "none"), get_int(resp.result, "port"),
-               get_string(resp.result, "mdns", "?"));
+               client_get_string(resp.result, "key_id", "none"), get_int(resp.result, "port"),
+               client_get_string(resp.result, "mdns", "?"));
         json_object_object_get_ex(resp.result, "peers", &list);
         if (!list || json_object_array_length(list) == 0) {
                 printf("no peers: none found over mDNS and none in [peers] static\n");
@@ -557,22 +554,24 @@ static int cmd_peers(const struct client_options *o, int argc, char **argv)
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
                 json_object *p = json_object_array_get_idx(list, i), *via = NULL, *mtu = NULL, *addrs = NULL;
                 char mtu_s[32] = "-";
-                const char *name = get_string(p, "name", NULL);
+                const char *name = client_get_string(p, "name", NULL);
 
                 json_object_object_get_ex(p, "via", &via);
                 json_object_object_get_ex(p, "mtu", &mtu);
                 json_object_object_get_ex(p, "addresses", &addrs);
                 if (!name)
-                        name = get_string(p, "static", NULL);
+                        name = client_get_string(p, "static", NULL);
                 if (!name && addrs && json_object_array_length(addrs) > 0)
                         name = json_object_get_string(json_object_array_get_idx(addrs, 0));
                 if (mtu && get_int(mtu, "local") && get_int(mtu, "peer"))
                         snprintf(mtu_s, sizeof(mtu_s), "%d/%d%s", get_int(mtu, "local"),
                                  get_int(mtu, "peer"), get_bool(mtu, "mismatch") ? " MISMATCH" : "");
                 printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
-                       get_string(p, "state", "?"), get_string(p, "since", "?"),
-                       via ? get_string(via, "iface", "-") : "-", via ? get_string(via, "local", "-") : "-",
-                       via ? get_string(via, "remote", "-") : "-", mtu_s, get_string(p, "error", ""));
+                       client_get_string(p, "state", "?"), client_get_string(p, "since", "?"),
+                       via ? client_get_string(via, "iface", "-") : "-",
+                       via ? client_get_string(via, "local", "-") : "-",
+                       via ? client_get_string(via, "remote", "-") : "-", mtu_s,
+                       client_get_string(p, "error", ""));
         }
         jsonrpc_response_done(&resp);
         return EXIT_OK;
@@ -612,6 +611,30 @@ static int cmd_keygen(const struct client_options *o, int argc, char **argv)
         return EXIT_OK;
 }
 
+int client_call(const struct client_options *o, const char *method, json_object *params,
+                struct jsonrpc_response *resp)
+{
+        return call(o, method, params, resp, NULL);
+}
+
+static int cmd_metrics(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        int r;
+
+        if (no_args("metrics", argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = call(o, "metrics", NULL, &resp, NULL);
+        if (r < 0)
+                return -r;
+        if (o->json)
+                client_print_json(resp.result);
+        else
+                fputs(client_get_string(resp.result, "text", ""), stdout);
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}
+
 static const struct command commands[] = {
         { "status", "the node, version, uptime, config and enforcement mode", cmd_status },
         { "version", "the client's and the daemon's versions", cmd_version },
@@ -623,6 +646,12 @@ static const struct command commands[] = {
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env },
         { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
+        { "probe --peer NAME [--kind K] [--duration S] [--size B] [--streams N]",
+          "measure the link to a peer (rtt, tcp, rdma, nccl or all); exit 0 ok, 1 degraded, 2 failed",
+          cmd_probe },
+        { "history [--peer NAME] [--kind K] [--limit N]", "earlier probe results, newest first",
+          cmd_history },
+        { "metrics", "Prometheus text exposition (links, peers, latest probe results)", cmd_metrics },
         { "keygen [--force] [FILE]", "write a new cluster key (default " CLUSTER_KEY_PATH ")", cmd_keygen },
         { "watch [EVENT]...", "print events as they happen (all, or the types named)", cmd_watch },
         {},

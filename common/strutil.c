@@ -26,6 +26,23 @@ int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *
         return 0;
 }
 
+int parse_double(const char *s, double min, double max, double *out)
+{
+        char *end;
+        double v;
+
+        if (!s || !*s || isspace((unsigned char)*s))
+                return -EINVAL;
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno || end == s || *end || v != v)
+                return -EINVAL;
+        if (v < min || v > max)
+                return -ERANGE;
+        *out = v;
+        return 0;
+}
+
 int parse_bool(const char *s, bool *out)
 {
         static const char *const yes[] = { "1", "yes", "true", "on" };

@@ -7,6 +7,8 @@
 
 /* Parses a whole decimal (or 0x/0 prefixed, when base is 0) number within [min, max]. */
 int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out);
+/* A finite decimal number within [min, max]. */
+int parse_double(const char *s, double min, double max, double *out);
 /* yes/no, true/false, on/off, 1/0. */
 int parse_bool(const char *s, bool *out);
 /* Durations like "30", "30s", "500ms", "5m", "1h" into microseconds. */

@@ -157,6 +157,24 @@ void api_request_reply_error(struct api_request *req, int code, const char *mess
         conn_free_if_done(conn);
 }
 
+void api_request_notify(struct api_request *req, const char *method, json_object *params)
+{
+        json_object *msg;
+
+        if (!req->conn) {
+                json_object_put(params);
+                return;
+        }
+        msg = jsonrpc_notification_new(method, params);
+        conn_send(req->conn, msg);
+        json_object_put(msg);
+}
+
+bool api_request_is_orphan(const struct api_request *req)
+{
+        return !req->conn;
+}
+
 int api_request_subscribe(struct api_request *req, char **types)
 {
         strv_free(req->subscribe_types);

@@ -54,6 +54,12 @@ void api_server_publish(struct api_server *server, json_object *event);
 void api_request_reply(struct api_request *req, json_object *result);
 void api_request_reply_error(struct api_request *req, int code, const char *message, json_object *data);
 
+/* Sends a notification on the request's connection before its answer (progress of a long
+ * method); params taken over. Does nothing when the client has gone. */
+void api_request_notify(struct api_request *req, const char *method, json_object *params);
+/* Has the client of this request gone away (the answer would be lost)? */
+bool api_request_is_orphan(const struct api_request *req);
+
 /* Turns the request's connection into an event stream after the reply; types NULL means all. */
 int api_request_subscribe(struct api_request *req, char **types);
 uid_t api_request_uid(const struct api_request *req);

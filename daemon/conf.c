@@ -418,6 +418,115 @@ static int parse_peer_timeout(struct conf_parse *p, const char *value, const cha
         return parse_usec_range(value, 1000000ULL, 600000000ULL, &p->config->peer_timeout_usec);
 }
 
+static int parse_helper_dir(struct conf_parse *p, const char *value, const char **why)
+{
+        int r = parse_absolute_path(value, PATH_MAX - 64, why);
+
+        return r < 0 ? r : replace_string(&p->config->probe_helper_dir, value);
+}
+
+static int parse_history_size(struct conf_parse *p, const char *value, const char **why)
+{
+        uint64_t n;
+        int r;
+
+        *why = "a number of results from 10 to 100000";
+        r = parse_uint64(value, 10, 10, 100000, &n);
+        if (r >= 0)
+                p->config->probe_history_size = (unsigned)n;
+        return r;
+}
+
+static int parse_expect_gbps(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "Gb/s from 0 (learn from the first results) to 10000";
+        return parse_double(value, 0, 10000, &p->config->probe_expect_tcp_gbps);
+}
+
+static int parse_expect_rtt(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "microseconds from 0 (learn from the first results) to 10000000";
+        return parse_double(value, 0, 10000000, &p->config->probe_expect_rtt_us);
+}
+
+static int parse_degraded_ratio(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a fraction of the expected value from 0.05 to 1";
+        return parse_double(value, 0.05, 1, &p->config->probe_degraded_ratio);
+}
+
+static int parse_probe_interval(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "0 (off) or a duration from 10s to 7d";
+        if (strcmp(value, "0") == 0) {
+                p->config->probe_interval_usec = 0;
+                return 0;
+        }
+        return parse_usec_range(value, 10000000ULL, 604800000000ULL, &p->config->probe_interval_usec);
+}
+
+static int parse_probe_jitter(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a duration from 0 to 1h";
+        if (strcmp(value, "0") == 0) {
+                p->config->probe_jitter_usec = 0;
+                return 0;
+        }
+        return parse_usec_range(value, 1, 3600000000ULL, &p->config->probe_jitter_usec);
+}
+
+static int parse_rtt_interval(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "0 (off) or a duration from 1s to 7d";
+        if (strcmp(value, "0") == 0) {
+                p->config->probe_rtt_interval_usec = 0;
+                return 0;
+        }
+        return parse_usec_range(value, 1000000ULL, 604800000000ULL, &p->config->probe_rtt_interval_usec);
+}
+
+static int parse_probe_duration(struct conf_parse *p, const char *value, const char **why)
+{
+        uint64_t n;
+        int r;
+
+        *why = "seconds from 1 to 600";
+        r = parse_uint64(value, 10, 1, 600, &n);
+        if (r >= 0)
+                p->config->probe_duration_sec = (unsigned)n;
+        return r;
+}
+
+static int parse_probe_streams(struct conf_parse *p, const char *value, const char **why)
+{
+        uint64_t n;
+        int r;
+
+        *why = "a number of TCP streams from 1 to 64";
+        r = parse_uint64(value, 10, 1, 64, &n);
+        if (r >= 0)
+                p->config->probe_streams = (unsigned)n;
+        return r;
+}
+
+static int parse_textfile(struct conf_parse *p, const char *value, const char **why)
+{
+        int r;
+
+        if (!*value) {
+                free(p->config->metrics_textfile);
+                p->config->metrics_textfile = NULL;
+                return 0;
+        }
+        r = parse_absolute_path(value, PATH_MAX - 8, why);
+        if (r < 0)
+                return r;
+        *why = "a path ending in .prom (node_exporter's textfile collector reads only those)";
+        if (strlen(value) < 6 || strcmp(value + strlen(value) - 5, ".prom") != 0)
+                return -EINVAL;
+        return replace_string(&p->config->metrics_textfile, value);
+}
+
 /* clang-format off */
 static const struct conf_key conf_keys[] = {
         { "daemon", "node_name",        parse_node_name },
@@ -437,6 +546,17 @@ static const struct conf_key conf_keys[] = {
         { "peers",  "mdns",             parse_mdns },
         { "peers",  "heartbeat_interval", parse_heartbeat },
         { "peers",  "timeout",          parse_peer_timeout },
+        { "probe",  "helper_dir",       parse_helper_dir },
+        { "probe",  "history_size",     parse_history_size },
+        { "probe",  "expect_tcp_gbps",  parse_expect_gbps },
+        { "probe",  "expect_rtt_us",    parse_expect_rtt },
+        { "probe",  "degraded_ratio",   parse_degraded_ratio },
+        { "probe",  "interval",         parse_probe_interval },
+        { "probe",  "jitter",           parse_probe_jitter },
+        { "probe",  "rtt_interval",     parse_rtt_interval },
+        { "probe",  "duration",         parse_probe_duration },
+        { "probe",  "streams",          parse_probe_streams },
+        { "metrics", "textfile",        parse_textfile },
         { "api",    "socket",           parse_socket_path },
         { "api",    "socket_mode",      parse_socket_mode },
         { "api",    "socket_group",     parse_socket_group },
@@ -666,6 +786,16 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
                 return -ENOMEM;
         c->fabric_mtu = 9000;
         c->peer_port = 7471;
+        c->probe_helper_dir = strdup(SPARKD_HELPER_DIR);
+        c->probe_history_size = 1000;
+        c->probe_degraded_ratio = 0.8;
+        c->probe_interval_usec = 3600 * 1000000ULL;
+        c->probe_jitter_usec = 300 * 1000000ULL;
+        c->probe_rtt_interval_usec = 300 * 1000000ULL;
+        c->probe_duration_sec = 5;
+        c->probe_streams = 4;
+        if (!c->probe_helper_dir)
+                return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);
         c->mdns = true;
         c->heartbeat_usec = 2 * 1000000ULL;
@@ -773,6 +903,8 @@ void conf_free(struct sparkd_config *c)
         free(c->procfs_root);
         free(c->etc_root);
         free(c->key_file);
+        free(c->probe_helper_dir);
+        free(c->metrics_textfile);
         strv_free(c->static_peers);
         free(c->path);
         free(c->node_name);

@@ -53,6 +53,21 @@ struct sparkd_config {
         uint64_t heartbeat_usec;
         uint64_t peer_timeout_usec;
 
+        /* [probe] */
+        char *probe_helper_dir;
+        unsigned probe_history_size;
+        double probe_expect_tcp_gbps; /* 0: learn a baseline */
+        double probe_expect_rtt_us;   /* 0: learn a baseline */
+        double probe_degraded_ratio;
+        uint64_t probe_interval_usec; /* scheduled bandwidth probes; 0: off */
+        uint64_t probe_jitter_usec;
+        uint64_t probe_rtt_interval_usec; /* all-pairs RTT; 0: off */
+        unsigned probe_duration_sec;
+        unsigned probe_streams;
+
+        /* [metrics] */
+        char *metrics_textfile; /* NULL: not written */
+
         /* [sysctl]: name (dotted) and wanted value, in file order; a later file replaces */
         struct conf_sysctl *sysctls;
         size_t n_sysctls;

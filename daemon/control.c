@@ -227,11 +227,33 @@ static int method_peers(struct api_request *req, json_object *params, void *user
         return 0;
 }
 
+static int method_metrics(struct api_request *req, json_object *params, void *userdata)
+{
+        _cleanup_free_ char *text = NULL;
+        json_object *o;
+
+        if (!params_are_empty(params))
+                return reply_no_params_expected(req);
+        text = sparkd_metrics_text(userdata);
+        if (!text)
+                return -ENOMEM;
+        o = result_new();
+        json_object_object_add(o, "text", json_object_new_string(text));
+        api_request_reply(req, o);
+        return 0;
+}
+
+/* clang-format off */
 static const struct api_method control_methods[] = {
-        { "status", method_status, false }, { "version", method_version, false },
-        { "reload", method_reload, true },  { "subscribe", method_subscribe, false },
-        { "links", method_links, false },   { "peers", method_peers, false },
+        { "status",    method_status,    false },
+        { "version",   method_version,   false },
+        { "reload",    method_reload,    true },
+        { "subscribe", method_subscribe, false },
+        { "links",     method_links,     false },
+        { "peers",     method_peers,     false },
+        { "metrics",   method_metrics,   false },
 };
+/* clang-format on */
 
 int control_register(struct sparkd *d)
 {

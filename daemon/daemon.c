@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "child.h"
 #include "config.h"
 #include "event.h"
 #include "macro.h"
+#include "metrics.h"
 #include "notify.h"
 
 const char *sparkd_socket_path(const struct sparkd *d)
@@ -66,7 +68,10 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = sysctl_keeper_configure(d->sysctls, d->config);
         if (r < 0)
                 return r;
-        return peers_configure(d->peers, d->config);
+        r = peers_configure(d->peers, d->config);
+        if (r < 0)
+                return r;
+        return probes_configure(d->probes, d->config);
 }
 
 /* Settings that need a new socket or a new state directory are read only at start. */
@@ -79,6 +84,8 @@ static void warn_restart_needed(const struct sparkd *d, const struct sparkd_conf
                 log_notice("config: [daemon] state_dir changed to %s; it takes effect at the next start",
                            next->state_dir);
 }
+
+static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata);
 
 int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
 {
@@ -113,13 +120,45 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
                            d->config->path, d->config->path_found ? "" : " (not found: built-in defaults)");
         }
         notify_ready("running");
+        on_metrics_timer(-1, 0, d);
         return 0;
+}
+
+char *sparkd_metrics_text(struct sparkd *d)
+{
+        json_object *links = links_to_json(d->links), *peers = peers_to_json(d->peers),
+                    *latest = history_latest(probes_history(d->probes));
+        char *text = metrics_render(d->config->node_name, SPARKD_VERSION, sparkd_uptime_sec(d), links, peers,
+                                    latest);
+
+        json_object_put(links);
+        json_object_put(peers);
+        json_object_put(latest);
+        return text;
+}
+
+static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata)
+{
+        struct sparkd *d = userdata;
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        if (!d->config->metrics_textfile)
+                return;
+        text = sparkd_metrics_text(d);
+        r = text ? metrics_write_textfile(d->config->metrics_textfile, text) : -ENOMEM;
+        if (r < 0)
+                log_warning("cannot write metrics to %s: %s", d->config->metrics_textfile, strerror(-r));
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *userdata)
 {
         struct sparkd *d = userdata;
 
+        if (sig == SIGCHLD) {
+                child_reap_all();
+                return;
+        }
         if (sig == SIGHUP) {
                 struct conf_errors errors;
 
@@ -155,7 +194,7 @@ static int sparkd_open_state(struct sparkd *d)
 int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
                struct sparkd **ret)
 {
-        static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+        static const int signals[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
         struct sparkd *d = calloc(1, sizeof(*d));
         struct api_access access;
         int r;
@@ -200,9 +239,14 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = peers_new(d->base, d->links, d->node_id, &d->peers);
         if (r < 0)
                 goto fail;
+        r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
+        if (r < 0)
+                goto fail;
         r = control_register(d);
         if (r >= 0)
                 r = fabric_api_register(d);
+        if (r >= 0)
+                r = probes_register(d->probes, d->api);
         if (r < 0)
                 goto fail;
         event_set_sink(on_event_for_subscribers, d);
@@ -216,6 +260,12 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         }
         /* A client that vanishes mid-reply must cost a failed write, not the daemon. */
         signal(SIGPIPE, SIG_IGN);
+        d->metrics_timer = event_new(d->base, -1, EV_PERSIST, on_metrics_timer, d);
+        if (d->metrics_timer) {
+                struct timeval every = { .tv_sec = 15 };
+
+                event_add(d->metrics_timer, &every);
+        }
         r = notify_watchdog_start(d->base, &d->watchdog);
         if (r < 0)
                 log_warning("watchdog requested but cannot be started: %s", strerror(-r));
@@ -253,6 +303,7 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        probes_free(d->probes);
         peers_free(d->peers);
         links_free(d->links);
         sysctl_keeper_free(d->sysctls);
@@ -262,6 +313,8 @@ void sparkd_free(struct sparkd *d)
                         event_free(d->signal_events[i]);
         if (d->watchdog)
                 event_free(d->watchdog);
+        if (d->metrics_timer)
+                event_free(d->metrics_timer);
         store_close(d->store);
         conf_free(d->config);
         if (d->base)

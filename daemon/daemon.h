@@ -15,6 +15,7 @@
 #include "log.h"
 #include "node_id.h"
 #include "peers.h"
+#include "probe.h"
 #include "store.h"
 #include "sysctl.h"
 
@@ -36,12 +37,14 @@ struct sparkd {
         struct links *links;
         struct sysctl_keeper *sysctls;
         struct peers *peers;
+        struct probes *probes;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
         unsigned reloads;
-        struct event *signal_events[3];
+        struct event *signal_events[4];
         struct event *watchdog;
+        struct event *metrics_timer;
 };
 
 /* Builds the daemon from an already loaded config (which it takes over). listen_fd is a socket
@@ -61,5 +64,8 @@ double sparkd_uptime_sec(const struct sparkd *d);
 
 /* The control methods: status, version, reload, subscribe, links, peers. */
 int control_register(struct sparkd *d);
+/* The Prometheus exposition of the daemon's state (a malloc'ed string). */
+char *sparkd_metrics_text(struct sparkd *d);
+
 /* The fabric methods: fabric, env, doctor. */
 int fabric_api_register(struct sparkd *d);

@@ -32,6 +32,9 @@ static const struct event_info event_table[_EVENT_TYPE_MAX] = {
         [EVENT_PEER_DOWN] = { "peer-down", "39589fe4ae084e51a6fbe5b5f413d3bc", LOG_WARNING },
         [EVENT_PEER_REJECTED] = { "peer-rejected", "1ed7ce7360b548378342e98bdcb71c4a", LOG_WARNING },
         [EVENT_PEER_MTU_MISMATCH] = { "mtu-mismatch", "2b92a0878e94496c9ab9fc4f7f6fb86b", LOG_ERR },
+        [EVENT_PROBE_DONE] = { "probe-done", "40cd6fed20cf4ba5aef3762d7b6c65dc", LOG_INFO },
+        [EVENT_PROBE_DEGRADED] = { "probe-degraded", "b9b9342f5dbf4b10a02de448fc144571", LOG_ERR },
+        [EVENT_PROBE_FAILED] = { "probe-failed", "159ce9cd0fd747b88217706b5340b0df", LOG_ERR },
         [EVENT_SYSCTL_DRIFT] = { "sysctl-drift", "3695865f89ff47b8bde8d62e63f97631", LOG_WARNING },
 };
 

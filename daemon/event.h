@@ -29,6 +29,9 @@ enum event_type {
         EVENT_PEER_DOWN,
         EVENT_PEER_REJECTED,
         EVENT_PEER_MTU_MISMATCH,
+        EVENT_PROBE_DONE,
+        EVENT_PROBE_DEGRADED,
+        EVENT_PROBE_FAILED,
         _EVENT_TYPE_MAX,
 };
 

@@ -28,7 +28,7 @@
 #include "proto.h"
 #include "strutil.h"
 
-static void conn_send(struct peer_conn *c, json_object *msg)
+void peer_conn_send(struct peer_conn *c, json_object *msg)
 {
         size_t len;
         const char *s = jsonrpc_to_string(msg, &len);
@@ -58,7 +58,7 @@ static void conn_send_hello(struct peer_conn *c)
         json_object_object_add(m, "name", json_object_new_string(ps->name));
         json_object_object_add(m, "version", json_object_new_string(SPARKD_VERSION));
         json_object_object_add(m, "key_id", json_object_new_string(ps->key_id));
-        conn_send(c, m);
+        peer_conn_send(c, m);
 }
 
 void peer_conn_free(struct peer_conn *c)
@@ -214,8 +214,9 @@ static int conn_handle_line(struct peer_conn *c, const char *line, size_t len)
                         c->peer->ports = json_object_get(ports);
                         peer_check_mtu(c->peer);
                 }
-        }
-        /* Other types belong to later protocol versions: ignored, not fatal. */
+        } else if (c->peer && c->owner->on_message)
+                c->owner->on_message(c->peer->node_id, type, m, c->owner->on_message_userdata);
+        /* Types nobody handles belong to later protocol versions: ignored, not fatal. */
         json_object_put(m);
         return r;
 }
@@ -464,5 +465,5 @@ void peer_dial_address(struct peer *p, const char *address)
 
 void peer_conn_send_heartbeat(struct peer_conn *c)
 {
-        conn_send(c, message_new(c->owner, "heartbeat"));
+        peer_conn_send(c, message_new(c->owner, "heartbeat"));
 }

@@ -15,6 +15,7 @@
 
 #include "discovery.h"
 #include "links.h"
+#include "peers.h"
 
 #define PEER_PROTO          1
 #define HELLO_TIMEOUT_SEC   5
@@ -91,6 +92,8 @@ struct peers {
         LIST_HEAD(, peer) peers;
         LIST_HEAD(, peer_conn) conns;
         unsigned n_pending;
+        peers_message_fn on_message;
+        void *on_message_userdata;
         time_t last_reject_log;
         unsigned rejects_unlogged;
 };
@@ -122,6 +125,7 @@ void peer_conn_free(struct peer_conn *c);
 /* Ends a connection; reason NULL means quietly (a duplicate being dropped). */
 void peer_conn_close(struct peer_conn *c, const char *reason);
 void peer_conn_send_heartbeat(struct peer_conn *c);
+void peer_conn_send(struct peer_conn *c, json_object *msg);
 void peer_conn_on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *addr, int len,
                          void *userdata);
 void peer_dial_address(struct peer *p, const char *address);

@@ -670,3 +670,21 @@ json_object *peers_lookup(struct peers *ps, const char *what, json_object **all)
         }
         return matches == 1 ? found : NULL;
 }
+
+void peers_set_message_handler(struct peers *ps, peers_message_fn fn, void *userdata)
+{
+        ps->on_message = fn;
+        ps->on_message_userdata = userdata;
+}
+
+int peers_send(struct peers *ps, const char *node_id, json_object *msg)
+{
+        struct peer *p = peer_find_by_id(ps, node_id);
+
+        if (!p || !p->conn || !p->conn->is_hello_done) {
+                json_object_put(msg);
+                return -ENOTCONN;
+        }
+        peer_conn_send(p->conn, msg);
+        return 0;
+}

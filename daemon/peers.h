@@ -25,6 +25,13 @@ int peers_configure(struct peers *peers, const struct sparkd_config *config);
 
 json_object *peers_to_json(struct peers *peers);
 
+/* Messages of types the peer module does not handle itself (probe set-up) go to one handler;
+ * type "peer-down" (msg NULL) says the peer's connection ended. */
+typedef void (*peers_message_fn)(const char *node_id, const char *type, json_object *msg, void *userdata);
+void peers_set_message_handler(struct peers *peers, peers_message_fn fn, void *userdata);
+/* Sends msg (taken over) to an up peer; -ENOTCONN when it is not up. */
+int peers_send(struct peers *peers, const char *node_id, json_object *msg);
+
 /* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
  * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */
 json_object *peers_lookup(struct peers *peers, const char *what, json_object **all);

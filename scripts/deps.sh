@@ -13,6 +13,7 @@ test_packages=(
         "${build_packages[@]}"
         iproute2 procps util-linux python3
         avahi-daemon avahi-utils dbus
+        iperf3 prometheus
         clang-format
         dpkg-dev debhelper fakeroot lintian
 )

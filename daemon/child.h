@@ -1,0 +1,34 @@
+/*
+ * Child processes with a deadline: slow or risky work (probe helpers touching the network, verbs
+ * or CUDA) runs in a child that speaks JSON lines on stdout, is watched from the loop, and is
+ * killed when its deadline passes, so nothing it does can stall or crash the daemon. The child
+ * dies with the daemon (PR_SET_PDEATHSIG).
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct child;
+
+struct child_ops {
+        /* One JSON object per stdout line; lines that are not JSON objects are ignored. */
+        void (*on_line)(struct child *c, json_object *line, void *userdata);
+        /* Exactly once: exit_status as from waitpid, or timed_out when the deadline killed it. The
+         * child object is freed after this returns. stderr_tail holds its last stderr bytes. */
+        void (*on_exit)(struct child *c, int exit_status, bool timed_out, const char *stderr_tail,
+                        void *userdata);
+};
+
+/* argv[0] is the program's path; env entries ("NAME=value") are added to the daemon's own. */
+int child_spawn(struct event_base *base, char *const *argv, char *const *env, uint64_t deadline_usec,
+                const struct child_ops *ops, void *userdata, struct child **ret);
+/* Kills the child now; on_exit still comes, from the loop. */
+void child_kill(struct child *c);
+pid_t child_pid(const struct child *c);
+
+/* Reaps exited children; the daemon calls it from its SIGCHLD handler. */
+void child_reap_all(void);

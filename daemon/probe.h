@@ -1,0 +1,29 @@
+/*
+ * Probes between this node and its peers: `rtt` (round trips) and `tcp` (throughput), run by
+ * helper executables (sparkd-probe-rtt, sparkd-probe-tcp) as children with deadlines, set up
+ * through the authenticated peer channel with a one-time token: the initiator asks, the peer
+ * starts the server side and says on which port, the initiator runs the client side. A node runs
+ * at most one bandwidth probe at a time (others queue here or are refused there); rtt probes may
+ * overlap. Results go to the history, are judged against the expectation, and raise
+ * probe-degraded / probe-failed alerts. A schedule runs them by itself.
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "api.h"
+#include "conf.h"
+#include "history.h"
+#include "peers.h"
+#include "store.h"
+
+struct probes;
+
+int probes_new(struct event_base *base, struct peers *peers, struct store *store, const char *node_id,
+               struct probes **ret);
+void probes_free(struct probes *probes);
+int probes_configure(struct probes *probes, const struct sparkd_config *config);
+/* API methods probe and probe-cancel (admin), history (read). */
+int probes_register(struct probes *probes, struct api_server *api);
+struct history *probes_history(struct probes *probes);

@@ -1,0 +1,153 @@
+/*
+ * What the probe helpers (sparkd-probe-tcp, sparkd-probe-rtt) share. The contract with whoever
+ * runs them (the daemon's probe.c, or a person): one JSON object per stdout line, progress lines
+ * {"phase": ...} and exactly one final {"result": {...}} line; exit 0 on success, 1 on failure
+ * (timeout included), 2 on a bad command line; a deadline that nothing can outlive.
+ *
+ * The data connections start with a handshake: the client sends "TOKEN\n" (the value of
+ * SPARKD_PROBE_TOKEN, or an empty line without it) and one JSON hello line; the server answers
+ * one JSON line, {"ok":true} or {"ok":false,"error":...}, and only then data flows.
+ *
+ * The first part (parsing, statistics, JSON building, the handshake's wire format) is pure and
+ * unit-tested; the second part touches stdout, signals, clocks and sockets.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROBE_PROTO_VERSION   1
+#define PROBE_TOKEN_ENV       "SPARKD_PROBE_TOKEN"
+#define PROBE_TOKEN_MAX       128
+#define PROBE_HELLO_MAX       512   /* token line + hello line, and the server's answer line */
+#define PROBE_AUTH_TIMEOUT_MS 2000  /* a connection must authenticate within this */
+#define PROBE_CONNECT_MS      10000 /* connect + handshake, also bounded by the deadline */
+#define PROBE_ERROR_MAX       256
+
+/* json_object references released at the end of their scope. */
+static inline void probe_json_putp(json_object **j)
+{
+        json_object_put(*j);
+}
+#define _cleanup_json_ __attribute__((cleanup(probe_json_putp)))
+
+/* ---- pure ---- */
+
+/* A byte count: plain, or with a binary suffix K, M, G (also KiB, MiB, GiB): "128K" = 131072. */
+int probe_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Seconds as a decimal number within [min, max]: "30", "0.5". */
+int probe_parse_seconds(const char *s, double min, double max, double *out);
+/* A dotted IPv4 address; the empty string means any address (0.0.0.0). */
+int probe_parse_ipv4(const char *s, struct in_addr *out);
+
+/* Command-line values: on failure, a message naming the option ("--streams wants a whole number
+ * from 1 to 64, not 0") is written to err and -EINVAL or -ERANGE returned. */
+int probe_opt_uint(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
+                   size_t err_size);
+int probe_opt_size(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
+                   size_t err_size);
+int probe_opt_seconds(const char *name, const char *arg, double min, double max, double *out, char *err,
+                      size_t err_size);
+int probe_opt_ipv4(const char *name, const char *arg, bool allow_any, struct in_addr *out, char *err,
+                   size_t err_size);
+
+/* Decimal gigabits per second, as iperf3 counts them; 0 when no time has passed. */
+double probe_gbps(uint64_t bytes, double seconds);
+
+struct probe_stats {
+        size_t count;
+        double min, median, p99, max, mean;
+};
+/* The value at percentile p (0 < p <= 100) of sorted samples, by nearest rank. */
+double probe_percentile(const double *sorted, size_t n, double p);
+/* Sorts the samples in place. The median is the middle sample, or the mean of the two middle
+ * ones for an even count; p99 is by nearest rank. -EINVAL for no samples. */
+int probe_stats_compute(double *samples, size_t n, struct probe_stats *out);
+
+/* Token comparison in time independent of where they differ (the length is no secret). */
+bool probe_token_equal(const char *expected, const char *got, size_t got_len);
+/* The token from the environment: NULL when unset (by-hand use, no token needed); -EINVAL when
+ * set but empty, too long or with a line break in it. */
+int probe_token_from_env(const char **out);
+
+/* A number rounded to `decimals` places, printed that way ("9.412", not 9.4119999999999999). */
+json_object *probe_json_double(double v, int decimals);
+/* {"kind":KIND,"ok":false,"error":ERROR,"phase":PHASE}. */
+json_object *probe_result_error(const char *kind, const char *phase, const char *error);
+/* {"result": RESULT}, taking RESULT. */
+json_object *probe_result_line(json_object *result);
+
+/* What a client says about itself after the token line. */
+struct probe_hello {
+        char kind[16];
+        unsigned version;
+        char session[24]; /* random per client run: the streams of one run share it */
+        unsigned streams; /* connections in this session (tcp); 1 for rtt */
+        unsigned stream;  /* which one this is, 0-based */
+        uint64_t size;    /* message size (rtt) or write size (tcp) */
+        uint64_t count;   /* round trips (rtt) */
+};
+
+/* "TOKEN\n{hello}\n" into buf; -ENOBUFS when it does not fit. */
+int probe_hello_format(const char *token, const struct probe_hello *hello, char *buf, size_t size,
+                       size_t *len);
+/* Reads what a connection sent so far. Returns 0 with *hello filled when both lines are there and
+ * the token matches (any token does when expected_token is NULL); -EAGAIN when more bytes are
+ * needed; -EACCES for a wrong token; -EPROTO for anything else malformed, with a reason in why. */
+int probe_hello_parse(const char *buf, size_t len, const char *expected_token, struct probe_hello *hello,
+                      char *why, size_t why_size);
+
+/* ---- process: output, phases, the deadline ---- */
+
+/* How a final or progress line looks for a person, when stdout is a terminal. */
+typedef void (*probe_human_fn)(json_object *line);
+
+/* Output as JSON lines when force_json or when stdout is no terminal, else through human. */
+void probe_output_init(const char *kind, bool force_json, probe_human_fn human);
+bool probe_output_is_json(void);
+/* The phase the process is in: a timeout or failure names it. Takes a static string. */
+void probe_phase(const char *phase);
+const char *probe_current_phase(void);
+/* Prints one line (JSON or human) and flushes it; takes the object. */
+void probe_emit(json_object *line);
+/* "PROG: MESSAGE" and a pointer to --help on stderr; returns 2, the exit code of a bad command line. */
+int probe_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the failure result for the current phase and returns 1, the exit code. */
+int probe_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Arms the deadline: when it passes, the timeout result is printed and the process exits 1,
+ * whatever it was blocked in. */
+int probe_deadline_arm(double seconds);
+/* Seconds left before the deadline (never negative). */
+double probe_deadline_left(void);
+/* CLOCK_MONOTONIC in seconds. */
+double probe_now(void);
+
+/* ---- sockets ---- */
+
+/* A TCP socket with large buffers when the system allows them, bound to addr:port. */
+int probe_socket(const struct in_addr *addr, uint16_t port, int buffer_bytes, char *err, size_t err_size);
+/* The server side: listens on addr:port (0 = any free port) and prints the listening line. */
+int probe_listen(const struct in_addr *addr, uint16_t port, int buffer_bytes, char *err, size_t err_size);
+/* Accepts connections until one session of a client is complete: hello.streams authenticated
+ * connections with the same session id. Wrong tokens, strangers and connections that do not
+ * authenticate within 2 s are answered (where they said anything) and closed. fds has room for
+ * max_streams; on success *first holds the session's hello and fds the connections in stream
+ * order. */
+int probe_accept_session(int listen_fd, const char *kind, const char *token, unsigned max_streams, int *fds,
+                         struct probe_hello *first, char *err, size_t err_size);
+/* The client side: connects (from bind_addr when given) within the connect timeout, sends the
+ * handshake and waits for the server's answer. */
+int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, uint16_t port, int buffer_bytes,
+                  const char *token, const struct probe_hello *hello, char *err, size_t err_size);
+/* A random session id (hex). */
+void probe_session_id(char *buf, size_t size);
+/* Writes all of buf on a blocking socket. */
+int probe_write_all(int fd, const void *buf, size_t len);
+/* Reads one line (without the newline) from fd within timeout_ms; -ETIMEDOUT, -ECONNRESET on
+ * EOF before a line, -EMSGSIZE when longer than size-1. Reads byte by byte: for short lines. */
+int probe_read_line(int fd, char *buf, size_t size, int timeout_ms);
+/* "A.B.C.D" of the socket's own or peer address. */
+void probe_sockname(int fd, bool peer, char *buf, size_t size);

@@ -1,0 +1,565 @@
+/*
+ * sparkd-probe-tcp: TCP throughput between two nodes, like iperf3 but speaking sparkd's probe
+ * contract (probe_common.h). The client sends on N streams for the duration and shuts down
+ * writing; the server counts what each stream delivered and, once every stream has ended, answers
+ * each with what it received. The result is what the receiver saw: bytes that really crossed,
+ * over the receiver's time from the first byte to the last stream's end.
+ *
+ * One thread, non-blocking sockets and poll, like iperf3 itself (tests/bench/tcp_probe_vs_iperf3.sh
+ * measures the two side by side).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "macro.h"
+#include "probe_common.h"
+
+#define PROG            "sparkd-probe-tcp"
+#define MAX_STREAMS     64
+#define DEFAULT_SIZE    (128 * 1024)
+#define RECV_SIZE       (256 * 1024)
+/* Socket buffers asked for where the system allows it (see probe_socket): enough for 100 Gb/s
+ * at a few hundred microseconds of round trip. */
+#define SOCKET_BUFFER   (getenv("XBUF") ? atoi(getenv("XBUF")) : 16 * 1024 * 1024)
+#define SEND_BURST      16 /* writes on one stream before the others get their turn */
+
+struct options {
+        bool is_server;
+        bool is_json;
+        struct in_addr bind;
+        struct in_addr remote;
+        const char *remote_arg;
+        uint16_t port;
+        bool has_port;
+        unsigned streams;
+        double duration;
+        uint64_t size;
+        double deadline;
+        bool has_client_options;
+};
+
+struct stream {
+        int fd;
+        uint64_t sent;     /* client: bytes written */
+        uint64_t received; /* server: bytes read; client: what the server says it read */
+        bool is_done;
+};
+
+static void usage(void)
+{
+        printf("Usage: " PROG " --server [--bind ADDR] [--port PORT] [OPTIONS]\n"
+               "       " PROG " --client ADDR --port PORT [--streams N] [--duration SEC] [--size BYTES] [OPTIONS]\n"
+               "\n"
+               "Measures TCP throughput to a server started with --server. The server serves one client\n"
+               "session and exits; it prints {\"phase\":\"listening\",\"port\":P} as soon as it listens.\n"
+               "\n"
+               "  -s, --server          wait for one client session\n"
+               "  -c, --client ADDR     send to the server at IPv4 address ADDR\n"
+               "  -B, --bind ADDR       local IPv4 address: the server's listen address, the client's source\n"
+               "  -p, --port PORT       server: port to listen on (default 0: any free port); client: required\n"
+               "  -P, --streams N       parallel TCP streams, 1..%d (default 1)\n"
+               "  -t, --duration SEC    how long the client sends (default 5)\n"
+               "  -l, --size BYTES      bytes per write, K/M suffixes allowed (default 128K)\n"
+               "      --deadline SEC    give up with a timeout result after SEC seconds (default 30)\n"
+               "      --json            JSON lines even on a terminal (the default when stdout is not one)\n"
+               "  -h, --help            this text\n"
+               "      --version         the version\n"
+               "\n"
+               "Authentication: when " PROBE_TOKEN_ENV " is set, the client sends it first on every connection\n"
+               "and the server takes only connections that send the same value; when it is unset (use by\n"
+               "hand), no token is needed on either side.\n"
+               "\n"
+               "Output: progress lines {\"phase\":...} and one final {\"result\":{...}} line; Gb/s are decimal\n"
+               "(1e9 bits), from the bytes the server received. Exit status: 0 success, 1 failure or\n"
+               "timeout, 2 bad command line.\n",
+               MAX_STREAMS);
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+        enum { OPT_DEADLINE = 256, OPT_JSON, OPT_VERSION };
+        static const struct option longopts[] = {
+                { "server", no_argument, NULL, 's' },
+                { "client", required_argument, NULL, 'c' },
+                { "bind", required_argument, NULL, 'B' },
+                { "port", required_argument, NULL, 'p' },
+                { "streams", required_argument, NULL, 'P' },
+                { "duration", required_argument, NULL, 't' },
+                { "size", required_argument, NULL, 'l' },
+                { "deadline", required_argument, NULL, OPT_DEADLINE },
+                { "json", no_argument, NULL, OPT_JSON },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, OPT_VERSION },
+                {},
+        };
+        char err[PROBE_ERROR_MAX];
+        bool is_client = false;
+        uint64_t v;
+        int c;
+
+        *o = (struct options){ .streams = 1, .duration = 5, .size = DEFAULT_SIZE, .deadline = 30 };
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":sc:B:p:P:t:l:h", longopts, NULL)) >= 0) {
+                switch (c) {
+                case 's':
+                        o->is_server = true;
+                        break;
+                case 'c':
+                        is_client = true;
+                        o->remote_arg = optarg;
+                        if (probe_opt_ipv4("--client", optarg, false, &o->remote, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        break;
+                case 'B':
+                        if (probe_opt_ipv4("--bind", optarg, true, &o->bind, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        break;
+                case 'p':
+                        if (probe_opt_uint("--port", optarg, 0, 65535, &v, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        o->port = (uint16_t)v;
+                        o->has_port = true;
+                        break;
+                case 'P':
+                        if (probe_opt_uint("--streams", optarg, 1, MAX_STREAMS, &v, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        o->streams = (unsigned)v;
+                        o->has_client_options = true;
+                        break;
+                case 't':
+                        if (probe_opt_seconds("--duration", optarg, 0, 86400, &o->duration, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        o->has_client_options = true;
+                        break;
+                case 'l':
+                        if (probe_opt_size("--size", optarg, 1, 16 << 20, &o->size, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        o->has_client_options = true;
+                        break;
+                case OPT_DEADLINE:
+                        if (probe_opt_seconds("--deadline", optarg, 0, 86400, &o->deadline, err, sizeof(err)) < 0)
+                                return probe_usage_error(PROG, "%s", err);
+                        break;
+                case OPT_JSON:
+                        o->is_json = true;
+                        break;
+                case 'h':
+                        usage();
+                        exit(0);
+                case OPT_VERSION:
+                        printf(PROG " %s\n", SPARKD_VERSION);
+                        exit(0);
+                case ':':
+                        return probe_usage_error(PROG, "%s needs a value", argv[optind - 1]);
+                default:
+                        return probe_usage_error(PROG, "unknown option %s", argv[optind - 1]);
+                }
+        }
+        if (optind < argc)
+                return probe_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+        if (o->is_server == is_client)
+                return probe_usage_error(PROG, "give either --server or --client ADDR");
+        if (o->is_server && o->has_client_options)
+                return probe_usage_error(PROG, "--streams, --duration and --size are for the client");
+        if (is_client && (!o->has_port || o->port == 0))
+                return probe_usage_error(PROG, "the client needs the server's --port (1..65535)");
+        return 0;
+}
+
+/* ---- human output ---- */
+
+static double get_double(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static const char *get_string(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
+}
+
+static void human(json_object *line)
+{
+        json_object *r, *v, *per;
+        const char *phase;
+
+        if (json_object_object_get_ex(line, "result", &r)) {
+                if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
+                        printf("tcp probe failed in phase %s: %s\n", get_string(r, "phase"), get_string(r, "error"));
+                        return;
+                }
+                if (strcmp(get_string(r, "role"), "server") == 0) {
+                        printf("received %.0f bytes from %s on %.0f streams in %.2f s: %.2f Gb/s\n",
+                               get_double(r, "bytes"), get_string(r, "remote"), get_double(r, "streams"),
+                               get_double(r, "duration_s"), get_double(r, "gbps"));
+                        return;
+                }
+                printf("%6s %16s %10s\n", "stream", "bytes", "Gb/s");
+                json_object_object_get_ex(r, "per_stream", &per);
+                for (size_t i = 0; per && i < json_object_array_length(per); i++) {
+                        json_object *s = json_object_array_get_idx(per, i);
+
+                        printf("%6zu %16.0f %10.2f\n", i, get_double(s, "bytes"), get_double(s, "gbps"));
+                }
+                printf("%6s %16.0f %10.2f\n", "all", get_double(r, "bytes"), get_double(r, "gbps"));
+                printf("%s -> %s: %.2f Gb/s over %.2f s, retransmits: %s\n", get_string(r, "local"),
+                       get_string(r, "remote"), get_double(r, "gbps"), get_double(r, "duration_s"),
+                       json_object_object_get_ex(r, "retransmits", &v) && v ? json_object_get_string(v)
+                                                                            : "unknown");
+                return;
+        }
+        phase = get_string(line, "phase");
+        if (strcmp(phase, "listening") == 0)
+                printf("listening on %s port %.0f\n", get_string(line, "address"), get_double(line, "port"));
+        else if (strcmp(phase, "connecting") == 0)
+                printf("connecting to %s port %.0f, %.0f streams, %.1f s\n", get_string(line, "remote"),
+                       get_double(line, "port"), get_double(line, "streams"), get_double(line, "duration_s"));
+        else if (strcmp(phase, "running") == 0 && json_object_object_get_ex(line, "elapsed_s", NULL))
+                printf("%6.1f s %10.2f Gb/s sent\n", get_double(line, "elapsed_s"), get_double(line, "gbps"));
+        else if (strcmp(phase, "running") == 0)
+                printf("client %s connected, %.0f streams\n", get_string(line, "remote"), get_double(line, "streams"));
+}
+
+/* ---- client ---- */
+
+static json_object *tcp_retransmits(const struct stream *s, unsigned n)
+{
+        uint64_t sum = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+                struct tcp_info ti = { 0 };
+                socklen_t len = sizeof(ti);
+
+                if (getsockopt(s[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+                    len < offsetof(struct tcp_info, tcpi_total_retrans) + sizeof(ti.tcpi_total_retrans))
+                        return NULL;
+                sum += ti.tcpi_total_retrans;
+        }
+        return json_object_new_int64((int64_t)sum);
+}
+
+static void emit_progress(double elapsed, uint64_t sent)
+{
+        json_object *line = json_object_new_object();
+
+        json_object_object_add(line, "phase", json_object_new_string("running"));
+        json_object_object_add(line, "elapsed_s", probe_json_double(elapsed, 1));
+        json_object_object_add(line, "gbps", probe_json_double(probe_gbps(sent, elapsed), 3));
+        json_object_object_add(line, "bytes_sent", json_object_new_int64((int64_t)sent));
+        probe_emit(line);
+}
+
+static int send_for(struct stream *s, unsigned n, double duration, uint64_t size)
+{
+        _cleanup_free_ char *buf = malloc(size);
+        struct pollfd pfd[MAX_STREAMS];
+        double start, end, next_progress;
+        uint64_t total = 0;
+
+        if (!buf)
+                return probe_fail("out of memory");
+        /* Not zeros: nothing on the path gets to compress the measurement. */
+        for (uint64_t i = 0; i < size; i++)
+                buf[i] = (char)(i * 131 + (i >> 8));
+        for (unsigned i = 0; i < n; i++)
+                pfd[i] = (struct pollfd){ .fd = s[i].fd, .events = POLLOUT };
+        start = probe_now();
+        end = start + duration;
+        next_progress = start + 1;
+        for (;;) {
+                double now = probe_now(), until;
+                int k;
+
+                if (now >= end)
+                        break;
+                if (now >= next_progress) {
+                        emit_progress(now - start, total);
+                        next_progress += 1;
+                }
+                until = end < next_progress ? end : next_progress;
+                k = poll(pfd, n, (int)((until - now) * 1000) + 1);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return probe_fail("poll failed: %s", strerror(errno));
+                for (unsigned i = 0; i < n && k > 0; i++) {
+                        if (!pfd[i].revents)
+                                continue;
+                        for (int w = 0; w < SEND_BURST; w++) {
+                                ssize_t sent = send(s[i].fd, buf, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+                                if (sent < 0 && (errno == EAGAIN || errno == EINTR))
+                                        break;
+                                if (sent < 0)
+                                        return probe_fail("stream %u: sending failed: %s", i, strerror(errno));
+                                s[i].sent += (uint64_t)sent;
+                                total += (uint64_t)sent;
+                                if ((uint64_t)sent < size)
+                                        break;
+                        }
+                }
+        }
+        return 0;
+}
+
+/* The server's line for one stream: {"stream":i,"bytes":b,"seconds":s}. */
+static int read_summary(struct stream *st, unsigned i, double *seconds)
+{
+        _cleanup_json_ json_object *o = NULL;
+        char line[PROBE_HELLO_MAX];
+        json_object *v;
+        int r;
+
+        r = probe_read_line(st->fd, line, sizeof(line), (int)(probe_deadline_left() * 1000) + 1);
+        if (r < 0)
+                return probe_fail("stream %u: no summary from the server: %s", i,
+                                  r == -ECONNRESET ? "it closed the connection" : strerror(-r));
+        o = json_tokener_parse(line);
+        if (!o || !json_object_object_get_ex(o, "bytes", &v) || !json_object_is_type(v, json_type_int))
+                return probe_fail("stream %u: the server's summary is not understood", i);
+        st->received = (uint64_t)json_object_get_int64(v);
+        if (json_object_object_get_ex(o, "seconds", &v))
+                *seconds = json_object_get_double(v);
+        return 0;
+}
+
+static int run_client(const struct options *o, const char *token)
+{
+        struct stream s[MAX_STREAMS];
+        struct probe_hello hello = { .kind = "tcp", .version = PROBE_PROTO_VERSION, .streams = o->streams };
+        char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN];
+        uint64_t bytes = 0, sent = 0;
+        double seconds = 0, started;
+        json_object *line, *result, *per, *retrans;
+        int r = 0;
+
+        hello.size = o->size;
+        probe_session_id(hello.session, sizeof(hello.session));
+        for (unsigned i = 0; i < o->streams; i++)
+                s[i] = (struct stream){ .fd = -EBADF };
+
+        probe_phase("connecting");
+        line = json_object_new_object();
+        json_object_object_add(line, "phase", json_object_new_string("connecting"));
+        json_object_object_add(line, "remote", json_object_new_string(o->remote_arg));
+        json_object_object_add(line, "port", json_object_new_int(o->port));
+        json_object_object_add(line, "streams", json_object_new_int((int)o->streams));
+        json_object_object_add(line, "duration_s", probe_json_double(o->duration, 3));
+        probe_emit(line);
+        for (unsigned i = 0; i < o->streams; i++) {
+                hello.stream = i;
+                s[i].fd = probe_connect(&o->bind, &o->remote, o->port, SOCKET_BUFFER, token, &hello, err,
+                                        sizeof(err));
+                if (s[i].fd < 0) {
+                        r = probe_fail("%s", err);
+                        goto out;
+                }
+        }
+        probe_sockname(s[0].fd, false, local, sizeof(local));
+
+        probe_phase("running");
+        started = probe_now();
+        r = send_for(s, o->streams, o->duration, o->size);
+        if (r)
+                goto out;
+        for (unsigned i = 0; i < o->streams; i++)
+                if (shutdown(s[i].fd, SHUT_WR) < 0) {
+                        r = probe_fail("stream %u: cannot end the stream: %s", i, strerror(errno));
+                        goto out;
+                }
+
+        probe_phase("finishing");
+        for (unsigned i = 0; i < o->streams; i++) {
+                r = read_summary(&s[i], i, &seconds);
+                if (r)
+                        goto out;
+                bytes += s[i].received;
+                sent += s[i].sent;
+        }
+        /* The receiver's time; the sender's (which ends before its last bytes arrive) only when the
+         * server did not say. */
+        if (!(seconds > 0))
+                seconds = probe_now() - started;
+        retrans = tcp_retransmits(s, o->streams);
+
+        result = json_object_new_object();
+        json_object_object_add(result, "kind", json_object_new_string("tcp"));
+        json_object_object_add(result, "ok", json_object_new_boolean(true));
+        json_object_object_add(result, "role", json_object_new_string("client"));
+        json_object_object_add(result, "streams", json_object_new_int((int)o->streams));
+        json_object_object_add(result, "duration_s", probe_json_double(seconds, 3));
+        json_object_object_add(result, "bytes", json_object_new_int64((int64_t)bytes));
+        json_object_object_add(result, "bytes_sent", json_object_new_int64((int64_t)sent));
+        json_object_object_add(result, "gbps", probe_json_double(probe_gbps(bytes, seconds), 3));
+        json_object_object_add(result, "retransmits", retrans);
+        per = json_object_new_array();
+        for (unsigned i = 0; i < o->streams; i++) {
+                json_object *ps = json_object_new_object();
+
+                json_object_object_add(ps, "bytes", json_object_new_int64((int64_t)s[i].received));
+                json_object_object_add(ps, "gbps", probe_json_double(probe_gbps(s[i].received, seconds), 3));
+                json_object_array_add(per, ps);
+        }
+        json_object_object_add(result, "per_stream", per);
+        json_object_object_add(result, "size", json_object_new_int64((int64_t)o->size));
+        json_object_object_add(result, "local", json_object_new_string(local));
+        json_object_object_add(result, "remote", json_object_new_string(o->remote_arg));
+        probe_emit(probe_result_line(result));
+out:
+        for (unsigned i = 0; i < o->streams; i++)
+                if (s[i].fd >= 0)
+                        close(s[i].fd);
+        return r;
+}
+
+/* ---- server ---- */
+
+static int receive_all(struct stream *s, unsigned n, double *first_byte, double *last_end)
+{
+        _cleanup_free_ char *buf = malloc(RECV_SIZE);
+        struct pollfd pfd[MAX_STREAMS];
+        unsigned done = 0;
+
+        if (!buf)
+                return probe_fail("out of memory");
+        *first_byte = 0;
+        for (unsigned i = 0; i < n; i++)
+                pfd[i] = (struct pollfd){ .fd = s[i].fd, .events = POLLIN };
+        while (done < n) {
+                int k = poll(pfd, n, -1); /* the deadline ends a client that goes quiet */
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return probe_fail("poll failed: %s", strerror(errno));
+                for (unsigned i = 0; i < n; i++) {
+                        if (!pfd[i].revents)
+                                continue;
+                        for (int w = 0; w < SEND_BURST; w++) {
+                                ssize_t got = recv(s[i].fd, buf, RECV_SIZE, MSG_DONTWAIT);
+
+                                if (got < 0 && (errno == EAGAIN || errno == EINTR))
+                                        break;
+                                if (got < 0)
+                                        return probe_fail("stream %u: receiving failed: %s", i, strerror(errno));
+                                if (got == 0) {
+                                        s[i].is_done = true;
+                                        pfd[i].fd = -1; /* poll skips it from now on */
+                                        *last_end = probe_now();
+                                        done++;
+                                        break;
+                                }
+                                if (*first_byte == 0)
+                                        *first_byte = probe_now();
+                                s[i].received += (uint64_t)got;
+                        }
+                }
+        }
+        return 0;
+}
+
+static int run_server(const struct options *o, const char *token)
+{
+        _cleanup_close_ int lfd = -EBADF;
+        struct stream s[MAX_STREAMS];
+        int fds[MAX_STREAMS];
+        struct probe_hello hello;
+        char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN];
+        double first = 0, last = 0, seconds;
+        uint64_t bytes = 0;
+        json_object *line, *result, *per;
+        int r;
+
+        lfd = probe_listen(&o->bind, o->port, SOCKET_BUFFER, err, sizeof(err));
+        if (lfd < 0)
+                return probe_fail("%s", err);
+        r = probe_accept_session(lfd, "tcp", token, MAX_STREAMS, fds, &hello, err, sizeof(err));
+        if (r < 0)
+                return probe_fail("%s", err);
+        lfd = (close(lfd), -EBADF); /* one session only: later clients are refused by the kernel */
+        for (unsigned i = 0; i < hello.streams; i++)
+                s[i] = (struct stream){ .fd = fds[i] };
+        probe_sockname(s[0].fd, false, local, sizeof(local));
+        probe_sockname(s[0].fd, true, remote, sizeof(remote));
+
+        probe_phase("running");
+        line = json_object_new_object();
+        json_object_object_add(line, "phase", json_object_new_string("running"));
+        json_object_object_add(line, "remote", json_object_new_string(remote));
+        json_object_object_add(line, "streams", json_object_new_int((int)hello.streams));
+        probe_emit(line);
+        r = receive_all(s, hello.streams, &first, &last);
+        if (r)
+                goto out;
+        seconds = first > 0 && last > first ? last - first : 0;
+
+        probe_phase("finishing");
+        for (unsigned i = 0; i < hello.streams; i++) {
+                char summary[128];
+
+                snprintf(summary, sizeof(summary), "{\"stream\":%u,\"bytes\":%llu,\"seconds\":%.6f}\n", i,
+                         (unsigned long long)s[i].received, seconds);
+                /* A client gone by now lost only its summary; this side's result stands. */
+                (void)probe_write_all(s[i].fd, summary, strlen(summary));
+                bytes += s[i].received;
+        }
+
+        result = json_object_new_object();
+        json_object_object_add(result, "kind", json_object_new_string("tcp"));
+        json_object_object_add(result, "ok", json_object_new_boolean(true));
+        json_object_object_add(result, "role", json_object_new_string("server"));
+        json_object_object_add(result, "streams", json_object_new_int((int)hello.streams));
+        json_object_object_add(result, "duration_s", probe_json_double(seconds, 3));
+        json_object_object_add(result, "bytes", json_object_new_int64((int64_t)bytes));
+        json_object_object_add(result, "gbps", probe_json_double(probe_gbps(bytes, seconds), 3));
+        per = json_object_new_array();
+        for (unsigned i = 0; i < hello.streams; i++) {
+                json_object *ps = json_object_new_object();
+
+                json_object_object_add(ps, "bytes", json_object_new_int64((int64_t)s[i].received));
+                json_object_object_add(ps, "gbps", probe_json_double(probe_gbps(s[i].received, seconds), 3));
+                json_object_array_add(per, ps);
+        }
+        json_object_object_add(result, "per_stream", per);
+        json_object_object_add(result, "local", json_object_new_string(local));
+        json_object_object_add(result, "remote", json_object_new_string(remote));
+        probe_emit(probe_result_line(result));
+out:
+        for (unsigned i = 0; i < hello.streams; i++)
+                close(s[i].fd);
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        struct options o;
+        const char *token;
+        int r;
+
+        r = parse_options(argc, argv, &o);
+        if (r)
+                return r;
+        if (probe_token_from_env(&token) < 0)
+                return probe_usage_error(PROG, PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
+                                                               "has a line break",
+                                         PROBE_TOKEN_MAX);
+        probe_output_init("tcp", o.is_json, human);
+        if (probe_deadline_arm(o.deadline) < 0)
+                return probe_fail("cannot arm the deadline: %s", strerror(errno));
+        return o.is_server ? run_server(&o, token) : run_client(&o, token);
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Probes between two daemons in two namespaces: rtt and tcp give real measurements; --kind all
+# runs what this build has; results are kept across a restart; a peer killed mid-probe and a
+# helper that hangs give a failure with its reason within the deadline, both daemons serving; a
+# rate-limited link raises one probe-degraded alert.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_peers.sh"
+
+helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
+"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+a=$(netns_new a)
+b=$(netns_new b)
+veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
+for n in a b; do
+        o=$([ $n = a ] && echo 10.99.0.2 || echo 10.99.0.1)
+        peer_conf $n f$n $o "[probe]" "helper_dir = $helpers" "interval = 0" "rtt_interval = 0"
+done
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 5 || fail "peers not up"
+
+step "rtt"
+out=$(sparkc_of a --json probe --peer b --kind rtt) || fail "rtt probe failed: $out"
+assert_eq "$(json_get "$out" 'd["status"]')" ok "rtt status"
+json_get "$out" '0 < d["measured"]["min_us"] <= d["measured"]["median_us"] <= d["measured"]["p99_us"] <= d["measured"]["max_us"]' |
+        grep -q True || fail "rtt numbers: $out"
+assert_eq "$(json_get "$out" 'd["local"] + ">" + d["remote"]')" "10.99.0.1>10.99.0.2" "rtt path"
+
+step "tcp, 2 streams, 2 s"
+out=$(sparkc_of a --json probe --peer b --kind tcp --duration 2 --streams 2) || fail "tcp probe failed: $out"
+assert_eq "$(json_get "$out" 'd["status"]')" ok "tcp status"
+json_get "$out" 'd["measured"]["gbps"] > 0.1 and d["measured"]["streams"] == 2' | grep -q True ||
+        fail "tcp numbers: $out"
+table=$(sparkc_of a probe --peer 10.99.0.2 --kind tcp --duration 1) || fail "tcp by address"
+assert_contains "$table" "Gb/s" "summary table"
+
+step "--kind all runs rtt and tcp and says what this build lacks"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?
+assert_eq "$rc" 0 "exit status of --kind all"
+assert_eq "$(json_get "$out" '[r["status"] for r in d]')" "['ok', 'ok', 'failed', 'failed']" "statuses"
+assert_contains "$out" "not part of this build" "rdma/nccl"
+
+step "history, also after a restart"
+hist=$(sparkc_of a --json history --peer b --kind tcp)
+n=$(json_get "$hist" 'len(d["results"])')
+[ "$n" -ge 2 ] || fail "history has $n tcp results"
+sparkd_stop a
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind tcp)" 'len(d["results"])')" "$n" "history after restart"
+assert_contains "$(sparkc_of a history)" "tcp" "history table"
+wait_peer_state a b up 5 || fail "peers not up after restart"
+
+step "a non-admin may not start probes"
+chmod 666 "$(sock_of a)"
+rc=0; setpriv --reuid=65534 --regid=65534 --clear-groups "$SPARKC" --socket "$(sock_of a)" probe --peer b \
+        >/dev/null 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "nobody could start a probe"
+
+step "a running probe can be cancelled"
+python3 - "$(sock_of a)" <<'PY' || fail "cancel"
+import json, socket, sys
+def conn():
+    s = socket.socket(socket.AF_UNIX); s.settimeout(30); s.connect(sys.argv[1]); return s
+def lines(s):
+    buf = b""
+    while True:
+        while b"\n" not in buf:
+            chunk = s.recv(65536)
+            if not chunk: return
+            buf += chunk
+        line, buf = buf.split(b"\n", 1)
+        yield json.loads(line)
+a = conn()
+a.sendall(b'{"jsonrpc":"2.0","method":"probe","params":{"peer":"b","kind":"tcp","duration_s":20},"id":1}\n')
+msgs = lines(a)
+first = next(msgs)
+assert first.get("method") == "probe-progress" and first["params"]["id"], first
+c = conn()
+c.sendall(json.dumps({"jsonrpc": "2.0", "method": "probe-cancel", "params": {"id": first["params"]["id"]}, "id": 2}).encode() + b"\n")
+assert json.loads(c.recv(65536))["result"]["cancelled"] is True
+for m in msgs:
+    if m.get("id") == 1:
+        assert m["result"]["status"] == "failed" and m["result"]["error"] == "cancelled", m
+        break
+print("cancelled")
+PY
+wait_until 10 sh -c "! pgrep -f '[s]parkd-probe-tcp' >/dev/null" || fail "helpers left after the cancel"
+
+step "the peer killed in the middle: failure with a reason, within the deadline"
+start=$(date +%s)
+sparkc_of a --json probe --peer b --kind tcp --duration 8 >"$TEST_TMP/killed.json" 2>&1 &
+probe_pid=$!
+sleep 2
+kill -9 "$(pid_of b)"
+wait "$probe_pid" || true
+elapsed=$(($(date +%s) - start))
+[ "$elapsed" -le 25 ] || fail "the failed probe took $elapsed s"
+assert_eq "$(json_get "$(cat "$TEST_TMP/killed.json")" 'd["status"]')" failed "status after the peer died"
+assert_contains "$(cat "$TEST_TMP/killed.json")" "error" "failure reason"
+sparkc_of a status >/dev/null || fail "a stopped serving"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 10 || fail "b did not come back"
+
+step "a helper that hangs is killed at its deadline"
+sparkc_of a --json probe --peer b --kind tcp --duration 1 >"$TEST_TMP/hung.json" 2>&1 &
+probe_pid=$!
+for _ in $(seq 50); do
+        helper=$(pgrep -f "sparkd-probe-tcp.*--server" | head -1 || true)
+        [ -n "$helper" ] && break
+        sleep 0.1
+done
+[ -n "$helper" ] || fail "no server helper seen"
+kill -STOP "$helper"
+wait "$probe_pid" || true
+assert_eq "$(json_get "$(cat "$TEST_TMP/hung.json")" 'd["status"]')" failed "status with a hung helper"
+kill -CONT "$helper" 2>/dev/null || true
+wait_until 25 sh -c "! kill -0 $helper 2>/dev/null" || fail "the hung helper was not killed"
+sparkc_of b status >/dev/null || fail "b stopped serving"
+
+step "a rate-limited link raises one probe-degraded alert"
+for n in a b; do
+        sed -i 's/^\[probe\]$/[probe]\nexpect_tcp_gbps = 4/' "$TEST_TMP/$n.conf"
+        sparkc_of $n reload >/dev/null
+done
+tc -n "$a" qdisc add dev fa root tbf rate 1gbit burst 256k latency 20ms
+out=$(sparkc_of a --json probe --peer b --kind tcp --duration 2) && rc=0 || rc=$?
+assert_eq "$rc" 1 "exit status of a degraded probe"
+assert_eq "$(json_get "$out" 'd["status"]')" degraded "status on a 1 Gb/s link"
+assert_eq "$(grep -c 'event=probe-degraded' "$(log_of a)")" 1 "probe-degraded alerts"
+sparkd_stop a
+sparkd_stop b
+pass
