@@ -25,5 +25,11 @@ void strv_free(char **strv);
 size_t strv_length(char *const *strv);
 int strv_push(char ***strv, const char *s);
 bool strv_contains(char *const *strv, const char *s);
+static inline void strv_freep(char ***p)
+{
+        strv_free(*p);
+}
+#define _cleanup_strv_ __attribute__((cleanup(strv_freep)))
+
 /* Splits on spaces and commas, dropping empty words. */
 int strv_split(const char *s, char ***out);

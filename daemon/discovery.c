@@ -16,10 +16,8 @@
 #include "log.h"
 #include "strutil.h"
 
-#define DISCOVERY_MAX_ADDRS 16
 /* One TXT string is a length byte and its text (RFC 6763 6.1). */
-#define TXT_ITEM_MAX 255
-#define SEC          1000000ULL
+#define SEC 1000000ULL
 /* Reconnecting after Avahi or the bus went away: soon at first, then at most twice a minute. */
 #define RESTART_FIRST_USEC (1 * SEC)
 #define RESTART_MAX_USEC   (30 * SEC)
@@ -65,200 +63,6 @@ struct discovery {
         bool said_unavailable;
         bool said_running;
 };
-
-static void strv_freep(char ***p)
-{
-        strv_free(*p);
-}
-#define _cleanup_strv_ _cleanup_(strv_freep)
-
-/* ---- TXT record codec ---- */
-
-static bool is_node_id(const char *s)
-{
-        size_t n = 0;
-
-        for (; s[n]; n++)
-                if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
-                        return false;
-        return n == 32;
-}
-
-static bool is_node_name(const char *s)
-{
-        size_t n = strlen(s);
-
-        if (n < 1 || n > 63)
-                return false;
-        return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
-}
-
-static bool is_ipv4(const char *s)
-{
-        struct in_addr a;
-
-        return inet_pton(AF_INET, s, &a) == 1;
-}
-
-void discovery_record_clear(struct discovery_record *r)
-{
-        strv_free(r->addresses);
-        *r = (struct discovery_record){ 0 };
-}
-
-static int record_copy(struct discovery_record *dst, const struct discovery_record *src)
-{
-        _cleanup_strv_ char **addrs = calloc(1, sizeof(char *));
-
-        if (!addrs)
-                return -ENOMEM;
-        for (char *const *a = src->addresses; a && *a; a++)
-                if (strv_push(&addrs, *a) < 0)
-                        return -ENOMEM;
-        *dst = *src;
-        dst->addresses = TAKE_PTR(addrs);
-        return 0;
-}
-
-static bool record_equal(const struct discovery_record *a, const struct discovery_record *b)
-{
-        size_t n = strv_length(a->addresses);
-
-        if (a->proto != b->proto || a->port != b->port || strcmp(a->node_id, b->node_id) != 0 ||
-            strcmp(a->name, b->name) != 0 || n != strv_length(b->addresses))
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (strcmp(a->addresses[i], b->addresses[i]) != 0)
-                        return false;
-        return true;
-}
-
-static int push_item(char ***v, const char *s)
-{
-        if (strlen(s) > TXT_ITEM_MAX)
-                return -E2BIG;
-        return strv_push(v, s);
-}
-
-int discovery_txt_encode(const struct discovery_record *r, char ***txt)
-{
-        _cleanup_strv_ char **v = NULL;
-        char item[TXT_ITEM_MAX + 64], *p;
-        size_t n = strv_length(r->addresses);
-        int k;
-
-        if (!is_node_id(r->node_id) || !is_node_name(r->name) || r->port == 0 || n > DISCOVERY_MAX_ADDRS)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (!is_ipv4(r->addresses[i]))
-                        return -EINVAL;
-
-        snprintf(item, sizeof(item), "v=%u", r->proto);
-        if ((k = push_item(&v, item)) < 0)
-                return k;
-        snprintf(item, sizeof(item), "id=%s", r->node_id);
-        if ((k = push_item(&v, item)) < 0)
-                return k;
-        snprintf(item, sizeof(item), "name=%s", r->name);
-        if ((k = push_item(&v, item)) < 0)
-                return k;
-        /* 16 addresses of up to 15 characters can exceed one TXT string: E2BIG then. */
-        p = stpcpy(item, "addrs=");
-        for (size_t i = 0; i < n; i++) {
-                if ((size_t)(p - item) + strlen(r->addresses[i]) + 2 > sizeof(item))
-                        return -E2BIG;
-                p = stpcpy(p, r->addresses[i]);
-                if (i + 1 < n)
-                        p = stpcpy(p, ",");
-        }
-        if ((k = push_item(&v, item)) < 0)
-                return k;
-        snprintf(item, sizeof(item), "port=%u", (unsigned)r->port);
-        if ((k = push_item(&v, item)) < 0)
-                return k;
-        *txt = TAKE_PTR(v);
-        return 0;
-}
-
-static int decode_addrs(const char *value, char ***ret)
-{
-        _cleanup_strv_ char **v = calloc(1, sizeof(char *));
-        _cleanup_free_ char *copy = strdup(value);
-        size_t n = 0;
-
-        if (!v || !copy)
-                return -ENOMEM;
-        /* "addrs=" is a node without fabric addresses yet; "a,,b" or "a," is malformed. */
-        for (char *s = copy, *comma; *value; s = comma + 1) {
-                comma = strchr(s, ',');
-                if (comma)
-                        *comma = '\0';
-                if (++n > DISCOVERY_MAX_ADDRS || !is_ipv4(s))
-                        return -EBADMSG;
-                if (strv_push(&v, s) < 0)
-                        return -ENOMEM;
-                if (!comma)
-                        break;
-        }
-        *ret = TAKE_PTR(v);
-        return 0;
-}
-
-int discovery_txt_decode(char *const *txt, struct discovery_record *out)
-{
-        static const char *const keys[] = { "v", "id", "name", "addrs", "port" };
-        _cleanup_(discovery_record_clear) struct discovery_record r = { 0 };
-        unsigned seen = 0;
-        uint64_t u;
-        int k;
-
-        for (char *const *item = txt; item && *item; item++) {
-                const char *eq = strchr(*item, '='), *value = eq ? eq + 1 : NULL;
-                size_t keylen = eq ? (size_t)(eq - *item) : strlen(*item);
-                int key = -1;
-
-                for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-                        if (strlen(keys[i]) == keylen && strncmp(*item, keys[i], keylen) == 0)
-                                key = (int)i;
-                if (key < 0)
-                        continue; /* a newer peer's key: ignored (forward compatible) */
-                if (!value || (seen & (1u << key)))
-                        return -EBADMSG; /* a key without value, or twice */
-                seen |= 1u << key;
-
-                switch (key) {
-                case 0:
-                        if (parse_uint64(value, 10, 0, UINT32_MAX, &u) < 0)
-                                return -EBADMSG;
-                        r.proto = (unsigned)u;
-                        break;
-                case 1:
-                        if (!is_node_id(value))
-                                return -EBADMSG;
-                        memcpy(r.node_id, value, 33);
-                        break;
-                case 2:
-                        if (!is_node_name(value))
-                                return -EBADMSG;
-                        memcpy(r.name, value, strlen(value) + 1);
-                        break;
-                case 3:
-                        if ((k = decode_addrs(value, &r.addresses)) < 0)
-                                return k;
-                        break;
-                case 4:
-                        if (parse_uint64(value, 10, 1, UINT16_MAX, &u) < 0)
-                                return -EBADMSG;
-                        r.port = (uint16_t)u;
-                        break;
-                }
-        }
-        if (seen != (1u << ARRAY_SIZE(keys)) - 1)
-                return -EBADMSG;
-        *out = r;
-        r = (struct discovery_record){ 0 };
-        return 0;
-}
 
 /* Avahi's TXT strings are length-counted and may hold NUL bytes; ours never do. */
 static int strlst_to_strv(AvahiStringList *l, char ***ret)
@@ -312,7 +116,7 @@ static void service_forget_record(struct service *s)
         if (!node_has_other(d, s, old.node_id, &other)) {
                 log_debug("mDNS: peer %s (%s) is gone", old.name, old.node_id);
                 d->lost(old.node_id, d->userdata);
-        } else if (!record_equal(&other->record, &old)) {
+        } else if (!discovery_record_equal(&other->record, &old)) {
                 d->found(&other->record, d->userdata);
         }
         discovery_record_clear(&old);
@@ -353,7 +157,7 @@ static void service_take_record(struct service *s, struct discovery_record *rec)
         struct discovery *d = s->d;
         struct service *other = NULL;
 
-        if (s->has_record && record_equal(&s->record, rec)) {
+        if (s->has_record && discovery_record_equal(&s->record, rec)) {
                 discovery_record_clear(rec);
                 return;
         }
@@ -365,7 +169,8 @@ static void service_take_record(struct service *s, struct discovery_record *rec)
         *rec = (struct discovery_record){ 0 };
         s->has_record = true;
         /* Seen on another interface already with the same record: nothing new for the caller. */
-        if (node_has_other(d, s, s->record.node_id, &other) && record_equal(&other->record, &s->record))
+        if (node_has_other(d, s, s->record.node_id, &other) &&
+            discovery_record_equal(&other->record, &s->record))
                 return;
         log_debug("mDNS: peer %s (%s) port %u via service '%s' on interface %d", s->record.name,
                   s->record.node_id, (unsigned)s->record.port, s->name, (int)s->ifindex);
@@ -571,7 +376,7 @@ static void group_add(struct discovery *d)
                 return;
         }
         discovery_record_clear(&d->published);
-        if (record_copy(&d->published, &d->self) < 0)
+        if (discovery_record_copy(&d->published, &d->self) < 0)
                 return; /* not marked published: the next publish starts over */
         d->is_published = true;
 }
@@ -615,7 +420,7 @@ static void publish_now(struct discovery *d)
             d->published.port == d->self.port) {
                 AvahiStringList *txt;
 
-                if (record_equal(&d->published, &d->self))
+                if (discovery_record_equal(&d->published, &d->self))
                         return;
                 txt = txt_to_strlst(&d->self);
                 r = txt ? avahi_entry_group_update_service_txt_strlst(d->group, AVAHI_IF_UNSPEC,
@@ -625,7 +430,7 @@ static void publish_now(struct discovery *d)
                 avahi_string_list_free(txt);
                 if (r >= 0) {
                         discovery_record_clear(&d->published);
-                        if (record_copy(&d->published, &d->self) < 0)
+                        if (discovery_record_copy(&d->published, &d->self) < 0)
                                 d->is_published = false;
                         return;
                 }
@@ -824,7 +629,7 @@ int discovery_publish(struct discovery *d, const struct discovery_record *self)
         r = discovery_txt_encode(self, &txt);
         if (r < 0)
                 return r;
-        r = record_copy(&copy, self);
+        r = discovery_record_copy(&copy, self);
         if (r < 0)
                 return r;
         discovery_record_clear(&d->self);

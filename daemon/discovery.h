@@ -13,6 +13,8 @@
 
 #define DISCOVERY_SERVICE_TYPE "_sparkd._tcp"
 #define DISCOVERY_PROTO        1
+#define DISCOVERY_MAX_ADDRS    16  /* fabric addresses in one record */
+#define DISCOVERY_TXT_ITEM_MAX 255 /* a TXT string is at most 255 bytes */
 
 struct discovery;
 
@@ -48,3 +50,5 @@ bool discovery_is_available(const struct discovery *d);
 int discovery_txt_encode(const struct discovery_record *r, char ***txt); /* "key=value" strings */
 int discovery_txt_decode(char *const *txt, struct discovery_record *r);  /* -EBADMSG on bad input */
 void discovery_record_clear(struct discovery_record *r);
+int discovery_record_copy(struct discovery_record *dst, const struct discovery_record *src);
+bool discovery_record_equal(const struct discovery_record *a, const struct discovery_record *b);

@@ -58,11 +58,6 @@ static inline void closedirp(DIR **d)
                 closedir(*d);
 }
 
-static inline void strv_freep(char ***strv)
-{
-        strv_free(*strv);
-}
-
 _printf_(4, 0) static int host_vpath(char *buf, size_t size, const char *root, const char *fmt, va_list ap)
 {
         size_t n = (size_t)snprintf(buf, size, "%s/", root);
@@ -212,7 +207,7 @@ static void gpu_parse_information(char *text, struct gpu_info *g)
 
 static int read_gpus(const char *root, struct hostfacts *f)
 {
-        _cleanup_(strv_freep) char **names = NULL;
+        _cleanup_strv_ char **names = NULL;
         int r;
 
         r = sysfs_list(root, &names, "proc/driver/nvidia/gpus");
@@ -458,7 +453,7 @@ static int nccl_look_in(const char *root, const char *dir, const char *include, 
 
 static int nccl_find(const char *root, struct hostfacts *f)
 {
-        _cleanup_(strv_freep) char **targets = NULL;
+        _cleanup_strv_ char **targets = NULL;
         int r;
 
         for (size_t i = 0; i < ARRAY_SIZE(nccl_dirs); i++)
@@ -571,7 +566,7 @@ static void limits_read_file(const char *root, const char *file, struct limit_se
  */
 static int read_memlock(const char *root, struct hostfacts *f)
 {
-        _cleanup_(strv_freep) char **names = NULL;
+        _cleanup_strv_ char **names = NULL;
         struct limit_seen soft = { 0 }, hard = { 0 };
         const struct limit_seen *use = NULL;
         int r;
