@@ -31,8 +31,13 @@ int probe_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
                 const char *suffix;
                 uint64_t factor;
         } units[] = {
-                { "", 1 },          { "K", 1ULL << 10 },   { "KiB", 1ULL << 10 }, { "M", 1ULL << 20 },
-                { "MiB", 1ULL << 20 }, { "G", 1ULL << 30 }, { "GiB", 1ULL << 30 },
+                { "", 1 },
+                { "K", 1ULL << 10 },
+                { "KiB", 1ULL << 10 },
+                { "M", 1ULL << 20 },
+                { "MiB", 1ULL << 20 },
+                { "G", 1ULL << 30 },
+                { "GiB", 1ULL << 30 },
         };
         unsigned long long v;
         char *end;
@@ -90,7 +95,8 @@ int probe_opt_size(const char *name, const char *arg, uint64_t min, uint64_t max
         int r = probe_parse_size(arg, min, max, out);
 
         if (r < 0)
-                snprintf(err, err_size, "%s wants a size in bytes from %llu to %llu (K and M suffixes allowed), not '%s'",
+                snprintf(err, err_size,
+                         "%s wants a size in bytes from %llu to %llu (K and M suffixes allowed), not '%s'",
                          name, (unsigned long long)min, (unsigned long long)max, arg);
         return r;
 }
@@ -103,7 +109,8 @@ int probe_opt_seconds(const char *name, const char *arg, double min, double max,
         if (r == 0 && !(*out > 0))
                 r = -ERANGE;
         if (r < 0)
-                snprintf(err, err_size, "%s wants seconds, more than 0 and at most %g, not '%s'", name, max, arg);
+                snprintf(err, err_size, "%s wants seconds, more than 0 and at most %g, not '%s'", name, max,
+                         arg);
         return r;
 }
 
@@ -271,7 +278,7 @@ int probe_hello_parse(const char *buf, size_t len, const char *expected_token, s
                 return len > PROBE_TOKEN_MAX + 1 ? -EACCES : -EAGAIN;
         /* The token first, before anything a stranger sent is parsed any further. */
         if (expected_token && !probe_token_equal(expected_token, buf, (size_t)(nl1 - buf))) {
-                snprintf(why, why_size, "wrong token");
+                snprintf(why, why_size, nl1 == buf ? "missing token" : "wrong token");
                 return -EACCES;
         }
         nl2 = memchr(nl1 + 1, '\n', len - (size_t)(nl1 + 1 - buf));
@@ -345,11 +352,13 @@ static void timeout_line_build(void)
 
         if (out.is_json)
                 n = snprintf(out.timeout_line[idx], sizeof(out.timeout_line[idx]),
-                             "{\"result\":{\"kind\":\"%s\",\"ok\":false,\"error\":\"timeout\",\"phase\":\"%s\"}}\n",
+                             "{\"result\":{\"kind\":\"%s\",\"ok\":false,\"error\":\"timeout\",\"phase\":\"%"
+                             "s\"}}\n",
                              out.kind, out.phase);
         else
                 n = snprintf(out.timeout_line[idx], sizeof(out.timeout_line[idx]),
-                             "%s probe failed: timeout (deadline passed in phase %s)\n", out.kind, out.phase);
+                             "%s probe failed: timeout (deadline passed in phase %s)\n", out.kind,
+                             out.phase);
         out.timeout_len[idx] = n < 0 ? 0 : (size_t)n;
         out.timeout_idx = idx;
 }
@@ -362,20 +371,10 @@ void probe_output_init(const char *kind, bool force_json, probe_human_fn human)
         timeout_line_build();
 }
 
-bool probe_output_is_json(void)
-{
-        return out.is_json;
-}
-
 void probe_phase(const char *phase)
 {
         out.phase = phase;
         timeout_line_build();
-}
-
-const char *probe_current_phase(void)
-{
-        return out.phase;
 }
 
 static void on_deadline(int sig)
@@ -501,24 +500,29 @@ static int wait_ms(int max_ms)
 
 /* ---- sockets ---- */
 
+static bool buffer_max_allows(int opt, int bytes)
+{
+        _cleanup_fclose_ FILE *f = fopen(
+                opt == SO_SNDBUF ? "/proc/sys/net/core/wmem_max" : "/proc/sys/net/core/rmem_max", "re");
+        long max = 0;
+
+        return f && fscanf(f, "%ld", &max) == 1 && max >= bytes;
+}
+
 static void set_buffer(int fd, int force_opt, int opt, int bytes)
 {
         /* SO_*BUFFORCE passes net.core.[rw]mem_max, which is often far below what a fast link
          * needs; without CAP_NET_ADMIN the kernel's autotuning (tcp_[rw]mem) is better than a
-         * buffer capped at the max, so the plain option is used only when that max is enough. */
-        if (setsockopt(fd, SOL_SOCKET, force_opt, &bytes, sizeof(bytes)) == 0)
-                return;
-        {
-                const char *path = opt == SO_SNDBUF ? "/proc/sys/net/core/wmem_max" : "/proc/sys/net/core/rmem_max";
-                _cleanup_fclose_ FILE *f = fopen(path, "re");
-                long max = 0;
-
-                if (f && fscanf(f, "%ld", &max) == 1 && max >= bytes)
-                        (void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
-        }
+         * buffer capped at that max, so the plain option is used only when the max is enough. */
+        if (setsockopt(fd, SOL_SOCKET, force_opt, &bytes, sizeof(bytes)) < 0 &&
+            buffer_max_allows(opt, bytes))
+                (void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
 }
 
-int probe_socket(const struct in_addr *addr, uint16_t port, int buffer_bytes, char *err, size_t err_size)
+/* A TCP socket with large buffers where the system allows them, bound to addr:port unless both
+ * are zero. */
+static int tcp_socket(const struct in_addr *addr, uint16_t port, int buffer_bytes, char *err,
+                      size_t err_size)
 {
         _cleanup_close_ int fd = -EBADF;
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -553,8 +557,8 @@ void probe_sockname(int fd, bool peer, char *buf, size_t size)
         struct sockaddr_in sa = { 0 };
         socklen_t len = sizeof(sa);
 
-        if ((peer ? getpeername(fd, (struct sockaddr *)&sa, &len) : getsockname(fd, (struct sockaddr *)&sa, &len)) <
-                    0 ||
+        if ((peer ? getpeername(fd, (struct sockaddr *)&sa, &len)
+                  : getsockname(fd, (struct sockaddr *)&sa, &len)) < 0 ||
             !inet_ntop(AF_INET, &sa.sin_addr, buf, (socklen_t)size))
                 snprintf(buf, size, "?");
 }
@@ -567,7 +571,7 @@ int probe_listen(const struct in_addr *addr, uint16_t port, int buffer_bytes, ch
         char a[INET_ADDRSTRLEN];
         json_object *line;
 
-        fd = probe_socket(addr, port, buffer_bytes, err, err_size);
+        fd = tcp_socket(addr, port, buffer_bytes, err, err_size);
         if (fd < 0)
                 return fd;
         if (listen(fd, 128) < 0 || getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
@@ -739,11 +743,15 @@ int probe_accept_session(int listen_fd, const char *kind, const char *token, uns
                         if (r == -EAGAIN && c->len < sizeof(c->buf))
                                 continue;
                         if (r == -EAGAIN || r == -EACCES || r == -EPROTO) {
-                                pending_drop(p, &n, i, *why ? why : r == -EACCES ? "wrong token" : "hello too long");
+                                pending_drop(p, &n, i,
+                                             *why           ? why
+                                             : r == -EACCES ? "wrong token"
+                                                            : "hello too long");
                                 continue;
                         }
                         if (strcmp(h.kind, kind) != 0) {
-                                snprintf(why, sizeof(why), "this is a %s probe server, not %s", kind, h.kind);
+                                snprintf(why, sizeof(why), "this is a %s probe server, not %s", kind,
+                                         h.kind);
                                 pending_drop(p, &n, i, why);
                                 continue;
                         }
@@ -752,7 +760,8 @@ int probe_accept_session(int listen_fd, const char *kind, const char *token, uns
                                 pending_drop(p, &n, i, why);
                                 continue;
                         }
-                        if (started && (strcmp(h.session, first->session) != 0 || h.streams != first->streams)) {
+                        if (started &&
+                            (strcmp(h.session, first->session) != 0 || h.streams != first->streams)) {
                                 pending_drop(p, &n, i, "busy with another client");
                                 continue;
                         }
@@ -781,9 +790,16 @@ int probe_accept_session(int listen_fd, const char *kind, const char *token, uns
 
                         if (fd < 0)
                                 continue;
-                        if (n == MAX_PENDING) /* the oldest gives way */
-                                pending_drop(p, &n, 0, NULL);
-                        p[n++] = (struct pending){ .fd = fd, .until = probe_now() + PROBE_AUTH_TIMEOUT_MS / 1000.0 };
+                        if (n == MAX_PENDING) { /* the oldest gives way */
+                                size_t oldest = 0;
+
+                                for (size_t i = 1; i < n; i++)
+                                        if (p[i].until < p[oldest].until)
+                                                oldest = i;
+                                pending_drop(p, &n, oldest, NULL);
+                        }
+                        p[n++] = (struct pending){ .fd = fd,
+                                                   .until = probe_now() + PROBE_AUTH_TIMEOUT_MS / 1000.0 };
                 }
         }
 fail:
@@ -795,8 +811,9 @@ fail:
         return r;
 }
 
-int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, uint16_t port, int buffer_bytes,
-                  const char *token, const struct probe_hello *hello, char *err, size_t err_size)
+int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, uint16_t port,
+                  int buffer_bytes, const char *token, const struct probe_hello *hello, char *err,
+                  size_t err_size)
 {
         _cleanup_close_ int fd = -EBADF;
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr = *addr };
@@ -809,7 +826,7 @@ int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, u
         int r, soerr = 0;
 
         inet_ntop(AF_INET, addr, a, sizeof(a));
-        fd = probe_socket(bind_addr, 0, buffer_bytes, err, err_size);
+        fd = tcp_socket(bind_addr, 0, buffer_bytes, err, err_size);
         if (fd < 0)
                 return fd;
         if ((r = set_blocking(fd, false)) < 0) {
@@ -836,9 +853,11 @@ int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, u
                 r = -soerr;
                 goto connect_failed;
         }
-        if ((r = set_blocking(fd, true)) < 0 || (r = probe_hello_format(token, hello, buf, sizeof(buf), &len)) < 0 ||
+        if ((r = set_blocking(fd, true)) < 0 ||
+            (r = probe_hello_format(token, hello, buf, sizeof(buf), &len)) < 0 ||
             (r = probe_write_all(fd, buf, len)) < 0) {
-                snprintf(err, err_size, "cannot send the handshake to %s port %u: %s", a, port, strerror(-r));
+                snprintf(err, err_size, "cannot send the handshake to %s port %u: %s", a, port,
+                         strerror(-r));
                 return r;
         }
         r = probe_read_line(fd, line, sizeof(line), wait_ms(PROBE_CONNECT_MS));
@@ -855,14 +874,19 @@ int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, u
         }
         ans = json_tokener_parse(line);
         if (!ans || !json_object_object_get_ex(ans, "ok", &v)) {
-                snprintf(err, err_size, "the server at %s port %u answered the handshake with something else", a,
-                         port);
+                snprintf(err, err_size,
+                         "the server at %s port %u answered the handshake with something else", a, port);
                 return -EPROTO;
         }
         if (!json_object_get_boolean(v)) {
-                const char *why = json_object_object_get_ex(ans, "error", &v) ? json_object_get_string(v) : "?";
+                const char *why =
+                        json_object_object_get_ex(ans, "error", &v) ? json_object_get_string(v) : "?";
 
-                if (strcmp(why, "wrong token") == 0)
+                if (!token && (strcmp(why, "missing token") == 0 || strcmp(why, "wrong token") == 0))
+                        snprintf(err, err_size,
+                                 "the server requires a token: set " PROBE_TOKEN_ENV
+                                 " to the same value on both sides");
+                else if (strcmp(why, "wrong token") == 0 || strcmp(why, "missing token") == 0)
                         snprintf(err, err_size,
                                  "the server refused the connection: wrong token (" PROBE_TOKEN_ENV
                                  " must be the same on both sides)");
@@ -874,8 +898,8 @@ int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, u
 
 connect_failed:
         if (r == -ECONNREFUSED)
-                snprintf(err, err_size, "connection to %s port %u refused: is the probe server running there?", a,
-                         port);
+                snprintf(err, err_size,
+                         "connection to %s port %u refused: is the probe server running there?", a, port);
         else
                 snprintf(err, err_size, "cannot connect to %s port %u: %s", a, port, strerror(-r));
         return r;

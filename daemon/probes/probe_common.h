@@ -107,10 +107,8 @@ typedef void (*probe_human_fn)(json_object *line);
 
 /* Output as JSON lines when force_json or when stdout is no terminal, else through human. */
 void probe_output_init(const char *kind, bool force_json, probe_human_fn human);
-bool probe_output_is_json(void);
 /* The phase the process is in: a timeout or failure names it. Takes a static string. */
 void probe_phase(const char *phase);
-const char *probe_current_phase(void);
 /* Prints one line (JSON or human) and flushes it; takes the object. */
 void probe_emit(json_object *line);
 /* "PROG: MESSAGE" and a pointer to --help on stderr; returns 2, the exit code of a bad command line. */
@@ -127,8 +125,6 @@ double probe_now(void);
 
 /* ---- sockets ---- */
 
-/* A TCP socket with large buffers when the system allows them, bound to addr:port. */
-int probe_socket(const struct in_addr *addr, uint16_t port, int buffer_bytes, char *err, size_t err_size);
 /* The server side: listens on addr:port (0 = any free port) and prints the listening line. */
 int probe_listen(const struct in_addr *addr, uint16_t port, int buffer_bytes, char *err, size_t err_size);
 /* Accepts connections until one session of a client is complete: hello.streams authenticated
@@ -140,8 +136,9 @@ int probe_accept_session(int listen_fd, const char *kind, const char *token, uns
                          struct probe_hello *first, char *err, size_t err_size);
 /* The client side: connects (from bind_addr when given) within the connect timeout, sends the
  * handshake and waits for the server's answer. */
-int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, uint16_t port, int buffer_bytes,
-                  const char *token, const struct probe_hello *hello, char *err, size_t err_size);
+int probe_connect(const struct in_addr *bind_addr, const struct in_addr *addr, uint16_t port,
+                  int buffer_bytes, const char *token, const struct probe_hello *hello, char *err,
+                  size_t err_size);
 /* A random session id (hex). */
 void probe_session_id(char *buf, size_t size);
 /* Writes all of buf on a blocking socket. */

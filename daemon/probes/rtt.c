@@ -44,27 +44,33 @@ struct options {
 static void usage(void)
 {
         printf("Usage: " PROG " --server [--bind ADDR] [--port PORT] [OPTIONS]\n"
-               "       " PROG " --client ADDR --port PORT [--count N] [--size BYTES] [--interval-us U] [OPTIONS]\n"
+               "       " PROG
+               " --client ADDR --port PORT [--count N] [--size BYTES] [--interval-us U] [OPTIONS]\n"
                "\n"
                "Measures TCP round trips (TCP_NODELAY, ping-pong of one message) to a server started with\n"
-               "--server. The server serves one client and exits; it prints {\"phase\":\"listening\",\"port\":P}\n"
+               "--server. The server serves one client and exits; it prints "
+               "{\"phase\":\"listening\",\"port\":P}\n"
                "as soon as it listens.\n"
                "\n"
                "  -s, --server            echo for one client\n"
                "  -c, --client ADDR       measure to the server at IPv4 address ADDR\n"
-               "  -B, --bind ADDR         local IPv4 address: the server's listen address, the client's source\n"
-               "  -p, --port PORT         server: port to listen on (default 0: any free port); client: required\n"
+               "  -B, --bind ADDR         local IPv4 address: the server's listen address, the client's "
+               "source\n"
+               "  -p, --port PORT         server: port to listen on (default 0: any free port); client: "
+               "required\n"
                "  -n, --count N           round trips, 1..%d (default 1000)\n"
                "  -l, --size BYTES        message size, 1..%d, K/M suffixes allowed (default 64)\n"
                "  -i, --interval-us U     microseconds from one round trip's start to the next, 0..%d\n"
                "                          (default 0: back to back)\n"
                "      --deadline SEC      give up with a timeout result after SEC seconds (default 30)\n"
-               "      --json              JSON lines even on a terminal (the default when stdout is not one)\n"
+               "      --json              JSON lines even on a terminal (the default when stdout is not "
+               "one)\n"
                "  -h, --help              this text\n"
                "      --version           the version\n"
                "\n"
                "Authentication: when " PROBE_TOKEN_ENV " is set, the client sends it first and the server\n"
-               "takes only a connection that sends the same value; when it is unset (use by hand), no token\n"
+               "takes only a connection that sends the same value; when it is unset (use by hand), no "
+               "token\n"
                "is needed on either side.\n"
                "\n"
                "Output: progress lines {\"phase\":...} and one final {\"result\":{...}} line with min_us,\n"
@@ -135,7 +141,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                         o->has_client_options = true;
                         break;
                 case OPT_DEADLINE:
-                        if (probe_opt_seconds("--deadline", optarg, 0, 86400, &o->deadline, err, sizeof(err)) < 0)
+                        if (probe_opt_seconds("--deadline", optarg, 0, 86400, &o->deadline, err,
+                                              sizeof(err)) < 0)
                                 return probe_usage_error(PROG, "%s", err);
                         break;
                 case OPT_JSON:
@@ -187,7 +194,8 @@ static void human(json_object *line)
 
         if (json_object_object_get_ex(line, "result", &r)) {
                 if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                        printf("rtt probe failed in phase %s: %s\n", get_string(r, "phase"), get_string(r, "error"));
+                        printf("rtt probe failed in phase %s: %s\n", get_string(r, "phase"),
+                               get_string(r, "error"));
                         return;
                 }
                 if (strcmp(get_string(r, "role"), "server") == 0) {
@@ -195,11 +203,12 @@ static void human(json_object *line)
                                get_double(r, "bytes"), get_string(r, "remote"));
                         return;
                 }
-                printf("%s -> %s: %.0f round trips of %.0f bytes\n", get_string(r, "local"), get_string(r, "remote"),
-                       get_double(r, "count"), get_double(r, "size"));
-                printf("%10s %10s %10s %10s %10s\n", "min µs", "median µs", "p99 µs", "max µs", "mean µs");
-                printf("%10.1f %10.1f %10.1f %10.1f %10.1f\n", get_double(r, "min_us"), get_double(r, "median_us"),
-                       get_double(r, "p99_us"), get_double(r, "max_us"), get_double(r, "mean_us"));
+                printf("%s -> %s: %.0f round trips of %.0f bytes\n", get_string(r, "local"),
+                       get_string(r, "remote"), get_double(r, "count"), get_double(r, "size"));
+                printf("%10s %10s %10s %10s %10s  (µs)\n", "min", "median", "p99", "max", "mean");
+                printf("%10.1f %10.1f %10.1f %10.1f %10.1f\n", get_double(r, "min_us"),
+                       get_double(r, "median_us"), get_double(r, "p99_us"), get_double(r, "max_us"),
+                       get_double(r, "mean_us"));
                 return;
         }
         phase = get_string(line, "phase");
@@ -208,7 +217,8 @@ static void human(json_object *line)
         else if (strcmp(phase, "connecting") == 0)
                 printf("connecting to %s port %.0f\n", get_string(line, "remote"), get_double(line, "port"));
         else if (strcmp(phase, "running") == 0 && json_object_object_get_ex(line, "done", NULL))
-                printf("%6.1f s %10.0f round trips\n", get_double(line, "elapsed_s"), get_double(line, "done"));
+                printf("%6.1f s %10.0f round trips\n", get_double(line, "elapsed_s"),
+                       get_double(line, "done"));
         else if (strcmp(phase, "running") == 0)
                 printf("client %s connected\n", get_string(line, "remote"));
 }
@@ -246,7 +256,7 @@ static int run_client(const struct options *o, const char *token)
         _cleanup_free_ double *samples = NULL;
         _cleanup_free_ char *out = NULL, *in = NULL;
         struct probe_hello hello = { .kind = "rtt", .version = PROBE_PROTO_VERSION, .streams = 1 };
-        char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], c;
+        char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN], c;
         struct probe_stats st;
         double start, next_progress;
         json_object *line, *result;
@@ -273,6 +283,7 @@ static int run_client(const struct options *o, const char *token)
                 return probe_fail("%s", err);
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         probe_sockname(fd, false, local, sizeof(local));
+        probe_sockname(fd, true, remote, sizeof(remote));
 
         probe_phase("running");
         start = probe_now();
@@ -289,7 +300,8 @@ static int run_client(const struct options *o, const char *token)
                 t1 = probe_now();
                 if (r < 0)
                         return probe_fail("round trip %llu failed: %s", (unsigned long long)i + 1,
-                                          r == -ECONNRESET ? "the server closed the connection" : strerror(-r));
+                                          r == -ECONNRESET ? "the server closed the connection"
+                                                           : strerror(-r));
                 samples[i] = (t1 - t0) * 1e6;
                 if (t1 >= next_progress) {
                         line = json_object_new_object();
@@ -323,7 +335,7 @@ static int run_client(const struct options *o, const char *token)
         json_object_object_add(result, "max_us", probe_json_double(st.max, 1));
         json_object_object_add(result, "mean_us", probe_json_double(st.mean, 1));
         json_object_object_add(result, "local", json_object_new_string(local));
-        json_object_object_add(result, "remote", json_object_new_string(o->remote_arg));
+        json_object_object_add(result, "remote", json_object_new_string(remote));
         probe_emit(probe_result_line(result));
         return 0;
 }
@@ -377,7 +389,8 @@ static int run_server(const struct options *o, const char *token)
         json_object_object_add(result, "kind", json_object_new_string("rtt"));
         json_object_object_add(result, "ok", json_object_new_boolean(true));
         json_object_object_add(result, "role", json_object_new_string("server"));
-        json_object_object_add(result, "count", json_object_new_int64((int64_t)(hello.size ? bytes / hello.size : 0)));
+        json_object_object_add(result, "count",
+                               json_object_new_int64((int64_t)(hello.size ? bytes / hello.size : 0)));
         json_object_object_add(result, "size", json_object_new_int64((int64_t)hello.size));
         json_object_object_add(result, "bytes", json_object_new_int64((int64_t)bytes));
         json_object_object_add(result, "local", json_object_new_string(local));
@@ -396,8 +409,9 @@ int main(int argc, char **argv)
         if (r)
                 return r;
         if (probe_token_from_env(&token) < 0)
-                return probe_usage_error(PROG, PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
-                                                               "has a line break",
+                return probe_usage_error(PROG,
+                                         PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
+                                                         "has a line break",
                                          PROBE_TOKEN_MAX);
         probe_output_init("rtt", o.is_json, human);
         if (probe_deadline_arm(o.deadline) < 0)

@@ -221,6 +221,7 @@ static void test_hello_refused(void)
         /* Missing token (by-hand client against an orchestrated server). */
         CHECK(probe_hello_format(NULL, &hello4, buf, sizeof(buf), &len) == 0);
         CHECK(probe_hello_parse(buf, len, "s3cret", &h, why, sizeof(why)) == -EACCES);
+        CHECK_STREQ(why, "missing token");
         /* No line break for longer than any token: not a client of ours. */
         memset(buf, 'A', 300);
         CHECK(probe_hello_parse(buf, 300, "s3cret", &h, why, sizeof(why)) == -EACCES);
