@@ -25,6 +25,15 @@ struct netlink {
         struct event *readable;
         netlink_link_fn on_link;
         void *userdata;
+        /* The carrier counter last reported per link. libnl reports a notification only when
+         * the attributes it compares differ, and a burst of flaps that ends as it began, which
+         * the kernel merges into one notification for a physical NIC, differs in this counter
+         * alone; the cache holds the new value all the same, so it is looked for there. */
+        struct reported_carrier {
+                int ifindex;
+                uint32_t carrier_changes;
+        } * reported;
+        size_t n_reported;
 };
 
 static int nl_to_errno(int nlerr)
@@ -65,13 +74,71 @@ static void snapshot(struct rtnl_link *l, struct netlink_link *out)
         snprintf(out->name, sizeof(out->name), "%s", rtnl_link_get_name(l) ? rtnl_link_get_name(l) : "");
 }
 
+static struct reported_carrier *reported_find(struct netlink *nl, int ifindex)
+{
+        for (size_t i = 0; i < nl->n_reported; i++)
+                if (nl->reported[i].ifindex == ifindex)
+                        return &nl->reported[i];
+        return NULL;
+}
+
+/* Remembers what the callback was told; on allocation failure the next sweep reports the link
+ * once more, which callers take as a repeat of the same state. */
+static void reported_note(struct netlink *nl, const struct netlink_link *link, bool removed)
+{
+        struct reported_carrier *r = reported_find(nl, link->ifindex), *v;
+
+        if (removed) {
+                if (r)
+                        *r = nl->reported[--nl->n_reported];
+                return;
+        }
+        if (r) {
+                r->carrier_changes = link->carrier_changes;
+                return;
+        }
+        v = realloc(nl->reported, (nl->n_reported + 1) * sizeof(*v));
+        if (!v)
+                return;
+        nl->reported = v;
+        nl->reported[nl->n_reported++] =
+                (struct reported_carrier){ .ifindex = link->ifindex,
+                                           .carrier_changes = link->carrier_changes };
+}
+
+static void report(struct netlink *nl, const struct netlink_link *link, bool removed)
+{
+        reported_note(nl, link, removed);
+        nl->on_link(link, removed, nl->userdata);
+}
+
 static void on_link_change(struct nl_cache *cache, struct nl_object *obj, int action, void *userdata)
 {
         struct netlink *nl = userdata;
         struct netlink_link link;
 
         snapshot((struct rtnl_link *)obj, &link);
-        nl->on_link(&link, action == NL_ACT_DEL, nl->userdata);
+        report(nl, &link, action == NL_ACT_DEL);
+}
+
+static void report_cb(struct nl_object *obj, void *userdata)
+{
+        struct netlink_link link;
+
+        snapshot((struct rtnl_link *)obj, &link);
+        report(userdata, &link, false);
+}
+
+static void sweep_cb(struct nl_object *obj, void *userdata)
+{
+        struct netlink *nl = userdata;
+        struct netlink_link link;
+        struct reported_carrier *r;
+
+        snapshot((struct rtnl_link *)obj, &link);
+        r = reported_find(nl, link.ifindex);
+        if (!r || r->carrier_changes != link.carrier_changes)
+                report(nl, &link, false);
 }
 
 static void on_addr_change(struct nl_cache *cache, struct nl_object *obj, int action, void *userdata)
@@ -112,7 +179,7 @@ static void netlink_resync(struct netlink *nl)
         r = nl_cache_refill(nl->ctl_sk, nl->addrs);
         if (r < 0)
                 log_error("netlink: cannot re-read addresses after an overrun: %s", nl_geterror(r));
-        netlink_foreach_link(nl, nl->on_link, nl->userdata);
+        nl_cache_foreach(nl->links, report_cb, nl);
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *userdata)
@@ -126,6 +193,7 @@ static void on_readable(evutil_socket_t fd, short what, void *userdata)
         } else if (r < 0) {
                 log_warning("netlink: reading notifications failed: %s", nl_geterror(r));
         }
+        nl_cache_foreach(nl->links, sweep_cb, nl);
 }
 
 int netlink_new(struct event_base *base, netlink_link_fn on_link, void *userdata, struct netlink **ret)
@@ -191,6 +259,7 @@ void netlink_free(struct netlink *nl)
                 nl_socket_free(nl->listen_sk);
         if (nl->ctl_sk)
                 nl_socket_free(nl->ctl_sk);
+        free(nl->reported);
         free(nl);
 }
 
