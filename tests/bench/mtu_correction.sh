@@ -21,9 +21,7 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$ns"
 ip netns add "$ns-peer"
-ip link add fa type veth peer name fb
-ip link set fa netns "$ns"
-ip link set fb netns "$ns-peer"
+ip link add fa netns "$ns" type veth peer name fb netns "$ns-peer"
 ip -n "$ns" link set lo up
 ip -n "$ns" link set fa up mtu 9000
 ip -n "$ns-peer" link set fb up mtu 9000

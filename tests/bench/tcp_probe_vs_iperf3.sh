@@ -27,9 +27,7 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$ns-a"
 ip netns add "$ns-b"
-ip link add ba type veth peer name bb
-ip link set ba netns "$ns-a"
-ip link set bb netns "$ns-b"
+ip link add ba netns "$ns-a" type veth peer name bb netns "$ns-b"
 ip -n "$ns-a" addr add 10.99.0.1/24 dev ba
 ip -n "$ns-b" addr add 10.99.0.2/24 dev bb
 for n in a b; do

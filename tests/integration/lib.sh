@@ -68,9 +68,10 @@ netns_new() {
 # veth_pair NS_A IF_A NS_B IF_B [CIDR_A CIDR_B]: a cable between two namespaces, both ends up.
 veth_pair() {
         local na=$1 ia=$2 nb=$3 ib=$4
-        ip link add "$ia" type veth peer name "$ib"
-        ip link set "$ia" netns "$na"
-        ip link set "$ib" netns "$nb"
+        # Made inside the namespaces, never under a name in the host's, so tests may run side by
+        # side. Both ends then share an ifindex, as a physical NIC's link does with itself, and
+        # the kernel merges fast carrier changes into one notification as it does for real NICs.
+        ip link add "$ia" netns "$na" type veth peer name "$ib" netns "$nb"
         [ -z "${5:-}" ] || ip -n "$na" addr add "$5" dev "$ia"
         [ -z "${6:-}" ] || ip -n "$nb" addr add "$6" dev "$ib"
         ip -n "$na" link set "$ia" up
