@@ -9,6 +9,7 @@
 #include <netlink/route/link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "log.h"
 
@@ -74,6 +75,14 @@ static void snapshot(struct rtnl_link *l, struct netlink_link *out)
         snprintf(out->name, sizeof(out->name), "%s", rtnl_link_get_name(l) ? rtnl_link_get_name(l) : "");
 }
 
+/* The kernel sends RTM_NEWLINK of family AF_INET6 too (IPv6's per-link settings), without the
+ * carrier counter and the rest; libnl caches it as a second object of the same link. Only the
+ * AF_UNSPEC object describes the link. */
+static bool is_link_object(struct nl_object *obj)
+{
+        return rtnl_link_get_family((struct rtnl_link *)obj) == AF_UNSPEC;
+}
+
 static struct reported_carrier *reported_find(struct netlink *nl, int ifindex)
 {
         for (size_t i = 0; i < nl->n_reported; i++)
@@ -117,6 +126,8 @@ static void on_link_change(struct nl_cache *cache, struct nl_object *obj, int ac
         struct netlink *nl = userdata;
         struct netlink_link link;
 
+        if (!is_link_object(obj))
+                return;
         snapshot((struct rtnl_link *)obj, &link);
         report(nl, &link, action == NL_ACT_DEL);
 }
@@ -125,6 +136,8 @@ static void report_cb(struct nl_object *obj, void *userdata)
 {
         struct netlink_link link;
 
+        if (!is_link_object(obj))
+                return;
         snapshot((struct rtnl_link *)obj, &link);
         report(userdata, &link, false);
 }
@@ -135,6 +148,8 @@ static void sweep_cb(struct nl_object *obj, void *userdata)
         struct netlink_link link;
         struct reported_carrier *r;
 
+        if (!is_link_object(obj))
+                return;
         snapshot((struct rtnl_link *)obj, &link);
         r = reported_find(nl, link.ifindex);
         if (!r || r->carrier_changes != link.carrier_changes)
@@ -154,6 +169,8 @@ static void foreach_cb(struct nl_object *obj, void *userdata)
         } *ctx = userdata;
         struct netlink_link link;
 
+        if (!is_link_object(obj))
+                return;
         snapshot((struct rtnl_link *)obj, &link);
         ctx->fn(&link, false, ctx->userdata);
 }
