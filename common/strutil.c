@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "macro.h"
+
 int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out)
 {
         unsigned long long v;
@@ -24,6 +26,43 @@ int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *
                 return -ERANGE;
         *out = v;
         return 0;
+}
+
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+        static const struct {
+                const char *suffix;
+                uint64_t factor;
+        } units[] = {
+                { "", 1 },
+                { "K", 1ULL << 10 },
+                { "KiB", 1ULL << 10 },
+                { "M", 1ULL << 20 },
+                { "MiB", 1ULL << 20 },
+                { "G", 1ULL << 30 },
+                { "GiB", 1ULL << 30 },
+        };
+        unsigned long long v;
+        char *end;
+
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno)
+                return -errno;
+        for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+                if (strcasecmp(end, units[i].suffix) != 0)
+                        continue;
+                if (v > UINT64_MAX / units[i].factor)
+                        return -ERANGE;
+                v *= units[i].factor;
+                if (v < min || v > max)
+                        return -ERANGE;
+                *out = v;
+                return 0;
+        }
+        return -EINVAL;
 }
 
 int parse_double(const char *s, double min, double max, double *out)
@@ -149,6 +188,22 @@ int strv_push(char ***strv, const char *s)
         v[n] = strdup(s);
         v[n + 1] = NULL;
         return v[n] ? 0 : -ENOMEM;
+}
+
+int strv_copy(char *const *from, char ***to)
+{
+        char **v = calloc(1, sizeof(char *));
+
+        if (!v)
+                return -ENOMEM;
+        for (char *const *p = from; p && *p; p++)
+                if (strv_push(&v, *p) < 0) {
+                        strv_free(v);
+                        return -ENOMEM;
+                }
+        strv_free(*to);
+        *to = v;
+        return 0;
 }
 
 bool strv_contains(char *const *strv, const char *s)

@@ -7,6 +7,8 @@
 
 /* Parses a whole decimal (or 0x/0 prefixed, when base is 0) number within [min, max]. */
 int parse_uint64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out);
+/* Bytes, with an optional K, M or G (or KiB, MiB, GiB) suffix, powers of 1024, in [min, max]. */
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A finite decimal number within [min, max]. */
 int parse_double(const char *s, double min, double max, double *out);
 /* yes/no, true/false, on/off, 1/0. */
@@ -25,6 +27,8 @@ void strv_free(char **strv);
 size_t strv_length(char *const *strv);
 int strv_push(char ***strv, const char *s);
 bool strv_contains(char *const *strv, const char *s);
+/* Replaces *to with a copy of from (an empty array when from is NULL); -ENOMEM leaves *to. */
+int strv_copy(char *const *from, char ***to);
 static inline void strv_freep(char ***p)
 {
         strv_free(*p);

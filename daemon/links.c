@@ -636,22 +636,6 @@ static void on_initial_link(const struct netlink_link *now, bool removed, void *
                 on_netlink_link(now, false, ls);
 }
 
-static int copy_strv(char *const *from, char ***to)
-{
-        char **v = calloc(1, sizeof(char *));
-
-        if (!v)
-                return -ENOMEM;
-        for (char *const *p = from; p && *p; p++)
-                if (strv_push(&v, *p) < 0) {
-                        strv_free(v);
-                        return -ENOMEM;
-                }
-        strv_free(*to);
-        *to = v;
-        return 0;
-}
-
 int links_configure(struct links *ls, const struct sparkd_config *c)
 {
         struct netif_list inventory;
@@ -660,8 +644,8 @@ int links_configure(struct links *ls, const struct sparkd_config *c)
         char *root = strdup(c->sysfs_root);
         int r;
 
-        if (!root || copy_strv(c->fabric_patterns, &ls->patterns) < 0 ||
-            copy_strv(c->fabric_down, &ls->down) < 0) {
+        if (!root || strv_copy(c->fabric_patterns, &ls->patterns) < 0 ||
+            strv_copy(c->fabric_down, &ls->down) < 0) {
                 free(root);
                 return -ENOMEM;
         }

@@ -27,39 +27,7 @@
 
 int probe_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-        static const struct {
-                const char *suffix;
-                uint64_t factor;
-        } units[] = {
-                { "", 1 },
-                { "K", 1ULL << 10 },
-                { "KiB", 1ULL << 10 },
-                { "M", 1ULL << 20 },
-                { "MiB", 1ULL << 20 },
-                { "G", 1ULL << 30 },
-                { "GiB", 1ULL << 30 },
-        };
-        unsigned long long v;
-        char *end;
-
-        if (!s || *s < '0' || *s > '9')
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 10);
-        if (errno)
-                return -errno;
-        for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-                if (strcasecmp(end, units[i].suffix) != 0)
-                        continue;
-                if (v > UINT64_MAX / units[i].factor)
-                        return -ERANGE;
-                v *= units[i].factor;
-                if (v < min || v > max)
-                        return -ERANGE;
-                *out = v;
-                return 0;
-        }
-        return -EINVAL;
+        return parse_size(s, min, max, out);
 }
 
 int probe_parse_seconds(const char *s, double min, double max, double *out)
