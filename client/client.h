@@ -21,3 +21,4 @@ void client_print_json(json_object *obj);
 
 int cmd_probe(const struct client_options *o, int argc, char **argv);
 int cmd_history(const struct client_options *o, int argc, char **argv);
+int cmd_probe_kinds(const struct client_options *o, int argc, char **argv);

@@ -36,35 +36,79 @@ static void on_progress(const char *method, json_object *params, void *userdata)
         (void)userdata;
 }
 
-static void print_result_row(json_object *r)
+/* The kinds the daemon has (its probe-kinds answer), for their parameters and metrics. */
+static json_object *fetch_kinds(const struct client_options *o)
 {
-        json_object *m = NULL, *e = NULL, *v;
+        struct jsonrpc_response resp;
+        json_object *kinds = NULL;
+
+        if (client_call(o, "probe-kinds", NULL, &resp) < 0)
+                return NULL;
+        if (json_object_object_get_ex(resp.result, "kinds", &kinds))
+                json_object_get(kinds);
+        jsonrpc_response_done(&resp);
+        return kinds;
+}
+
+static json_object *kind_find(json_object *kinds, const char *name)
+{
+        for (size_t i = 0; kinds && i < json_object_array_length(kinds); i++) {
+                json_object *k = json_object_array_get_idx(kinds, i);
+
+                if (strcmp(client_get_string(k, "name", ""), name) == 0)
+                        return k;
+        }
+        return NULL;
+}
+
+static bool kind_takes(json_object *kind, const char *param)
+{
+        json_object *params;
+
+        json_object_object_get_ex(kind, "params", &params);
+        for (size_t i = 0; params && i < json_object_array_length(params); i++)
+                if (strcmp(client_get_string(json_object_array_get_idx(params, i), "name", ""), param) == 0)
+                        return true;
+        return false;
+}
+
+static double number(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return o && json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static void print_result_row(json_object *r, json_object *kinds)
+{
+        json_object *m = NULL, *e = NULL, *v, *kind;
         char value[64] = "-", expected[48] = "-";
-        const char *kind = client_get_string(r, "kind", "?");
+        const char *name = client_get_string(r, "kind", "?");
 
         json_object_object_get_ex(r, "measured", &m);
         json_object_object_get_ex(r, "expected", &e);
-        if (m && strcmp(kind, "tcp") == 0)
-                snprintf(value, sizeof(value), "%.2f Gb/s",
-                         json_object_object_get_ex(m, "gbps", &v) ? json_object_get_double(v) : 0);
-        else if (m && strcmp(kind, "rtt") == 0)
-                snprintf(value, sizeof(value), "%.1f/%.1f/%.1f us",
-                         json_object_object_get_ex(m, "min_us", &v) ? json_object_get_double(v) : 0,
-                         json_object_object_get_ex(m, "median_us", &v) ? json_object_get_double(v) : 0,
-                         json_object_object_get_ex(m, "p99_us", &v) ? json_object_get_double(v) : 0);
+        kind = kind_find(kinds, name);
+        if (m && strcmp(name, "rtt") == 0)
+                snprintf(value, sizeof(value), "%.1f/%.1f/%.1f us", number(m, "min_us"),
+                         number(m, "median_us"), number(m, "p99_us"));
+        else if (m && kind)
+                snprintf(value, sizeof(value), "%.2f %s", number(m, client_get_string(kind, "metric", "")),
+                         client_get_string(kind, "unit", ""));
+        else if (m)
+                snprintf(value, sizeof(value), "%.2f Gb/s", number(m, "gbps"));
         if (e && json_object_object_get_ex(e, "value", &v) && v)
                 snprintf(expected, sizeof(expected), "%.2f (%s)", json_object_get_double(v),
                          client_get_string(e, "source", "?"));
         else if (e)
                 snprintf(expected, sizeof(expected), "(%s)", client_get_string(e, "source", "?"));
-        printf("%-20s %-12s %-5s %-9s %-26s %-20s %s\n", client_get_string(r, "started_at", "?"),
-               client_get_string(r, "peer", "?"), kind, client_get_string(r, "status", "?"), value, expected,
+        printf("%-20s %-12s %-5s %-11s %-26s %-20s %s\n", client_get_string(r, "started_at", "?"),
+               client_get_string(r, "peer", "?"), name, client_get_string(r, "status", "?"), value, expected,
                client_get_string(r, "error", ""));
 }
 
 static void print_header(void)
 {
-        printf("%-20s %-12s %-5s %-9s %-26s %-20s %s\n", "STARTED", "PEER", "KIND", "STATUS",
+        printf("%-20s %-12s %-5s %-11s %-26s %-20s %s\n", "STARTED", "PEER", "KIND", "STATUS",
                "MEASURED (rtt min/med/p99)", "EXPECTED", "ERROR");
 }
 
@@ -77,25 +121,26 @@ static int status_exit(json_object *r)
                                             : PROBE_EXIT_FAILED;
 }
 
-static int run_one(const struct client_options *o, const char *peer, const char *kind, long duration,
-                   long size, long streams, json_object *results)
+static int run_one(const struct client_options *o, const char *peer, const char *kind, json_object *given,
+                   json_object *results)
 {
         struct client_options slow = *o;
         struct rpc_client *c = NULL;
         struct jsonrpc_response resp;
-        json_object *params = json_object_new_object();
+        json_object *params = json_object_new_object(), *v;
         int r;
 
         json_object_object_add(params, "peer", json_object_new_string(peer));
         json_object_object_add(params, "kind", json_object_new_string(kind));
-        if (duration > 0)
-                json_object_object_add(params, "duration_s", json_object_new_int((int)duration));
-        if (size > 0)
-                json_object_object_add(params, "size", json_object_new_int((int)size));
-        if (streams > 0)
-                json_object_object_add(params, "streams", json_object_new_int((int)streams));
-        /* The answer comes when the probe is over: wait for its whole deadline. */
-        slow.timeout_ms = o->timeout_ms + (int)((duration > 0 ? duration : 5) + 40) * 1000;
+        json_object_object_foreach(given, key, value)
+                json_object_object_add(params, key, json_object_get(value));
+        /* The answer comes when the probe is over; the daemon's own deadlines end it, so this
+         * only guards against a daemon that never answers. */
+        slow.timeout_ms =
+                o->timeout_ms +
+                (int)((json_object_object_get_ex(given, "duration_s", &v) ? json_object_get_int(v) : 5) +
+                      600) *
+                        1000;
         r = rpc_connect(slow.socket_path, slow.timeout_ms, &c);
         if (r < 0) {
                 json_object_put(params);
@@ -125,22 +170,66 @@ static int run_one(const struct client_options *o, const char *peer, const char 
         return 0;
 }
 
+/* The parameters for one kind: those given that it takes. With a single kind, a parameter it
+ * does not take is an error; with --kind all each kind takes what applies to it. */
+static int kind_params(json_object *kind, json_object *given, bool is_single, json_object **out)
+{
+        json_object *params = json_object_new_object();
+
+        json_object_object_foreach(given, key, value) {
+                if (kind_takes(kind, key)) {
+                        json_object_object_add(params, key, json_object_get(value));
+                } else if (is_single) {
+                        fprintf(stderr,
+                                "sparkc: probe: the %s probe takes no %s (sparkc probe-kinds lists its "
+                                "parameters)\n",
+                                client_get_string(kind, "name", "?"), key);
+                        json_object_put(params);
+                        return -EINVAL;
+                }
+        }
+        *out = params;
+        return 0;
+}
+
+static int parse_param(const char *arg, json_object *given)
+{
+        const char *eq = strchr(arg, '=');
+        char name[64];
+        uint64_t v;
+
+        if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name) ||
+            parse_uint64(eq + 1, 10, 0, INT64_MAX, &v) < 0) {
+                fprintf(stderr, "sparkc: probe: --param wants NAME=NUMBER, not '%s'\n", arg);
+                return -EINVAL;
+        }
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
+        json_object_object_add(given, name, json_object_new_int64((int64_t)v));
+        return 0;
+}
+
+static void probe_usage(void)
+{
+        fprintf(stderr, "usage: sparkc probe --peer NAME [--kind KIND|all] [--duration S] [--size BYTES] "
+                        "[--streams N] [--count N] [--param NAME=VALUE]...\n"
+                        "       (sparkc probe-kinds lists the kinds and the parameters each takes)\n");
+}
+
 int cmd_probe(const struct client_options *o, int argc, char **argv)
 {
         static const struct option options[] = {
                 { "peer", required_argument, NULL, 'p' },     { "kind", required_argument, NULL, 'k' },
                 { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
-                { "streams", required_argument, NULL, 'n' },  {},
+                { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
+                { "param", required_argument, NULL, 'P' },    {},
         };
-        static const char *const all[] = { "rtt", "tcp", "rdma", "nccl", NULL };
         const char *peer = NULL, *kind = "rtt";
-        long duration = 0, size = 0, streams = 0;
-        json_object *results;
+        json_object *given = json_object_new_object(), *kinds = NULL, *results = NULL;
         int c, worst = PROBE_EXIT_OK;
-        uint64_t v;
+        bool is_all;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "p:k:d:s:n:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "p:k:d:s:n:c:P:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'p':
                         peer = optarg;
@@ -151,39 +240,63 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                 case 'd':
                 case 's':
                 case 'n':
-                        if (parse_uint64(optarg, 10, 1, c == 's' ? 65536 : c == 'n' ? 64 : 600, &v) < 0) {
-                                fprintf(stderr, "sparkc: probe: --%s: a number in range\n",
-                                        c == 'd'   ? "duration"
-                                        : c == 's' ? "size"
-                                                   : "streams");
-                                return PROBE_EXIT_FAILED;
+                case 'c': {
+                        /* Ranges are the kind's, checked by the daemon, which says them. */
+                        const char *name = c == 'd'   ? "duration_s"
+                                           : c == 's' ? "size"
+                                           : c == 'n' ? "streams"
+                                                      : "count";
+                        uint64_t v;
+
+                        if (parse_size(optarg, 0, INT64_MAX, &v) < 0) {
+                                fprintf(stderr, "sparkc: probe: --%s wants a number, not '%s'\n",
+                                        options[c == 'd'   ? 2
+                                                : c == 's' ? 3
+                                                : c == 'n' ? 4
+                                                           : 5]
+                                                .name,
+                                        optarg);
+                                goto usage;
                         }
-                        *(c == 'd' ? &duration : c == 's' ? &size : &streams) = (long)v;
+                        json_object_object_add(given, name, json_object_new_int64((int64_t)v));
+                        break;
+                }
+                case 'P':
+                        if (parse_param(optarg, given) < 0)
+                                goto usage;
                         break;
                 default:
-                        fprintf(stderr, "usage: sparkc probe --peer NAME [--kind rtt|tcp|rdma|nccl|all] "
-                                        "[--duration S] "
-                                        "[--size BYTES] [--streams N]\n");
-                        return PROBE_EXIT_FAILED;
+                        goto usage;
                 }
         }
         if (!peer) {
                 fprintf(stderr, "sparkc: probe: --peer NAME is needed (see sparkc peers)\n");
+                goto usage;
+        }
+        kinds = fetch_kinds(o);
+        if (!kinds) {
+                json_object_put(given);
                 return PROBE_EXIT_FAILED;
+        }
+        is_all = strcmp(kind, "all") == 0;
+        if (!is_all && !kind_find(kinds, kind)) {
+                fprintf(stderr, "sparkc: probe: sparkd has no %s probe (sparkc probe-kinds lists them)\n",
+                        kind);
+                goto fail;
         }
         results = json_object_new_array();
-        for (const char *const *k = all; *k; k++) {
-                if (strcmp(kind, "all") != 0 && strcmp(kind, *k) != 0)
+        for (size_t i = 0; i < json_object_array_length(kinds); i++) {
+                json_object *k = json_object_array_get_idx(kinds, i), *params;
+                const char *name = client_get_string(k, "name", "?");
+
+                if (!is_all && strcmp(kind, name) != 0)
                         continue;
-                if (run_one(o, peer, *k, duration, size, streams, results) < 0) {
-                        json_object_put(results);
-                        return PROBE_EXIT_FAILED;
-                }
-        }
-        if (json_object_array_length(results) == 0) {
-                fprintf(stderr, "sparkc: probe: --kind is rtt, tcp, rdma, nccl or all\n");
-                json_object_put(results);
-                return PROBE_EXIT_FAILED;
+                if (kind_params(k, given, !is_all, &params) < 0)
+                        goto fail;
+                c = run_one(o, peer, name, params, results);
+                json_object_put(params);
+                if (c < 0)
+                        goto fail;
         }
         if (o->json) {
                 client_print_json(json_object_array_length(results) == 1
@@ -192,21 +305,74 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
         } else {
                 print_header();
                 for (size_t i = 0; i < json_object_array_length(results); i++)
-                        print_result_row(json_object_array_get_idx(results, i));
+                        print_result_row(json_object_array_get_idx(results, i), kinds);
         }
         for (size_t i = 0; i < json_object_array_length(results); i++) {
-                int e = status_exit(json_object_array_get_idx(results, i));
+                json_object *r = json_object_array_get_idx(results, i);
 
-                /* With --kind all, a kind this build lacks does not make the others fail. */
-                if (strcmp(kind, "all") == 0 &&
-                    strstr(client_get_string(json_object_array_get_idx(results, i), "error", ""),
-                           "not part of this build"))
+                /* With --kind all, a kind this node or the peer cannot run says so in the table
+                 * without failing the others. */
+                if (is_all && strcmp(client_get_string(r, "status", ""), "unavailable") == 0)
                         continue;
-                if (e > worst)
-                        worst = e;
+                if (status_exit(r) > worst)
+                        worst = status_exit(r);
         }
         json_object_put(results);
+        json_object_put(kinds);
+        json_object_put(given);
         return worst;
+usage:
+        probe_usage();
+fail:
+        json_object_put(results);
+        json_object_put(kinds);
+        json_object_put(given);
+        return PROBE_EXIT_FAILED;
+}
+
+int cmd_probe_kinds(const struct client_options *o, int argc, char **argv)
+{
+        json_object *kinds;
+
+        if (argc > 1) {
+                fprintf(stderr, "usage: sparkc probe-kinds\n");
+                return 1;
+        }
+        if (o->json) {
+                struct jsonrpc_response resp;
+                int r = client_call(o, "probe-kinds", NULL, &resp);
+
+                if (r < 0)
+                        return -r;
+                client_print_json(resp.result);
+                jsonrpc_response_done(&resp);
+                return 0;
+        }
+        kinds = fetch_kinds(o);
+        if (!kinds)
+                return 1;
+        for (size_t i = 0; i < json_object_array_length(kinds); i++) {
+                json_object *k = json_object_array_get_idx(kinds, i), *params, *v;
+
+                printf("%-6s %s%s%s\n", client_get_string(k, "name", "?"),
+                       client_get_string(k, "summary", ""),
+                       json_object_object_get_ex(k, "bandwidth", &v) && json_object_get_boolean(v)
+                               ? " (bandwidth: one at a time)"
+                               : "",
+                       json_object_object_get_ex(k, "installed", &v) && json_object_get_boolean(v)
+                               ? ""
+                               : "; not available here: its helper is not installed");
+                json_object_object_get_ex(k, "params", &params);
+                for (size_t j = 0; params && j < json_object_array_length(params); j++) {
+                        json_object *p = json_object_array_get_idx(params, j);
+
+                        printf("       %-12s %.0f to %.0f, default %.0f\n",
+                               client_get_string(p, "name", "?"), number(p, "min"), number(p, "max"),
+                               number(p, "default"));
+                }
+        }
+        json_object_put(kinds);
+        return 0;
 }
 
 int cmd_history(const struct client_options *o, int argc, char **argv)
@@ -253,8 +419,11 @@ int cmd_history(const struct client_options *o, int argc, char **argv)
         } else if (json_object_object_get_ex(resp.result, "results", &results) &&
                    json_object_array_length(results)) {
                 print_header();
+                json_object *kinds = fetch_kinds(o);
+
                 for (size_t i = 0; i < json_object_array_length(results); i++)
-                        print_result_row(json_object_array_get_idx(results, i));
+                        print_result_row(json_object_array_get_idx(results, i), kinds);
+                json_object_put(kinds);
         } else {
                 printf("no probe results yet\n");
         }

@@ -646,9 +646,11 @@ static const struct command commands[] = {
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env },
         { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
-        { "probe --peer NAME [--kind K] [--duration S] [--size B] [--streams N]",
-          "measure the link to a peer (rtt, tcp, rdma, nccl or all); exit 0 ok, 1 degraded, 2 failed",
+        { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
+          "[--param NAME=VALUE]",
+          "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",
           cmd_probe },
+        { "probe-kinds", "the probe kinds this sparkd has, and the parameters each takes", cmd_probe_kinds },
         { "history [--peer NAME] [--kind K] [--limit N]", "earlier probe results, newest first",
           cmd_history },
         { "metrics", "Prometheus text exposition (links, peers, latest probe results)", cmd_metrics },

@@ -301,7 +301,7 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->probe_rtt_interval_usec = 300 * 1000000ULL;
         c->probe_duration_sec = 5;
         c->probe_streams = 4;
-        if (!c->probe_helper_dir)
+        if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);
         c->mdns = true;
@@ -413,6 +413,7 @@ void conf_free(struct sparkd_config *c)
         free(c->probe_helper_dir);
         free(c->metrics_textfile);
         strv_free(c->static_peers);
+        strv_free(c->probe_kinds);
         free(c->path);
         free(c->node_name);
         free(c->state_dir);

@@ -12,6 +12,7 @@
 
 #include "conf_internal.h"
 #include "log.h"
+#include "probe_kinds.h"
 #include "strutil.h"
 
 #define STRINGIFY_(x) #x
@@ -421,6 +422,34 @@ static int parse_probe_duration(struct conf_parse *p, const char *value, const c
         return r;
 }
 
+static int parse_probe_kinds(struct conf_parse *p, const char *value, const char **why)
+{
+        static char what[224];
+        char **kinds = NULL, names[96];
+        int r = strv_split(value, &kinds);
+
+        if (r < 0)
+                return r;
+        probe_kind_names(names, sizeof(names));
+        /* Static: *why outlives this call. The list is the table's, so it changes only between builds. */
+        snprintf(what, sizeof(what),
+                 "bandwidth probe kinds separated by spaces, of those this sparkd has (%s), "
+                 "each once; rtt has its own rtt_interval",
+                 names);
+        *why = what;
+        for (char **k = kinds; *k; k++) {
+                const struct probe_kind *kind = probe_kind_find(*k);
+
+                if (!kind || !kind->is_bandwidth || strv_contains(k + 1, *k)) {
+                        strv_free(kinds);
+                        return -EINVAL;
+                }
+        }
+        strv_free(p->config->probe_kinds);
+        p->config->probe_kinds = kinds;
+        return 0;
+}
+
 static int parse_probe_streams(struct conf_parse *p, const char *value, const char **why)
 {
         uint64_t n;
@@ -480,6 +509,7 @@ const struct conf_key conf_keys[] = {
         { "probe",  "rtt_interval",     parse_rtt_interval },
         { "probe",  "duration",         parse_probe_duration },
         { "probe",  "streams",          parse_probe_streams },
+        { "probe",  "kinds",            parse_probe_kinds },
         { "metrics", "textfile",        parse_textfile },
         { "api",    "socket",           parse_socket_path },
         { "api",    "socket_mode",      parse_socket_mode },

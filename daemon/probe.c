@@ -19,11 +19,6 @@
 #include "proto.h"
 #include "strutil.h"
 
-static bool kind_is_bandwidth(const char *kind)
-{
-        return strcmp(kind, "rtt") != 0;
-}
-
 static void random_hex(char *out, size_t bytes)
 {
         unsigned char buf[32];
@@ -47,6 +42,7 @@ static void probe_free(struct probe *p)
         if (p->deadline)
                 event_free(p->deadline);
         json_object_put(p->result);
+        json_object_put(p->params);
         LIST_REMOVE(p, link);
         free(p);
 }
@@ -61,18 +57,7 @@ struct probe *probe_find(struct probes *ps, const char *id, bool initiator)
         return NULL;
 }
 
-static json_object *params_to_json(const struct probe *p)
-{
-        json_object *o = json_object_new_object();
-
-        json_object_object_add(o, "duration_s", json_object_new_int((int)p->params.duration_s));
-        json_object_object_add(o, "streams", json_object_new_int((int)p->params.streams));
-        json_object_object_add(o, "size", json_object_new_int((int)p->params.size));
-        json_object_object_add(o, "count", json_object_new_int((int)p->params.count));
-        return o;
-}
-
-static void send_to_peer(struct probe *p, const char *type, const char *reason)
+static void send_message(struct probe *p, const char *type, const char *reason, bool unavailable)
 {
         json_object *m = json_object_new_object();
 
@@ -80,7 +65,21 @@ static void send_to_peer(struct probe *p, const char *type, const char *reason)
         json_object_object_add(m, "id", json_object_new_string(p->id));
         if (reason)
                 json_object_object_add(m, "reason", json_object_new_string(reason));
+        if (unavailable)
+                json_object_object_add(m, "unavailable", json_object_new_boolean(true));
         (void)peers_send(p->owner->peers, p->peer_id, m);
+}
+
+static void send_to_peer(struct probe *p, const char *type, const char *reason)
+{
+        send_message(p, type, reason, false);
+}
+
+/* unavailable: this node lacks what the kind needs (no device, helper not built), which is no
+ * failure of the link. */
+static void send_refusal(struct probe *p, const char *reason, bool unavailable)
+{
+        send_message(p, "probe-refused", reason, unavailable);
 }
 
 void probe_start_next(struct probes *ps);
@@ -93,7 +92,7 @@ void probe_notify(struct probe *p, const char *phase, const char *message)
                 return;
         o = json_object_new_object();
         json_object_object_add(o, "id", json_object_new_string(p->id));
-        json_object_object_add(o, "kind", json_object_new_string(p->kind));
+        json_object_object_add(o, "kind", json_object_new_string(p->kind->name));
         json_object_object_add(o, "phase", json_object_new_string(phase));
         json_object_object_add(o, "message", json_object_new_string(message));
         api_request_notify(p->req, "probe-progress", o);
@@ -111,17 +110,16 @@ static double measured(json_object *result, const char *key)
 /* The expectation for this peer and kind: the config's, or the learned baseline. */
 static void judge(struct probes *ps, struct probe *p, json_object *out, const char **status)
 {
-        bool is_tcp = strcmp(p->kind, "tcp") == 0;
-        const char *metric = is_tcp ? "gbps" : "median_us";
-        double configured = is_tcp ? ps->expect_tcp_gbps : ps->expect_rtt_us;
+        const struct probe_kind *k = p->kind;
+        double configured = ps->expect[probe_kind_index(k)];
         double expected =
-                configured ? configured : history_baseline(ps->history, p->peer_id, p->kind, metric);
-        double value = measured(p->result, metric);
+                configured ? configured : history_baseline(ps->history, p->peer_id, k->name, k->metric);
+        double value = measured(p->result, k->metric);
         json_object *e = json_object_new_object();
         bool degraded;
 
         *status = "ok";
-        json_object_object_add(e, "metric", json_object_new_string(metric));
+        json_object_object_add(e, "metric", json_object_new_string(k->metric));
         json_object_object_add(e, "value", expected ? json_object_new_double(expected) : NULL);
         json_object_object_add(e, "source",
                                json_object_new_string(configured ? "config"
@@ -131,21 +129,22 @@ static void judge(struct probes *ps, struct probe *p, json_object *out, const ch
         json_object_object_add(out, "expected", e);
         if (!expected)
                 return;
-        degraded = is_tcp ? value < expected * ps->degraded_ratio : value > expected / ps->degraded_ratio;
+        degraded = k->higher_is_better ? value < expected * ps->degraded_ratio
+                                       : value > expected / ps->degraded_ratio;
         if (!degraded)
                 return;
         *status = "degraded";
         {
                 char m_s[32], e_s[32];
                 struct log_field f[] = { { "peer", p->peer_name }, { "peer_id", p->peer_id },
-                                         { "kind", p->kind },      { "measured", m_s },
-                                         { "expected", e_s },      { "metric", metric } };
+                                         { "kind", k->name },      { "measured", m_s },
+                                         { "expected", e_s },      { "metric", k->metric } };
 
                 snprintf(m_s, sizeof(m_s), "%.2f", value);
                 snprintf(e_s, sizeof(e_s), "%.2f", expected);
                 event_emit(EVENT_PROBE_DEGRADED, f, ARRAY_SIZE(f),
-                           "%s probe to %s degraded: %s %s where %s (%s) is expected", p->kind, p->peer_name,
-                           m_s, is_tcp ? "Gb/s" : "us median", e_s, configured ? "config" : "baseline");
+                           "%s probe to %s degraded: %s %s where %s (%s) is expected", k->name, p->peer_name,
+                           m_s, k->unit, e_s, configured ? "config" : "baseline");
         }
 }
 
@@ -161,35 +160,38 @@ void probe_finish(struct probe *p, const char *error)
         strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
         snprintf(duration, sizeof(duration), "%ld", (long)(time(NULL) - p->started));
         json_object_object_add(out, "id", json_object_new_string(p->id));
-        json_object_object_add(out, "kind", json_object_new_string(p->kind));
+        json_object_object_add(out, "kind", json_object_new_string(p->kind->name));
         json_object_object_add(out, "peer", json_object_new_string(p->peer_name));
         json_object_object_add(out, "peer_id", json_object_new_string(p->peer_id));
         json_object_object_add(out, "started_at", json_object_new_string(started));
         json_object_object_add(out, "scheduled", json_object_new_boolean(p->is_scheduled));
         json_object_object_add(out, "local", json_object_new_string(p->local));
         json_object_object_add(out, "remote", json_object_new_string(p->remote));
-        json_object_object_add(out, "params", params_to_json(p));
+        json_object_object_add(out, "params", json_object_get(p->params));
         json_object_object_add(out, "ok", json_object_new_boolean(!error));
         if (error) {
                 struct log_field f[] = { { "peer", p->peer_name },
                                          { "peer_id", p->peer_id },
-                                         { "kind", p->kind },
+                                         { "kind", p->kind->name },
                                          { "phase", p->phase },
                                          { "reason", error } };
 
                 json_object_object_add(out, "error", json_object_new_string(error));
                 json_object_object_add(out, "phase", json_object_new_string(p->phase));
                 event_emit(EVENT_PROBE_FAILED, f, ARRAY_SIZE(f), "%s probe to %s failed in phase %s: %s",
-                           p->kind, p->peer_name, p->phase, error);
+                           p->kind->name, p->peer_name, p->phase, error);
         } else {
                 json_object_object_add(out, "measured", json_object_get(p->result));
                 judge(ps, p, out, &status);
         }
+        if (error && p->is_unavailable)
+                status = "unavailable";
         json_object_object_add(out, "status", json_object_new_string(status));
         if (!error && strcmp(status, "ok") == 0) {
-                struct log_field f[] = { { "peer", p->peer_name }, { "kind", p->kind } };
+                struct log_field f[] = { { "peer", p->peer_name }, { "kind", p->kind->name } };
 
-                event_emit(EVENT_PROBE_DONE, f, ARRAY_SIZE(f), "%s probe to %s done", p->kind, p->peer_name);
+                event_emit(EVENT_PROBE_DONE, f, ARRAY_SIZE(f), "%s probe to %s done", p->kind->name,
+                           p->peer_name);
         }
         history_add(ps->history, out);
         send_to_peer(p, "probe-done", NULL);
@@ -246,7 +248,7 @@ static void on_child_line(struct child *c, json_object *line, void *userdata)
                 json_object *progress = json_object_get(line);
 
                 json_object_object_add(progress, "id", json_object_new_string(p->id));
-                json_object_object_add(progress, "kind", json_object_new_string(p->kind));
+                json_object_object_add(progress, "kind", json_object_new_string(p->kind->name));
                 api_request_notify(p->req, "probe-progress", progress);
         }
 }
@@ -257,7 +259,7 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
         struct probes *ps = userdata;
         struct probe *p = probe_of_child(ps, c);
         char why[256];
-        json_object *ok = NULL, *err = NULL;
+        json_object *ok = NULL, *err = NULL, *v;
 
         if (!p)
                 return;
@@ -267,6 +269,9 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
                 probe_finish(p, NULL);
                 return;
         }
+        if (p->result && json_object_object_get_ex(p->result, "unavailable", &v) &&
+            json_object_get_boolean(v))
+                p->is_unavailable = true;
         if (p->result && json_object_object_get_ex(p->result, "error", &err))
                 snprintf(why, sizeof(why), "%s", json_object_get_string(err));
         else if (timed_out)
@@ -279,7 +284,7 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
                 probe_finish(p, why);
         } else {
                 if (p->result == NULL || !ok || !json_object_get_boolean(ok))
-                        send_to_peer(p, "probe-failed", why);
+                        send_message(p, "probe-failed", why, p->is_unavailable);
                 probe_free(p);
                 probe_start_next(ps);
         }
@@ -290,23 +295,36 @@ static const struct child_ops helper_ops = {
         .on_exit = on_child_exit,
 };
 
+/* A kind whose helper was not built (no CUDA for nccl, say) is unavailable here, not failed. */
+static bool helper_is_installed(struct probe *p)
+{
+        char path[PATH_MAX + 32];
+
+        snprintf(path, sizeof(path), "%s/%s", p->owner->helper_dir, p->kind->helper);
+        if (access(path, X_OK) == 0)
+                return true;
+        snprintf(p->error, sizeof(p->error),
+                 "the %s probe is not available on this node: its helper %.160s is missing (%m)",
+                 p->kind->name, path);
+        p->is_unavailable = true;
+        return false;
+}
+
 static int spawn_helper(struct probe *p, bool server, unsigned port)
 {
         struct probes *ps = p->owner;
-        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], a[16], b[16];
-        char *argv[24];
+        unsigned deadline = probe_kind_deadline_sec(p->kind, p->params);
+        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[32][24];
+        char *argv[32];
         char *env[] = { env_token, NULL };
         size_t n = 0;
         int r;
 
-        snprintf(path, sizeof(path), "%s/sparkd-probe-%s", ps->helper_dir, p->kind);
-        if (access(path, X_OK) < 0) {
-                snprintf(p->error, sizeof(p->error),
-                         "probe helper %.180s is missing (%m): is sparkd fully installed?", path);
+        if (!helper_is_installed(p))
                 return -ENOENT;
-        }
+        snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, p->kind->helper);
         snprintf(env_token, sizeof(env_token), "SPARKD_PROBE_TOKEN=%s", p->token);
-        snprintf(deadline_s, sizeof(deadline_s), "%u", p->params.duration_s + SETUP_MARGIN_SEC);
+        snprintf(deadline_s, sizeof(deadline_s), "%u", deadline);
         argv[n++] = path;
         argv[n++] = "--json";
         argv[n++] = "--deadline";
@@ -323,26 +341,15 @@ static int spawn_helper(struct probe *p, bool server, unsigned port)
                 argv[n++] = port_s;
                 argv[n++] = "--bind";
                 argv[n++] = p->local;
-                if (strcmp(p->kind, "tcp") == 0) {
-                        snprintf(a, sizeof(a), "%u", p->params.duration_s);
-                        snprintf(b, sizeof(b), "%u", p->params.streams);
-                        argv[n++] = "--duration";
-                        argv[n++] = a;
-                        argv[n++] = "--streams";
-                        argv[n++] = b;
-                } else {
-                        snprintf(a, sizeof(a), "%u", p->params.count);
-                        snprintf(b, sizeof(b), "%u", p->params.size);
-                        argv[n++] = "--count";
-                        argv[n++] = a;
-                        argv[n++] = "--size";
-                        argv[n++] = b;
-                }
+        }
+        r = probe_kind_helper_args(p->kind, p->params, server ? PROBE_SIDE_SERVER : PROBE_SIDE_CLIENT, argv,
+                                   &n, ARRAY_SIZE(argv), storage);
+        if (r < 0) {
+                snprintf(p->error, sizeof(p->error), "too many options for %.180s", path);
+                return r;
         }
         argv[n] = NULL;
-        r = child_spawn(ps->base, argv, env,
-                        (uint64_t)(p->params.duration_s + SETUP_MARGIN_SEC) * 1000000ULL, &helper_ops, ps,
-                        &p->child);
+        r = child_spawn(ps->base, argv, env, (uint64_t)deadline * 1000000ULL, &helper_ops, ps, &p->child);
         if (r < 0)
                 snprintf(p->error, sizeof(p->error), "cannot start %.180s: %s", path, strerror(-r));
         return r;
@@ -368,7 +375,8 @@ static void on_deadline(evutil_socket_t fd, short what, void *userdata)
 
 static void arm_deadline(struct probe *p)
 {
-        struct timeval tv = { .tv_sec = p->params.duration_s + SETUP_MARGIN_SEC + 5 };
+        /* Later than the helpers' own deadline, so they report a timeout first. */
+        struct timeval tv = { .tv_sec = probe_kind_deadline_sec(p->kind, p->params) + 5 };
 
         p->deadline = evtimer_new(p->owner->base, on_deadline, p);
         if (p->deadline)
@@ -381,13 +389,17 @@ static void probe_run(struct probe *p)
 
         p->is_queued = false;
         p->phase = "request";
-        if (p->is_bandwidth)
+        if (!helper_is_installed(p)) {
+                probe_finish(p, p->error);
+                return;
+        }
+        if (p->kind->is_bandwidth)
                 p->owner->bandwidth = p;
         json_object_object_add(m, "type", json_object_new_string("probe-request"));
         json_object_object_add(m, "id", json_object_new_string(p->id));
-        json_object_object_add(m, "kind", json_object_new_string(p->kind));
+        json_object_object_add(m, "kind", json_object_new_string(p->kind->name));
         json_object_object_add(m, "token", json_object_new_string(p->token));
-        json_object_object_add(m, "params", params_to_json(p));
+        json_object_object_add(m, "params", json_object_get(p->params));
         if (peers_send(p->owner->peers, p->peer_id, m) < 0) {
                 probe_finish(p, "the peer is not connected");
                 return;
@@ -408,30 +420,16 @@ void probe_start_next(struct probes *ps)
                 probe_run(oldest);
 }
 
-int param_uint(json_object *params, const char *key, unsigned min, unsigned max, unsigned *out)
-{
-        json_object *v;
-
-        if (!json_object_object_get_ex(params, key, &v))
-                return 0;
-        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < min ||
-            json_object_get_int64(v) > max)
-                return -EINVAL;
-        *out = (unsigned)json_object_get_int64(v);
-        return 0;
-}
-
 static void on_request(struct probes *ps, const char *node_id, json_object *m)
 {
         json_object *params = NULL, *list, *peer = NULL, *v;
         const char *id = NULL, *kind = NULL, *token = NULL;
         struct probe *p;
-        char reason[160];
+        char reason[256];
 
         if (jsonrpc_param_string(m, "id", &id) <= 0 || strlen(id) != 32 ||
-            jsonrpc_param_string(m, "kind", &kind) <= 0 ||
-            (strcmp(kind, "rtt") != 0 && strcmp(kind, "tcp") != 0) ||
-            jsonrpc_param_string(m, "token", &token) <= 0 || strlen(token) != 32)
+            jsonrpc_param_string(m, "kind", &kind) <= 0 || jsonrpc_param_string(m, "token", &token) <= 0 ||
+            strlen(token) != 32)
                 return;
         p = calloc(1, sizeof(*p));
         if (!p)
@@ -439,19 +437,21 @@ static void on_request(struct probes *ps, const char *node_id, json_object *m)
         p->owner = ps;
         LIST_INSERT_HEAD(&ps->probes, p, link);
         snprintf(p->id, sizeof(p->id), "%s", id);
-        snprintf(p->kind, sizeof(p->kind), "%s", kind);
         snprintf(p->token, sizeof(p->token), "%s", token);
         snprintf(p->peer_id, sizeof(p->peer_id), "%s", node_id);
-        p->is_bandwidth = kind_is_bandwidth(kind);
         p->started = time(NULL);
         p->phase = "setup";
-        p->params = (struct probe_params){
-                .duration_s = 5, .streams = 1, .size = 64, .count = RTT_COUNT_DEFAULT
-        };
+        p->kind = probe_kind_find(kind);
+        if (!p->kind) {
+                /* A newer peer's kind: it learns that this node cannot take part. */
+                snprintf(reason, sizeof(reason), "this node's sparkd has no %.32s probe", kind);
+                send_refusal(p, reason, true);
+                probe_free(p);
+                return;
+        }
         json_object_object_get_ex(m, "params", &params);
-        if (params && (param_uint(params, "duration_s", 1, 600, &p->params.duration_s) < 0 ||
-                       param_uint(params, "streams", 1, 64, &p->params.streams) < 0)) {
-                send_to_peer(p, "probe-refused", "bad probe parameters");
+        if (probe_kind_params(p->kind, params, &p->params, reason, sizeof(reason)) < 0) {
+                send_refusal(p, reason, false);
                 probe_free(p);
                 return;
         }
@@ -473,18 +473,18 @@ static void on_request(struct probes *ps, const char *node_id, json_object *m)
         if (peer && json_object_object_get_ex(peer, "name", &v) && v)
                 snprintf(p->peer_name, sizeof(p->peer_name), "%s", json_object_get_string(v));
         json_object_put(list);
-        if (p->is_bandwidth && ps->bandwidth) {
-                snprintf(reason, sizeof(reason), "busy: a %s probe with %s is running", ps->bandwidth->kind,
-                         ps->bandwidth->peer_name);
-                send_to_peer(p, "probe-refused", reason);
+        if (p->kind->is_bandwidth && ps->bandwidth) {
+                snprintf(reason, sizeof(reason), "busy: a %s probe with %s is running",
+                         ps->bandwidth->kind->name, ps->bandwidth->peer_name);
+                send_refusal(p, reason, false);
                 probe_free(p);
                 return;
         }
-        if (p->is_bandwidth)
+        if (p->kind->is_bandwidth)
                 ps->bandwidth = p;
         arm_deadline(p);
         if (spawn_helper(p, true, 0) < 0) {
-                send_to_peer(p, "probe-refused", p->error);
+                send_refusal(p, p->error, p->is_unavailable);
                 probe_free(p);
         }
 }
@@ -538,7 +538,12 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                 if (spawn_helper(p, false, (unsigned)json_object_get_int(port)) < 0)
                         probe_finish(p, p->error);
         } else if (strcmp(type, "probe-refused") == 0 || strcmp(type, "probe-failed") == 0) {
+                json_object *unavailable;
                 char why[320];
+
+                if (json_object_object_get_ex(m, "unavailable", &unavailable) &&
+                    json_object_get_boolean(unavailable))
+                        p->is_unavailable = true;
 
                 snprintf(why, sizeof(why), "the peer %s: %s",
                          strcmp(type, "probe-refused") == 0 ? "refused" : "failed",
@@ -582,28 +587,29 @@ static int probe_target(struct probes *ps, struct probe *p, const char *what)
         return r;
 }
 
-static struct probe *probe_new_initiator(struct probes *ps, const char *kind,
-                                         const struct probe_params *params)
+static struct probe *probe_new_initiator(struct probes *ps, const struct probe_kind *kind,
+                                         json_object *params)
 {
         struct probe *p = calloc(1, sizeof(*p));
 
-        if (!p)
+        if (!p) {
+                json_object_put(params);
                 return NULL;
+        }
         p->owner = ps;
         LIST_INSERT_HEAD(&ps->probes, p, link);
         random_hex(p->id, 16);
         random_hex(p->token, 16);
-        snprintf(p->kind, sizeof(p->kind), "%s", kind);
+        p->kind = kind;
         p->is_initiator = true;
-        p->is_bandwidth = kind_is_bandwidth(kind);
-        p->params = *params;
+        p->params = params;
         p->started = time(NULL);
         p->phase = "queued";
         return p;
 }
 
 /* Starts (or queues) a probe; on failure answers req and returns the error. */
-int probe_start(struct probes *ps, const char *kind, const char *peer, const struct probe_params *params,
+int probe_start(struct probes *ps, const struct probe_kind *kind, const char *peer, json_object *params,
                 struct api_request *req, bool scheduled)
 {
         struct probe *p = probe_new_initiator(ps, kind, params);
@@ -622,7 +628,7 @@ int probe_start(struct probes *ps, const char *kind, const char *peer, const str
                 return -ENOENT;
         }
         arm_deadline(p);
-        if (!p->is_bandwidth || !ps->bandwidth) {
+        if (!p->kind->is_bandwidth || !ps->bandwidth) {
                 probe_run(p);
                 return 0;
         }
@@ -632,7 +638,7 @@ int probe_start(struct probes *ps, const char *kind, const char *peer, const str
                 char why[160];
 
                 snprintf(why, sizeof(why), "busy: a %s probe with %s is running and %zu wait",
-                         ps->bandwidth->kind, ps->bandwidth->peer_name, queued);
+                         ps->bandwidth->kind->name, ps->bandwidth->peer_name, queued);
                 if (req)
                         api_request_reply_error(req, RPC_BUSY, why, NULL);
                 p->req = NULL;
@@ -700,6 +706,7 @@ void probes_free(struct probes *ps)
         }
         if (ps->tick)
                 event_free(ps->tick);
+        strv_free(ps->sched_kinds);
         history_free(ps->history);
         free(ps);
 }
@@ -710,8 +717,13 @@ int probes_configure(struct probes *ps, const struct sparkd_config *c)
 
         snprintf(ps->helper_dir, sizeof(ps->helper_dir), "%s", c->probe_helper_dir);
         history_set_limit(ps->history, c->probe_history_size);
-        ps->expect_tcp_gbps = c->probe_expect_tcp_gbps;
-        ps->expect_rtt_us = c->probe_expect_rtt_us;
+        for (size_t i = 0; probe_kind_at(i); i++) {
+                const struct probe_kind *k = probe_kind_at(i);
+
+                ps->expect[i] = k->configured_expectation ? k->configured_expectation(c) : 0;
+        }
+        if (strv_copy(c->probe_kinds, &ps->sched_kinds) < 0)
+                return -ENOMEM;
         ps->degraded_ratio = c->probe_degraded_ratio;
         ps->interval_sec = c->probe_interval_usec / 1000000;
         ps->jitter_sec = c->probe_jitter_usec / 1000000;

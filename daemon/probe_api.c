@@ -1,8 +1,9 @@
-/* The probe API methods: probe and probe-cancel (admin), history (read). */
+/* The probe API methods: probe and probe-cancel (admin), history and probe-kinds (read). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonrpc.h"
 #include "macro.h"
@@ -11,41 +12,79 @@
 
 static int method_probe(struct api_request *req, json_object *params, void *userdata)
 {
-        static const char *const allowed[] = {
-                "peer", "kind", "duration_s", "size", "streams", "count", NULL
-        };
         struct probes *ps = userdata;
-        struct probe_params pp = { .duration_s = 5, .streams = 1, .size = 64, .count = RTT_COUNT_DEFAULT };
-        const char *peer = NULL, *kind = "rtt", *unknown = NULL;
+        const char *peer = NULL, *kind_name = "rtt";
+        const struct probe_kind *kind;
+        json_object *kind_params, *checked = NULL;
+        char why[320], names[96];
 
+        probe_kind_names(names, sizeof(names));
         if (!params || !json_object_is_type(params, json_type_object) ||
-            jsonrpc_params_only(params, allowed, &unknown) < 0 ||
             jsonrpc_param_string(params, "peer", &peer) <= 0 ||
-            jsonrpc_param_string(params, "kind", &kind) < 0 ||
-            param_uint(params, "duration_s", 1, 600, &pp.duration_s) < 0 ||
-            param_uint(params, "streams", 1, 64, &pp.streams) < 0 ||
-            param_uint(params, "size", 1, 65536, &pp.size) < 0 ||
-            param_uint(params, "count", 1, 1000000, &pp.count) < 0) {
-                api_request_reply_error(
-                        req, RPC_INVALID_PARAMS,
-                        "probe takes {peer, kind: rtt|tcp|rdma|nccl, duration_s 1-600, streams 1-64, "
-                        "size 1-65536, count}",
-                        NULL);
-                return 0;
-        }
-        if (strcmp(kind, "rdma") == 0 || strcmp(kind, "nccl") == 0) {
-                char why[160];
-
+            jsonrpc_param_string(params, "kind", &kind_name) < 0) {
                 snprintf(why, sizeof(why),
-                         "the %s probe is not part of this build of sparkd; rtt and tcp are", kind);
+                         "probe takes {peer, kind (%s), and the kind's parameters (see probe-kinds)}",
+                         names);
                 api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
                 return 0;
         }
-        if (strcmp(kind, "rtt") != 0 && strcmp(kind, "tcp") != 0) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "kind is rtt, tcp, rdma or nccl", NULL);
+        kind = probe_kind_find(kind_name);
+        if (!kind) {
+                snprintf(why, sizeof(why), "no %.40s probe: kind is one of %s", kind_name, names);
+                api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
                 return 0;
         }
-        (void)probe_start(ps, kind, peer, &pp, req, false);
+        kind_params = json_object_new_object();
+        json_object_object_foreach(params, key, value) {
+                if (strcmp(key, "peer") != 0 && strcmp(key, "kind") != 0)
+                        json_object_object_add(kind_params, key, json_object_get(value));
+        }
+        if (probe_kind_params(kind, kind_params, &checked, why, sizeof(why)) < 0) {
+                json_object_put(kind_params);
+                api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
+                return 0;
+        }
+        json_object_put(kind_params);
+        (void)probe_start(ps, kind, peer, checked, req, false);
+        return 0;
+}
+
+static json_object *kind_to_json(struct probes *ps, const struct probe_kind *k)
+{
+        json_object *o = json_object_new_object(), *list = json_object_new_array();
+        char path[PATH_MAX + 32];
+
+        snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, k->helper);
+        json_object_object_add(o, "name", json_object_new_string(k->name));
+        json_object_object_add(o, "summary", json_object_new_string(k->summary));
+        json_object_object_add(o, "bandwidth", json_object_new_boolean(k->is_bandwidth));
+        json_object_object_add(o, "metric", json_object_new_string(k->metric));
+        json_object_object_add(o, "unit", json_object_new_string(k->unit));
+        json_object_object_add(o, "helper", json_object_new_string(path));
+        json_object_object_add(o, "installed", json_object_new_boolean(access(path, X_OK) == 0));
+        for (const struct probe_param_spec *s = k->params; s->name; s++) {
+                json_object *e = json_object_new_object();
+
+                json_object_object_add(e, "name", json_object_new_string(s->name));
+                json_object_object_add(e, "min", json_object_new_int64((int64_t)s->min));
+                json_object_object_add(e, "max", json_object_new_int64((int64_t)s->max));
+                json_object_object_add(e, "default", json_object_new_int64((int64_t)s->def));
+                json_object_array_add(list, e);
+        }
+        json_object_object_add(o, "params", list);
+        return o;
+}
+
+static int method_probe_kinds(struct api_request *req, json_object *params, void *userdata)
+{
+        struct probes *ps = userdata;
+        json_object *o = json_object_new_object(), *list = json_object_new_array();
+
+        for (size_t i = 0; probe_kind_at(i); i++)
+                json_object_array_add(list, kind_to_json(ps, probe_kind_at(i)));
+        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
+        json_object_object_add(o, "kinds", list);
+        api_request_reply(req, o);
         return 0;
 }
 
@@ -70,6 +109,19 @@ static int method_probe_cancel(struct api_request *req, json_object *params, voi
         return 0;
 }
 
+static int history_limit_param(json_object *params, unsigned *limit)
+{
+        json_object *v;
+
+        if (!json_object_object_get_ex(params, "limit", &v))
+                return 0;
+        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+            json_object_get_int64(v) > 100000)
+                return -EINVAL;
+        *limit = (unsigned)json_object_get_int64(v);
+        return 0;
+}
+
 static int method_history(struct api_request *req, json_object *params, void *userdata)
 {
         static const char *const allowed[] = { "peer", "kind", "limit", NULL };
@@ -80,7 +132,7 @@ static int method_history(struct api_request *req, json_object *params, void *us
 
         if ((p && jsonrpc_params_only(p, allowed, &unknown) < 0) ||
             jsonrpc_param_string(p, "peer", &peer) < 0 || jsonrpc_param_string(p, "kind", &kind) < 0 ||
-            (p && param_uint(p, "limit", 0, 100000, &limit) < 0)) {
+            (p && history_limit_param(p, &limit) < 0)) {
                 api_request_reply_error(req, RPC_INVALID_PARAMS, "history takes {peer, kind, limit}", NULL);
                 return 0;
         }
@@ -95,6 +147,7 @@ static const struct api_method probe_methods[] = {
         { "probe", method_probe, true },
         { "probe-cancel", method_probe_cancel, true },
         { "history", method_history, false },
+        { "probe-kinds", method_probe_kinds, false },
 };
 
 int probes_register(struct probes *ps, struct api_server *api)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jsonrpc.h"
+#include "log.h"
 #include "macro.h"
 #include "probe_internal.h"
 #include "proto.h"
@@ -32,11 +33,38 @@ static char **schedule_members(struct probes *ps, json_object **peers_json)
         return ids;
 }
 
+/* A kind's parameters for a scheduled run: the config's duration and streams where the kind
+ * takes them, its defaults for the rest. NULL when the config's values do not fit the kind. */
+static json_object *scheduled_params(struct probes *ps, const struct probe_kind *kind)
+{
+        json_object *given = json_object_new_object(), *checked = NULL;
+        char why[256];
+
+        for (const struct probe_param_spec *s = kind->params; s->name; s++) {
+                if (strcmp(s->name, "duration_s") == 0)
+                        json_object_object_add(given, s->name, json_object_new_int((int)ps->sched_duration));
+                else if (strcmp(s->name, "streams") == 0)
+                        json_object_object_add(given, s->name, json_object_new_int((int)ps->sched_streams));
+                else if (strcmp(s->name, "count") == 0 && !kind->is_bandwidth)
+                        json_object_object_add(given, s->name, json_object_new_int(SCHEDULED_RTT_COUNT));
+        }
+        if (probe_kind_params(kind, given, &checked, why, sizeof(why)) < 0)
+                log_warning("scheduled %s probe: %s", kind->name, why);
+        json_object_put(given);
+        return checked;
+}
+
+static void schedule_start(struct probes *ps, const char *kind_name, const char *peer)
+{
+        const struct probe_kind *kind = probe_kind_find(kind_name);
+        json_object *params = kind ? scheduled_params(ps, kind) : NULL;
+
+        if (params)
+                (void)probe_start(ps, kind, peer, params, NULL, true);
+}
+
 static void schedule_bandwidth(struct probes *ps, time_t now)
 {
-        struct probe_params pp = { .duration_s = ps->sched_duration,
-                                   .streams = ps->sched_streams,
-                                   .size = 64 };
         json_object *peers_json;
         char **ids = schedule_members(ps, &peers_json);
         struct rounds *s = NULL;
@@ -58,8 +86,10 @@ static void schedule_bandwidth(struct probes *ps, time_t now)
         if ((uint64_t)now % ps->interval_sec < rounds_jitter(ps->node_id, partner, slot, ps->jitter_sec))
                 goto out;
         ps->last_slot = slot;
+        /* The kinds run one after another: each waits for the bandwidth slot the one before holds. */
         if (is_initiator)
-                (void)probe_start(ps, "tcp", partner, &pp, NULL, true);
+                for (char **k = ps->sched_kinds; k && *k; k++)
+                        schedule_start(ps, *k, partner);
 out:
         rounds_free(s);
         strv_free(ids);
@@ -68,7 +98,6 @@ out:
 
 static void schedule_rtt(struct probes *ps, time_t now)
 {
-        struct probe_params pp = { .duration_s = 5, .streams = 1, .size = 64, .count = SCHEDULED_RTT_COUNT };
         json_object *peers_json;
         char **ids;
 
@@ -79,7 +108,7 @@ static void schedule_rtt(struct probes *ps, time_t now)
         /* RTT is cheap: every pair, started by the lower id. */
         for (char **id = ids + 1; id && *id; id++)
                 if (strcmp(ps->node_id, *id) < 0)
-                        (void)probe_start(ps, "rtt", *id, &pp, NULL, true);
+                        schedule_start(ps, "rtt", *id);
         strv_free(ids);
         json_object_put(peers_json);
 }

@@ -34,11 +34,30 @@ json_get "$out" 'd["measured"]["gbps"] > 0.1 and d["measured"]["streams"] == 2' 
 table=$(sparkc_of a probe --peer 10.99.0.2 --kind tcp --duration 1) || fail "tcp by address"
 assert_contains "$table" "Gb/s" "summary table"
 
-step "--kind all runs rtt and tcp and says what this build lacks"
+step "--kind all runs every kind sparkd has"
+kinds=$(json_get "$(sparkc_of a --json probe-kinds)" '[k["name"] for k in d["kinds"]]')
 rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?
 assert_eq "$rc" 0 "exit status of --kind all"
-assert_eq "$(json_get "$out" '[r["status"] for r in d]')" "['ok', 'ok', 'failed', 'failed']" "statuses"
-assert_contains "$out" "not part of this build" "rdma/nccl"
+assert_eq "$(json_get "$out" '[r["kind"] for r in d]')" "$kinds" "kinds run"
+assert_eq "$(json_get "$out" 'sorted(set(r["status"] for r in d))')" "['ok']" "statuses"
+rc=0; err=$(sparkc_of a probe --peer b --kind rtt --streams 2 2>&1) || rc=$?
+assert_eq "$rc" 2 "a parameter the kind does not take"
+assert_contains "$err" "the rtt probe takes no streams" "its message"
+
+step "a kind the peer cannot run is unavailable, not failed, and --kind all goes on"
+mkdir "$TEST_TMP/rtt-only"
+ln -s "$helpers/sparkd-probe-rtt" "$TEST_TMP/rtt-only/"
+peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $TEST_TMP/rtt-only" "interval = 0" "rtt_interval = 0"
+sparkc_of b reload >/dev/null || fail "reload of b"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || rc=$?
+assert_eq "$rc" 2 "exit status of an unavailable kind asked for by name"
+assert_eq "$(json_get "$out" 'd["status"]')" unavailable "status"
+assert_contains "$(json_get "$out" 'd["error"]')" "not available on this node" "reason"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?
+assert_eq "$rc" 0 "exit status of --kind all with an unavailable kind"
+assert_eq "$(json_get "$out" '{r["kind"]: r["status"] for r in d}["rtt"]')" ok "rtt still runs"
+peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $helpers" "interval = 0" "rtt_interval = 0"
+sparkc_of b reload >/dev/null || fail "reload of b"
 
 step "history, also after a restart"
 hist=$(sparkc_of a --json history --peer b --kind tcp)

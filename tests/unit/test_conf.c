@@ -259,6 +259,32 @@ static void test_fabric_and_sysctl(void)
                 "badfabric.conf:8: \"../etc\" is not a sysctl name (such as net.core.rmem_max)\n");
 }
 
+static void test_probe_kinds(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[2048];
+
+        CHECK(load("missing.conf", false, &c, errors, sizeof(errors)) == 0);
+        if (c) {
+                CHECK(strv_length(c->probe_kinds) == 1);
+                CHECK_STREQ(c->probe_kinds[0], "tcp");
+        }
+        conf_free(c);
+
+        write_file("kinds.conf", "[probe]\nkinds = tcp\n");
+        CHECK(load("kinds.conf", true, &c, errors, sizeof(errors)) == 0);
+        conf_free(c);
+        c = NULL;
+
+        /* rtt has its own interval; a kind twice, or one this build lacks, is a mistake. */
+        write_file("badkinds.conf", "[probe]\nkinds = rtt\nkinds = tcp tcp\nkinds = tcp warp\n");
+        CHECK(load("badkinds.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors, "badkinds.conf:2: kinds=\"rtt\": expected bandwidth probe kinds") != NULL);
+        CHECK(strstr(errors, "badkinds.conf:3: kinds=\"tcp tcp\"") != NULL);
+        CHECK(strstr(errors, "badkinds.conf:4: kinds=\"tcp warp\"") != NULL);
+        CHECK(strstr(errors, "(rtt, tcp") != NULL);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -273,6 +299,7 @@ int main(void)
         RUN(test_dropins_in_name_order);
         RUN(test_dropins_without_main_file);
         RUN(test_fabric_and_sysctl);
+        RUN(test_probe_kinds);
         {
                 char cmd[600];
 

@@ -1,0 +1,72 @@
+/*
+ * The probe kinds, one table: for each, the helper that measures it, the parameters it takes
+ * (range, default, the helper option each becomes and on which side), the number a result is
+ * judged by, and how long it may take. The rest of the probe code is the same for every kind,
+ * so adding a kind is adding a row and its helper executable.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+/* Room for this many kinds in per-kind arrays. */
+#define PROBE_KINDS_MAX 8
+
+enum probe_side {
+        PROBE_SIDE_CLIENT = 1 << 0, /* the initiator's helper, which measures */
+        PROBE_SIDE_SERVER = 1 << 1, /* the peer's helper, which listens */
+        PROBE_SIDE_BOTH = PROBE_SIDE_CLIENT | PROBE_SIDE_SERVER,
+};
+
+struct probe_param_spec {
+        const char *name; /* in the API's params and the peer's probe-request */
+        uint64_t min, max, def;
+        const char *option; /* the helper's option; NULL when the daemon alone uses it */
+        unsigned sides;
+        bool is_switch; /* the option is given bare, when the value is not 0 */
+};
+
+struct probe_kind {
+        const char *name;
+        const char *helper; /* executable in the helper directory */
+        const char *summary;
+        bool is_bandwidth;  /* holds this node's one bandwidth slot */
+        const char *metric; /* the key of the result's number that is judged */
+        const char *unit;   /* how that number reads in an alert */
+        bool higher_is_better;
+        const struct probe_param_spec *params; /* ends with a NULL name */
+        /* Seconds the measurement itself takes with these parameters. */
+        unsigned (*measure_sec)(json_object *params);
+        /* Seconds on top for what comes before measuring (device and library start-up). */
+        unsigned setup_sec;
+        /* The expected value from the config, 0 when none is set. */
+        double (*configured_expectation)(const struct sparkd_config *config);
+};
+
+const struct probe_kind *probe_kind_find(const char *name);
+/* The kinds in table order, for lists and help texts; NULL past the last. */
+const struct probe_kind *probe_kind_at(size_t i);
+/* The kind's position in the table, below PROBE_KINDS_MAX. */
+size_t probe_kind_index(const struct probe_kind *kind);
+/* "rtt, tcp, ..." */
+void probe_kind_names(char *buf, size_t size);
+
+/* Checks params (an object, or NULL for all defaults) against the kind: unknown keys, values
+ * that are not integers or are out of range are refused with a sentence in err. *out gets a new
+ * object holding every parameter of the kind, defaults filled in. */
+int probe_kind_params(const struct probe_kind *kind, json_object *params, json_object **out, char *err,
+                      size_t err_size);
+/* A parameter's value from an object probe_kind_params made. */
+uint64_t probe_kind_param(const struct probe_kind *kind, json_object *params, const char *name);
+
+/* Appends the helper options for one side to argv (n entries used of max); the strings live in
+ * storage (max entries of 24 bytes). Returns 0 or -E2BIG. */
+int probe_kind_helper_args(const struct probe_kind *kind, json_object *params, enum probe_side side,
+                           char **argv, size_t *n, size_t max, char (*storage)[24]);
+
+/* The deadline of one side's helper: measurement, the kind's set-up time and a margin. */
+unsigned probe_kind_deadline_sec(const struct probe_kind *kind, json_object *params);
