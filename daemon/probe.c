@@ -385,7 +385,7 @@ static void arm_deadline(struct probe *p)
 
 static void probe_run(struct probe *p)
 {
-        json_object *m = json_object_new_object();
+        json_object *m;
 
         p->is_queued = false;
         p->phase = "request";
@@ -395,6 +395,7 @@ static void probe_run(struct probe *p)
         }
         if (p->kind->is_bandwidth)
                 p->owner->bandwidth = p;
+        m = json_object_new_object();
         json_object_object_add(m, "type", json_object_new_string("probe-request"));
         json_object_object_add(m, "id", json_object_new_string(p->id));
         json_object_object_add(m, "kind", json_object_new_string(p->kind->name));
