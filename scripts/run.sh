@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh build
-[ -f build/build.ninja ] || meson setup build >/dev/null
-ninja -C build >/dev/null
+[ -f build/build.ninja ] || meson setup build
+ninja -C build
 exec build/daemon/sparkd --foreground "$@"
