@@ -170,6 +170,18 @@ static int conf_handler(void *userdata, const char *section, const char *name, c
         return 0;
 }
 
+/* What inih accepts: blank, a comment, "[section]", or a name with "=" or ":" after it. */
+static bool line_is_ini(const char *line)
+{
+        const char *s = line + strspn(line, " \t\r\n");
+
+        if (*s == '\0' || *s == ';' || *s == '#')
+                return true;
+        if (*s == '[')
+                return strchr(s, ']') != NULL;
+        return s[strcspn(s, "=:")] != '\0' && strchr("=:", *s) == NULL;
+}
+
 /* inih reads through this so that the handler knows which line it is looking at, and so that an
  * overlong line is reported instead of being split into two. */
 static char *conf_reader(char *str, int num, void *userdata)
@@ -182,6 +194,12 @@ static char *conf_reader(char *str, int num, void *userdata)
         p->line++;
         if (n >= num || n >= CONF_MAX_LINE) {
                 conf_add_error(p->errors, p->file, p->line, "line longer than %d bytes", CONF_MAX_LINE - 2);
+                snprintf(str, (size_t)num, "\n");
+                return str;
+        }
+        if (!line_is_ini(p->buf)) {
+                /* Said here, and blanked for inih, which would report only the first such line. */
+                conf_add_error(p->errors, p->file, p->line, "expected \"[section]\" or \"key = value\"");
                 snprintf(str, (size_t)num, "\n");
                 return str;
         }

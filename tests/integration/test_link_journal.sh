@@ -40,6 +40,10 @@ unshare --mount --propagation private bash -euo pipefail -c '
 query() { journalctl -D "$TEST_TMP/journal" --no-pager -o json -n 1 "$@"; }
 
 step "mtu-corrected by MESSAGE_ID and SPARKD_IFACE, with old and new values"
+# Two: the correction at start and the one after the test's own `ip link set fa mtu 1500`.
+n=$(journalctl -D "$TEST_TMP/journal" --no-pager -o json MESSAGE_ID=406a7fa9a18345a2945690c4409f8424 \
+        SPARKD_IFACE=fa | wc -l)
+assert_eq "$n" 2 "mtu-corrected entries for fa"
 out=$(query MESSAGE_ID=406a7fa9a18345a2945690c4409f8424 SPARKD_IFACE=fa)
 [ -n "$out" ] || fail "no mtu-corrected entry for fa"
 assert_eq "$(json_get "$out" 'd["SPARKD_OLD"] + "->" + d["SPARKD_NEW"]')" "1500->9000" "old and new MTU"

@@ -141,6 +141,16 @@ static void test_syntax_errors(void)
         CHECK(load("syntax.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
         CHECK_STREQ(errors, "syntax.conf:3: expected \"[section]\" or \"key = value\"\n");
 
+        /* Every bad line, in order, not only the first one inih stops at. */
+        write_file("many.conf",
+                   "[daemon\njunk one\n[fabric]\nbogus = 1\njunk two\n= no name\n  ; comment\n");
+        CHECK(load("many.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "many.conf:1: expected \"[section]\" or \"key = value\"\n"
+                            "many.conf:2: expected \"[section]\" or \"key = value\"\n"
+                            "many.conf:4: unknown key \"bogus\" in [fabric]\n"
+                            "many.conf:5: expected \"[section]\" or \"key = value\"\n"
+                            "many.conf:6: expected \"[section]\" or \"key = value\"\n");
+
         write_file("outside.conf", "mode = audit\n");
         CHECK(load("outside.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
         CHECK_STREQ(errors, "outside.conf:1: \"mode\" is outside any [section]\n");
