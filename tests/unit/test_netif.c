@@ -118,6 +118,25 @@ static void test_spark_twins_lo_only_when_named(void)
         check_scan("spark-twins", patterns, want, ARRAY_SIZE(want));
 }
 
+/* Seed 002 as it is on its GB10 Sparks: the RDMA network on roceP2p1s0f0 (enP2p1s0f0np0,
+ * 192.168.100.1, MTU 9000) and the three other netdevs forced down by the guide's boot service,
+ * the active port's own twin enp1s0f0np0 among them. The twins are still the port's halves. */
+static void test_spark_one_port(void)
+{
+        static const struct expect want[] = {
+                { "enP2p1s0f0np0", 4, "roceP2p1s0f0", "0002:01:00.0", "enp1s0f0np0", 9000, true, true, "up",
+                  200000, false },
+                { "enP2p1s0f1np1", 5, "roceP2p1s0f1", "0002:01:00.1", "enp1s0f1np1", 1500, false, false,
+                  "down", -1, false },
+                { "enp1s0f0np0", 2, "rocep1s0f0", "0000:01:00.0", "enP2p1s0f0np0", 1500, false, false,
+                  "down", -1, false },
+                { "enp1s0f1np1", 3, "rocep1s0f1", "0000:01:00.1", "enP2p1s0f1np1", 1500, false, false,
+                  "down", -1, false },
+        };
+
+        check_scan("spark-one-port", NULL, want, ARRAY_SIZE(want));
+}
+
 /* Seed 002 on a generic server: a two-port ConnectX in one PCI domain, port 0 up on the RDMA
  * network and port 1 forced down; functions .0 and .1 of one domain are not twins. */
 static void test_single_port(void)
@@ -282,6 +301,7 @@ int main(void)
         RUN(test_spark_twins);
         RUN(test_spark_twins_lo_only_when_named);
         RUN(test_single_port);
+        RUN(test_spark_one_port);
         RUN(test_mesh_two_nics);
         RUN(test_direct_fabric);
         RUN(test_direct_fabric_management_by_glob);
