@@ -295,6 +295,57 @@ static void check_twin_subnets(struct check *c, const struct fabric_facts *f)
         check_end(c, DOCTOR_OK, NULL, "no twins share a subnet");
 }
 
+/* A Spark's QSFP port is two PCIe x4 halves, each with its own netdev and RDMA device; traffic
+ * on one half alone gets about half of the port (seed 001), and seed 002's boot service forces
+ * the unused half down. */
+static void check_twins_up(struct check *c, const struct fabric_facts *f)
+{
+        size_t half = 0, pairs = 0;
+
+        check_begin(c, "twins-up");
+        for (size_t i = 0; i < f->netifs.n; i++) {
+                const struct netif *n = &f->netifs.v[i], *twin;
+
+                if (!n->twin[0] || strv_length(n->rdma_devices) == 0)
+                        continue;
+                twin = netif_list_find(&f->netifs, n->twin);
+                if (!twin)
+                        continue;
+                if (strcmp(n->operstate, "up") != 0) {
+                        /* Counted from the side that is up, or not at all. */
+                        continue;
+                }
+                if (strcmp(twin->operstate, "up") == 0) {
+                        if (strcmp(n->name, twin->name) < 0) {
+                                pairs++;
+                                evidence(c, "%s and %s: both up", n->name, twin->name);
+                        }
+                        continue;
+                }
+                pairs++;
+                half++;
+                evidence(c, "%s is up but its twin %s is %s%s", n->name, twin->name,
+                         twin->is_admin_up ? "down" : "administratively down",
+                         twin->is_admin_up ? " (no link)" : "");
+        }
+        if (half) {
+                check_end(c, DOCTOR_WARN,
+                          "bring the twin up with the same MTU (ip link set TWIN up mtu 9000), and take it "
+                          "out "
+                          "of [fabric] down and of any boot service that forces unused ports down; "
+                          "NCCL_IB_HCA "
+                          "then lists both twins",
+                          "%zu port%s carr%s traffic on one twin only: about half the port's bandwidth",
+                          half, half == 1 ? "" : "s", half == 1 ? "ies" : "y");
+                return;
+        }
+        if (pairs == 0) {
+                check_end(c, DOCTOR_OK, NULL, "no twin ports to check");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "both twins up on every port in use");
+}
+
 static void check_port_addresses(struct check *c, const struct fabric_facts *f)
 {
         size_t without = 0, ports = 0;
@@ -527,6 +578,7 @@ json_object *doctor_run(const struct fabric_facts *f)
         check_sysctls(&c, f);
         check_memlock(&c, f);
         check_twin_subnets(&c, f);
+        check_twins_up(&c, f);
         check_port_addresses(&c, f);
         check_gdr_risk(&c, f);
         check_roce_gid(&c, f);

@@ -152,6 +152,17 @@ static void test_gb10_open_driver(void)
         free((char *)mode);
 }
 
+/* Seed 002: one active twin, its partner forced down by the guide's boot service. */
+static void test_spark_one_port(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("spark-one-port", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK_STREQ(mode, "safe"); /* GB10, proprietary driver */
+        free((char *)mode);
+}
+
 static void test_single_port(void)
 {
         const char *mode;
@@ -200,6 +211,7 @@ int main(void)
         RUN(test_direct_fabric);
         RUN(test_gb10_open_driver);
         RUN(test_single_port);
+        RUN(test_spark_one_port);
         RUN(test_mesh_two_nics);
         RUN(test_gid_index);
         RUN(test_no_fabric);
