@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
 
-scripts/deps.sh test || exit 1
+scripts/deps.sh test || { echo "DEPENDENCIES FAILED"; echo "0 passed, 1 failed"; exit 1; }
 
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
