@@ -56,8 +56,9 @@ struct sparkd_config {
         /* [probe] */
         char *probe_helper_dir;
         unsigned probe_history_size;
-        double probe_expect_tcp_gbps; /* 0: learn a baseline */
-        double probe_expect_rtt_us;   /* 0: learn a baseline */
+        double probe_expect_tcp_gbps;   /* 0: learn a baseline */
+        double probe_expect_rtt_us;     /* 0: learn a baseline */
+        double probe_expect_nccl_busbw; /* GB/s; 0: learn a baseline */
         double probe_degraded_ratio;
         uint64_t probe_interval_usec; /* scheduled bandwidth probes; 0: off */
         uint64_t probe_jitter_usec;

@@ -374,6 +374,12 @@ static int parse_expect_rtt(struct conf_parse *p, const char *value, const char 
         return parse_double(value, 0, 10000000, &p->config->probe_expect_rtt_us);
 }
 
+static int parse_expect_nccl(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "GB/s of bus bandwidth from 0 (learn from the first results) to 10000";
+        return parse_double(value, 0, 10000, &p->config->probe_expect_nccl_busbw);
+}
+
 static int parse_degraded_ratio(struct conf_parse *p, const char *value, const char **why)
 {
         *why = "a fraction of the expected value from 0.05 to 1";
@@ -503,6 +509,7 @@ const struct conf_key conf_keys[] = {
         { "probe",  "history_size",     parse_history_size },
         { "probe",  "expect_tcp_gbps",  parse_expect_gbps },
         { "probe",  "expect_rtt_us",    parse_expect_rtt },
+        { "probe",  "expect_nccl_busbw", parse_expect_nccl },
         { "probe",  "degraded_ratio",   parse_degraded_ratio },
         { "probe",  "interval",         parse_probe_interval },
         { "probe",  "jitter",           parse_probe_jitter },

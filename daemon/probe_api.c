@@ -16,7 +16,7 @@ static int method_probe(struct api_request *req, json_object *params, void *user
         const char *peer = NULL, *kind_name = "rtt";
         const struct probe_kind *kind;
         json_object *kind_params, *checked = NULL;
-        char why[320], names[96];
+        char why[640], names[96];
 
         probe_kind_names(names, sizeof(names));
         if (!params || !json_object_is_type(params, json_type_object) ||
@@ -62,15 +62,8 @@ static json_object *kind_to_json(struct probes *ps, const struct probe_kind *k)
         json_object_object_add(o, "unit", json_object_new_string(k->unit));
         json_object_object_add(o, "helper", json_object_new_string(path));
         json_object_object_add(o, "installed", json_object_new_boolean(access(path, X_OK) == 0));
-        for (const struct probe_param_spec *s = k->params; s->name; s++) {
-                json_object *e = json_object_new_object();
-
-                json_object_object_add(e, "name", json_object_new_string(s->name));
-                json_object_object_add(e, "min", json_object_new_int64((int64_t)s->min));
-                json_object_object_add(e, "max", json_object_new_int64((int64_t)s->max));
-                json_object_object_add(e, "default", json_object_new_int64((int64_t)s->def));
-                json_object_array_add(list, e);
-        }
+        for (const struct probe_param_spec *s = k->params; s->name; s++)
+                json_object_array_add(list, probe_param_to_json(s));
         json_object_object_add(o, "params", list);
         return o;
 }

@@ -22,12 +22,30 @@ enum probe_side {
         PROBE_SIDE_BOTH = PROBE_SIDE_CLIENT | PROBE_SIDE_SERVER,
 };
 
+enum probe_param_type {
+        PROBE_PARAM_INTEGER, /* a whole number in [min, max] */
+        PROBE_PARAM_STRING,  /* one string: one of choices, or what check accepts */
+        PROBE_PARAM_LIST,    /* an array of at most max different strings, each as for STRING */
+};
+
+/* The longest string a string parameter (or list item) may be. */
+#define PROBE_PARAM_STRING_MAX 256
+
 struct probe_param_spec {
-        const char *name; /* in the API's params and the peer's probe-request */
-        uint64_t min, max, def;
-        const char *option; /* the helper's option; NULL when the daemon alone uses it */
+        const char *name;       /* in the API's params and the peer's probe-request */
+        uint64_t min, max, def; /* integers; for lists, max is the most items */
+        const char *option;     /* the helper's option (repeated per list item); NULL: not for it */
         unsigned sides;
         bool is_switch; /* the option is given bare, when the value is not 0 */
+        enum probe_param_type type;
+        const char *def_string;     /* a string's default; a list's, items separated by commas */
+        const char *const *choices; /* the strings allowed, NULL-terminated; NULL: check decides */
+        /* Checks one string; err says what is wrong. NULL: choices decide. */
+        int (*check)(const char *value, char *err, size_t err_size);
+        const char *what; /* what a string is, for messages and probe-kinds: "NAME=VALUE" */
+        /* A list of NAME=VALUE put into both helpers' environment, not on their command line;
+         * items must name different variables. */
+        bool is_environment;
 };
 
 struct probe_kind {
@@ -45,6 +63,11 @@ struct probe_kind {
         unsigned setup_sec;
         /* The expected value from the config, 0 when none is set. */
         double (*configured_expectation)(const struct sparkd_config *config);
+        /* The string parameter naming the environment mode (auto, safe, dmabuf): the helpers then
+         * run with the NCCL environment `sparkc env --mode MODE` gives on their node. NULL: none. */
+        const char *env_mode_param;
+        /* Checks what one parameter alone cannot (min below max, say); NULL: nothing more. */
+        int (*check_params)(json_object *params, char *err, size_t err_size);
 };
 
 const struct probe_kind *probe_kind_find(const char *name);
@@ -55,16 +78,29 @@ size_t probe_kind_index(const struct probe_kind *kind);
 /* "rtt, tcp, ..." */
 void probe_kind_names(char *buf, size_t size);
 
-/* Checks params (an object, or NULL for all defaults) against the kind: unknown keys, values
- * that are not integers or are out of range are refused with a sentence in err. *out gets a new
- * object holding every parameter of the kind, defaults filled in. */
+/* Checks params (an object, or NULL for all defaults) against the kind: unknown keys, integers
+ * out of range, strings that are not allowed, lists too long or with repeated items are refused
+ * with a sentence in err. *out gets a new object holding every parameter of the kind, defaults
+ * filled in. */
 int probe_kind_params(const struct probe_kind *kind, json_object *params, json_object **out, char *err,
                       size_t err_size);
 /* A parameter's value from an object probe_kind_params made. */
 uint64_t probe_kind_param(const struct probe_kind *kind, json_object *params, const char *name);
+/* A string parameter's value (the default when absent), NULL for no such string parameter. */
+const char *probe_kind_param_string(const struct probe_kind *kind, json_object *params, const char *name);
+/* The environment entries ("NAME=VALUE") of the kind's environment lists, in order: pointers
+ * into params, at most max; returns how many. */
+size_t probe_kind_environment(const struct probe_kind *kind, json_object *params, const char **out,
+                              size_t max);
+/* The parameter's description for probe-kinds: {name, type, min, max, default, choices, what}. */
+json_object *probe_param_to_json(const struct probe_param_spec *spec);
+/* Environment names a peer may set for a probe helper: NCCL_ and CUDA_ variables, but none that
+ * names a file, a path or a plugin, which would let the network choose what the helper loads or
+ * writes as root. 0 or -EINVAL with the reason in err. */
+int probe_check_environment(const char *item, char *err, size_t err_size);
 
-/* Appends the helper options for one side to argv (n entries used of max); the strings live in
- * storage (max entries of 24 bytes). Returns 0 or -E2BIG. */
+/* Appends the helper options for one side to argv (n entries used of max); numbers live in
+ * storage (max entries of 24 bytes), strings in params. Returns 0 or -E2BIG. */
 int probe_kind_helper_args(const struct probe_kind *kind, json_object *params, enum probe_side side,
                            char **argv, size_t *n, size_t max, char (*storage)[24]);
 

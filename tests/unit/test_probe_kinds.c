@@ -103,10 +103,118 @@ static void test_helper_args(void)
         json_object_put(out);
 }
 
+static void test_nccl_params(void)
+{
+        const struct probe_kind *nccl = probe_kind_find("nccl");
+        json_object *out = NULL, *v;
+        char err[512];
+
+        CHECK(nccl && nccl->is_bandwidth && nccl->higher_is_better && nccl->env_mode_param);
+        CHECK(check("nccl", NULL, &out, err, sizeof(err)) == 0);
+        CHECK(probe_kind_param(nccl, out, "max_bytes") == 256 << 20);
+        CHECK(probe_kind_param(nccl, out, "iters") == 20 &&
+              probe_kind_param(nccl, out, "warmup_iters") == 1);
+        CHECK_STREQ(probe_kind_param_string(nccl, out, "mode"), "auto");
+        CHECK(json_object_object_get_ex(out, "ops", &v) && json_object_array_length(v) == 2);
+        CHECK(json_object_object_get_ex(out, "env", &v) && json_object_array_length(v) == 0);
+        json_object_put(out);
+
+        CHECK(check("nccl",
+                    "{\"mode\": \"safe\", \"ops\": [\"all_reduce\"], \"env\": [\"NCCL_P2P_DISABLE=1\", "
+                    "\"NCCL_IB_HCA==mlx5_0:1,mlx5_1:1\"]}",
+                    &out, err, sizeof(err)) == 0);
+        CHECK_STREQ(probe_kind_param_string(nccl, out, "mode"), "safe");
+        {
+                const char *env[4];
+
+                CHECK(probe_kind_environment(nccl, out, env, 4) == 2);
+                CHECK_STREQ(env[1], "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1");
+                CHECK(probe_kind_environment(nccl, out, env, 1) == 1);
+        }
+        json_object_put(out);
+
+        CHECK(check("nccl", "{\"mode\": \"fast\"}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK_STREQ(err, "the nccl probe's mode is one of auto, safe, dmabuf, not \"fast\"");
+        CHECK(check("nccl", "{\"mode\": [\"safe\"]}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK(check("nccl", "{\"ops\": [\"all_reduce\", \"all_reduce\"]}", &out, err, sizeof(err)) ==
+              -EINVAL);
+        CHECK_STREQ(err, "the nccl probe's ops names all_reduce twice");
+        CHECK(check("nccl", "{\"ops\": \"all_reduce\"}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK(check("nccl", "{\"ops\": [\"broadcast\"]}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK(check("nccl", "{\"env\": [\"NCCL_ALGO=Ring\", \"NCCL_ALGO=Tree\"]}", &out, err, sizeof(err)) ==
+              -EINVAL);
+        CHECK_STREQ(err, "the nccl probe's env names NCCL_ALGO twice");
+        CHECK(check("nccl", "{\"env\": [\"LD_PRELOAD=/tmp/x.so\"]}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK_STREQ(err, "the nccl probe's env: only NCCL_ and CUDA_ variables may be set, not LD_PRELOAD");
+        CHECK(check("nccl", "{\"min_bytes\": 2097152, \"max_bytes\": 1048576}", &out, err, sizeof(err)) ==
+              -EINVAL);
+        CHECK_STREQ(err, "the nccl probe's min_bytes is above its max_bytes");
+        CHECK(check("nccl", "{\"iters\": 0}", &out, err, sizeof(err)) == -ERANGE);
+        /* An unknown name lists what the kind takes, strings and lists too. */
+        CHECK(check("nccl", "{\"streams\": 2}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK(strstr(err, "mode (environment mode), env (list of NAME=VALUE)") != NULL);
+}
+
+static void test_environment_names(void)
+{
+        char err[256];
+
+        CHECK(probe_check_environment("NCCL_P2P_DISABLE=1", err, sizeof(err)) == 0);
+        CHECK(probe_check_environment("CUDA_VISIBLE_DEVICES=0", err, sizeof(err)) == 0);
+        CHECK(probe_check_environment("NCCL_SOCKET_IFNAME=", err, sizeof(err)) == 0);
+        CHECK(probe_check_environment("NCCL_P2P_DISABLE", err, sizeof(err)) == -EINVAL);
+        CHECK(probe_check_environment("=1", err, sizeof(err)) == -EINVAL);
+        CHECK(probe_check_environment("NCCL-X=1", err, sizeof(err)) == -EINVAL);
+        CHECK(probe_check_environment("PATH=/tmp", err, sizeof(err)) == -EINVAL);
+        /* Names that make the helper load or write a file of the network's choosing. */
+        CHECK(probe_check_environment("NCCL_NET_PLUGIN=/tmp/evil.so", err, sizeof(err)) == -EINVAL);
+        CHECK_STREQ(
+                err,
+                "NCCL_NET_PLUGIN names a file or a plugin, which a probe does not take from the network");
+        CHECK(probe_check_environment("NCCL_TOPO_DUMP_FILE=/etc/passwd", err, sizeof(err)) == -EINVAL);
+        CHECK(probe_check_environment("CUDA_INJECTION64_PATH=/tmp/x.so", err, sizeof(err)) == -EINVAL);
+        CHECK(probe_check_environment("NCCL_ALGO=Ring\nX", err, sizeof(err)) == -EINVAL);
+}
+
+static void test_nccl_helper_args(void)
+{
+        const struct probe_kind *nccl = probe_kind_find("nccl");
+        json_object *out = NULL, *desc, *v;
+        char storage[32][24], err[256];
+        char *argv[32];
+        size_t n = 0;
+
+        CHECK(check("nccl", "{\"ops\": [\"all_gather\"], \"max_bytes\": 1048576}", &out, err, sizeof(err)) ==
+              0);
+        CHECK(probe_kind_helper_args(nccl, out, PROBE_SIDE_SERVER, argv, &n, ARRAY_SIZE(argv), storage) ==
+              0);
+        /* Both ranks run the same collectives: everything goes to both sides, mode and env not on
+         * the command line. */
+        CHECK(n == 14);
+        if (n == 14) {
+                CHECK_STREQ(argv[2], "--max-bytes");
+                CHECK_STREQ(argv[3], "1048576");
+                CHECK_STREQ(argv[12], "--op");
+                CHECK_STREQ(argv[13], "all_gather");
+        }
+        /* Set-up time for CUDA on both sides, the init timeout and the data at the floor rate. */
+        CHECK(probe_kind_deadline_sec(nccl, out) >= 60 + 30 + 15);
+        json_object_put(out);
+
+        desc = probe_param_to_json(&nccl->params[6]);
+        CHECK(json_object_object_get_ex(desc, "type", &v) && strcmp(json_object_get_string(v), "list") == 0);
+        CHECK(json_object_object_get_ex(desc, "choices", &v) && json_object_array_length(v) == 2);
+        CHECK(json_object_object_get_ex(desc, "default", &v) && json_object_array_length(v) == 2);
+        json_object_put(desc);
+}
+
 int main(void)
 {
         RUN(test_table);
         RUN(test_params);
         RUN(test_helper_args);
+        RUN(test_nccl_params);
+        RUN(test_environment_names);
+        RUN(test_nccl_helper_args);
         return test_result();
 }
