@@ -191,6 +191,11 @@ static int sparkd_open_state(struct sparkd *d)
         return node_id_load(d->store, d->node_id);
 }
 
+static int probe_facts(void *userdata, struct fabric_facts *f)
+{
+        return sparkd_fabric_facts(userdata, f);
+}
+
 int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
                struct sparkd **ret)
 {
@@ -242,6 +247,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
+        probes_set_facts_source(d->probes, probe_facts, d);
         r = control_register(d);
         if (r >= 0)
                 r = fabric_api_register(d);

@@ -11,6 +11,7 @@
 
 #include "api.h"
 #include "conf.h"
+#include "fabric.h"
 #include "links.h"
 #include "log.h"
 #include "node_id.h"
@@ -69,3 +70,5 @@ char *sparkd_metrics_text(struct sparkd *d);
 
 /* The fabric methods: fabric, env, doctor. */
 int fabric_api_register(struct sparkd *d);
+/* This node's fabric facts as those methods see them, read afresh (fabric_facts_free frees them). */
+int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f);

@@ -18,7 +18,7 @@ static void add_address(const char *ifname, const char *address, void *userdata)
         (void)fabric_facts_add_address(userdata, ifname, address);
 }
 
-static int gather(struct sparkd *d, struct fabric_facts *f)
+int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
 {
         /* libibverbs sees only the running system: ask it only when that is what is read. */
         bool is_real_host = strcmp(d->config->host_root, "/") == 0;
@@ -73,7 +73,7 @@ static int method_fabric(struct api_request *req, json_object *params, void *use
                 api_request_reply_error(req, RPC_INVALID_PARAMS, "this method takes no parameters", NULL);
                 return 0;
         }
-        r = gather(userdata, &f);
+        r = sparkd_fabric_facts(userdata, &f);
         if (r < 0)
                 return r;
         api_request_reply(req, with_version(fabric_facts_to_json(&f)));
@@ -108,7 +108,7 @@ static int method_env(struct api_request *req, json_object *params, void *userda
                                         "\"mode\" must be \"auto\", \"safe\" or \"dmabuf\"", NULL);
                 return 0;
         }
-        r = gather(d, &f);
+        r = sparkd_fabric_facts(d, &f);
         if (r < 0)
                 return r;
         o = with_version(envgen_build(&f, mode));
@@ -127,7 +127,7 @@ static int method_doctor(struct api_request *req, json_object *params, void *use
                 api_request_reply_error(req, RPC_INVALID_PARAMS, "this method takes no parameters", NULL);
                 return 0;
         }
-        r = gather(userdata, &f);
+        r = sparkd_fabric_facts(userdata, &f);
         if (r < 0)
                 return r;
         api_request_reply(req, with_version(doctor_run(&f)));

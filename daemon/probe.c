@@ -1,5 +1,6 @@
 #include "probe.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/random.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +45,7 @@ static void probe_free(struct probe *p)
                 event_free(p->deadline);
         json_object_put(p->result);
         json_object_put(p->params);
+        probe_env_free(&p->env);
         LIST_REMOVE(p, link);
         free(p);
 }
@@ -107,6 +110,31 @@ static double measured(json_object *result, const char *key)
         return result && json_object_object_get_ex(result, key, &v) ? json_object_get_double(v) : 0;
 }
 
+/* A helper may find the probe degraded whatever the number says (NCCL on TCP sockets where the
+ * node has RDMA devices, say): its result then says why in "degraded_reason". */
+static bool degraded_by_helper(struct probe *p, json_object *out, const char **status)
+{
+        json_object *v;
+        const char *reason;
+
+        if (!json_object_object_get_ex(p->result, "degraded_reason", &v) ||
+            !json_object_is_type(v, json_type_string))
+                return false;
+        reason = json_object_get_string(v);
+        *status = "degraded";
+        json_object_object_add(out, "degraded_reason", json_object_new_string(reason));
+        {
+                struct log_field f[] = { { "peer", p->peer_name },
+                                         { "peer_id", p->peer_id },
+                                         { "kind", p->kind->name },
+                                         { "reason", reason } };
+
+                event_emit(EVENT_PROBE_DEGRADED, f, ARRAY_SIZE(f), "%s probe to %s degraded: %s",
+                           p->kind->name, p->peer_name, reason);
+        }
+        return true;
+}
+
 /* The expectation for this peer and kind: the config's, or the learned baseline. */
 static void judge(struct probes *ps, struct probe *p, json_object *out, const char **status)
 {
@@ -127,6 +155,8 @@ static void judge(struct probes *ps, struct probe *p, json_object *out, const ch
                                                                  : "learning"));
         json_object_object_add(e, "ratio", json_object_new_double(ps->degraded_ratio));
         json_object_object_add(out, "expected", e);
+        if (degraded_by_helper(p, out, status))
+                return;
         if (!expected)
                 return;
         degraded = k->higher_is_better ? value < expected * ps->degraded_ratio
@@ -169,6 +199,10 @@ void probe_finish(struct probe *p, const char *error)
         json_object_object_add(out, "remote", json_object_new_string(p->remote));
         json_object_object_add(out, "params", json_object_get(p->params));
         json_object_object_add(out, "ok", json_object_new_boolean(!error));
+        if (p->env.description)
+                json_object_object_add(out, "environment", json_object_get(p->env.description));
+        if (error && p->result)
+                json_object_object_add(out, "detail", json_object_get(p->result));
         if (error) {
                 struct log_field f[] = { { "peer", p->peer_name },
                                          { "peer_id", p->peer_id },
@@ -207,6 +241,42 @@ void probe_finish(struct probe *p, const char *error)
 
 /* ---- helpers (child processes) ---- */
 
+#define READY_FIELDS_MAX 8
+#define READY_KEY_MAX    32
+#define READY_VALUE_MAX  512
+#define READY_ENV_PREFIX "SPARKD_PROBE_"
+
+/* A field of the server helper's listening line that may travel to the client helper's
+ * environment: a short lower-case name, a string of printable characters or an integer. */
+static bool ready_field_ok(const char *key, json_object *value)
+{
+        size_t len = strlen(key);
+
+        if (len == 0 || len > READY_KEY_MAX || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
+                return false;
+        if (json_object_is_type(value, json_type_int))
+                return true;
+        if (!json_object_is_type(value, json_type_string) ||
+            json_object_get_string_len(value) > READY_VALUE_MAX)
+                return false;
+        for (const char *c = json_object_get_string(value); *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        return false;
+        return (size_t)json_object_get_string_len(value) == strlen(json_object_get_string(value));
+}
+
+static bool ready_fields_ok(json_object *fields)
+{
+        if (!json_object_is_type(fields, json_type_object) ||
+            json_object_object_length(fields) > READY_FIELDS_MAX)
+                return false;
+        json_object_object_foreach(fields, key, value) {
+                if (!ready_field_ok(key, value))
+                        return false;
+        }
+        return true;
+}
+
 /* The probe that owns child c, or NULL when the probe ended before its helper did. Helpers get
  * the probes object as userdata, never the probe, because a probe can go first. */
 static struct probe *probe_of_child(struct probes *ps, struct child *c)
@@ -234,12 +304,22 @@ static void on_child_line(struct child *c, json_object *line, void *userdata)
         if (!json_object_object_get_ex(line, "phase", &v))
                 return;
         if (!p->is_initiator && strcmp(json_object_get_string(v), "listening") == 0) {
-                json_object *port, *m = json_object_new_object();
+                json_object *port, *m = json_object_new_object(), *fields = json_object_new_object();
 
-                json_object_object_get_ex(line, "port", &port);
                 json_object_object_add(m, "type", json_object_new_string("probe-ready"));
                 json_object_object_add(m, "id", json_object_new_string(p->id));
-                json_object_object_add(m, "port", json_object_get(port));
+                if (json_object_object_get_ex(line, "port", &port))
+                        json_object_object_add(m, "port", json_object_get(port));
+                /* What else the listening line says is for the client helper (NCCL's unique id). */
+                json_object_object_foreach(line, key, value) {
+                        if (strcmp(key, "phase") != 0 && strcmp(key, "port") != 0 &&
+                            strcmp(key, "address") != 0 && ready_field_ok(key, value))
+                                json_object_object_add(fields, key, json_object_get(value));
+                }
+                if (json_object_object_length(fields))
+                        json_object_object_add(m, "fields", fields);
+                else
+                        json_object_put(fields);
                 p->phase = "running";
                 (void)peers_send(p->owner->peers, p->peer_id, m);
                 return;
@@ -258,7 +338,7 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
 {
         struct probes *ps = userdata;
         struct probe *p = probe_of_child(ps, c);
-        char why[256];
+        char why[512];
         json_object *ok = NULL, *err = NULL, *v;
 
         if (!p)
@@ -271,6 +351,10 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
         }
         if (p->result && json_object_object_get_ex(p->result, "unavailable", &v) &&
             json_object_get_boolean(v))
+                p->is_unavailable = true;
+        /* A helper whose libraries this node lacks (NCCL, the CUDA runtime) cannot run here. */
+        if (!p->result && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+            strstr(stderr_tail, "error while loading shared libraries"))
                 p->is_unavailable = true;
         if (p->result && json_object_object_get_ex(p->result, "error", &err))
                 snprintf(why, sizeof(why), "%s", json_object_get_string(err));
@@ -310,20 +394,76 @@ static bool helper_is_installed(struct probe *p)
         return false;
 }
 
-static int spawn_helper(struct probe *p, bool server, unsigned port)
+/* The NCCL environment of this node for the request's mode, with its overrides (kinds that have
+ * an environment mode parameter). */
+static int helper_environment(struct probe *p)
+{
+        struct probes *ps = p->owner;
+        enum env_mode mode = ENV_MODE_AUTO;
+        const char *overrides[32];
+        struct fabric_facts f;
+        size_t n;
+        int r;
+
+        if (!p->kind->env_mode_param || p->env.entries)
+                return 0;
+        r = ps->gather_facts ? ps->gather_facts(ps->facts_userdata, &f) : -ENODATA;
+        if (r < 0) {
+                snprintf(p->error, sizeof(p->error),
+                         "cannot read this node's fabric facts for the %s environment: %s", p->kind->name,
+                         strerror(-r));
+                return r;
+        }
+        (void)env_mode_from_string(probe_kind_param_string(p->kind, p->params, p->kind->env_mode_param),
+                                   &mode);
+        n = probe_kind_environment(p->kind, p->params, overrides, ARRAY_SIZE(overrides));
+        r = probe_env_build(&f, mode, p->local, overrides, n, &p->env);
+        fabric_facts_free(&f);
+        if (r < 0)
+                snprintf(p->error, sizeof(p->error), "cannot build the %s environment: %s", p->kind->name,
+                         strerror(-r));
+        return r;
+}
+
+/* ready: the fields of the server's listening line (checked), for the client; NULL for none. */
+static int spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready)
 {
         struct probes *ps = p->owner;
         unsigned deadline = probe_kind_deadline_sec(p->kind, p->params);
         char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[32][24];
-        char *argv[32];
-        char *env[] = { env_token, NULL };
-        size_t n = 0;
+        char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
+        char *argv[48];
+        _cleanup_free_ char **env = NULL;
+        size_t n = 0, n_env = 0, n_ready = 0;
         int r;
 
         if (!helper_is_installed(p))
                 return -ENOENT;
+        r = helper_environment(p);
+        if (r < 0)
+                return r;
+        env = calloc(strv_length(p->env.entries) + READY_FIELDS_MAX + 2, sizeof(char *));
+        if (!env)
+                return -ENOMEM;
         snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, p->kind->helper);
         snprintf(env_token, sizeof(env_token), "SPARKD_PROBE_TOKEN=%s", p->token);
+        env[n_env++] = env_token;
+        for (char **e = p->env.entries; e && *e; e++)
+                env[n_env++] = *e;
+        if (ready) {
+                json_object_object_foreach(ready, key, value) {
+                        char *d;
+
+                        if (n_ready >= READY_FIELDS_MAX)
+                                break;
+                        d = ready_env[n_ready];
+                        snprintf(d, sizeof(ready_env[0]), READY_ENV_PREFIX "%s=%s", key,
+                                 json_object_get_string(value));
+                        for (char *c = d + strlen(READY_ENV_PREFIX); *c != '='; c++)
+                                *c = (char)toupper((unsigned char)*c);
+                        env[n_env++] = ready_env[n_ready++];
+                }
+        }
         snprintf(deadline_s, sizeof(deadline_s), "%u", deadline);
         argv[n++] = path;
         argv[n++] = "--json";
@@ -334,11 +474,13 @@ static int spawn_helper(struct probe *p, bool server, unsigned port)
                 argv[n++] = "--bind";
                 argv[n++] = p->local;
         } else {
-                snprintf(port_s, sizeof(port_s), "%u", port);
                 argv[n++] = "--client";
                 argv[n++] = p->remote;
-                argv[n++] = "--port";
-                argv[n++] = port_s;
+                if (port) {
+                        snprintf(port_s, sizeof(port_s), "%u", port);
+                        argv[n++] = "--port";
+                        argv[n++] = port_s;
+                }
                 argv[n++] = "--bind";
                 argv[n++] = p->local;
         }
@@ -484,7 +626,7 @@ static void on_request(struct probes *ps, const char *node_id, json_object *m)
         if (p->kind->is_bandwidth)
                 ps->bandwidth = p;
         arm_deadline(p);
-        if (spawn_helper(p, true, 0) < 0) {
+        if (spawn_helper(p, true, 0, NULL) < 0) {
                 send_refusal(p, p->error, p->is_unavailable);
                 probe_free(p);
         }
@@ -495,7 +637,7 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
         struct probes *ps = userdata;
         const char *id = NULL, *reason = NULL;
         struct probe *p, *next;
-        json_object *port;
+        json_object *port = NULL, *fields = NULL;
 
         if (strcmp(type, "peer-down") == 0) {
                 for (p = LIST_FIRST(&ps->probes); p; p = next) {
@@ -533,14 +675,24 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
         p = probe_find(ps, id, true);
         if (!p || strcmp(p->peer_id, node_id) != 0)
                 return;
-        if (strcmp(type, "probe-ready") == 0 && json_object_object_get_ex(m, "port", &port) &&
-            json_object_is_type(port, json_type_int)) {
+        if (strcmp(type, "probe-ready") == 0) {
+                bool has_port = json_object_object_get_ex(m, "port", &port);
+
+                json_object_object_get_ex(m, "fields", &fields);
+                if ((has_port && (!json_object_is_type(port, json_type_int) ||
+                                  json_object_get_int(port) < 1 || json_object_get_int(port) > 65535)) ||
+                    (fields && !ready_fields_ok(fields))) {
+                        probe_finish(
+                                p,
+                                "the peer said where its helper listens in a form this node does not take");
+                        return;
+                }
                 p->phase = "running";
-                if (spawn_helper(p, false, (unsigned)json_object_get_int(port)) < 0)
+                if (spawn_helper(p, false, has_port ? (unsigned)json_object_get_int(port) : 0, fields) < 0)
                         probe_finish(p, p->error);
         } else if (strcmp(type, "probe-refused") == 0 || strcmp(type, "probe-failed") == 0) {
                 json_object *unavailable;
-                char why[320];
+                char why[640];
 
                 if (json_object_object_get_ex(m, "unavailable", &unavailable) &&
                     json_object_get_boolean(unavailable))
@@ -654,6 +806,12 @@ int probe_start(struct probes *ps, const struct probe_kind *kind, const char *pe
 struct history *probes_history(struct probes *ps)
 {
         return ps->history;
+}
+
+void probes_set_facts_source(struct probes *ps, probes_facts_fn gather, void *userdata)
+{
+        ps->gather_facts = gather;
+        ps->facts_userdata = userdata;
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *userdata)

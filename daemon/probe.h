@@ -1,8 +1,9 @@
 /*
- * Probes between this node and its peers: `rtt` (round trips) and `tcp` (throughput), run by
- * helper executables (sparkd-probe-rtt, sparkd-probe-tcp) as children with deadlines, set up
- * through the authenticated peer channel with a one-time token: the initiator asks, the peer
- * starts the server side and says on which port, the initiator runs the client side. A node runs
+ * Probes between this node and its peers: `rtt` (round trips), `tcp` (throughput) and `nccl`
+ * (NCCL bus bandwidth), run by helper executables (sparkd-probe-KIND) as children with
+ * deadlines, set up through the authenticated peer channel with a one-time token: the initiator
+ * asks, the peer starts the server side and says where it listens (a port, or what the kind's
+ * client needs, such as NCCL's unique id), the initiator runs the client side. A node runs
  * at most one bandwidth probe at a time (others queue here or are refused there); rtt probes may
  * overlap. Results go to the history, are judged against the expectation, and raise
  * probe-degraded / probe-failed alerts. A schedule runs them by itself.
@@ -14,6 +15,7 @@
 
 #include "api.h"
 #include "conf.h"
+#include "fabric.h"
 #include "history.h"
 #include "peers.h"
 #include "store.h"
@@ -27,3 +29,7 @@ int probes_configure(struct probes *probes, const struct sparkd_config *config);
 /* API methods probe and probe-cancel (admin), history (read). */
 int probes_register(struct probes *probes, struct api_server *api);
 struct history *probes_history(struct probes *probes);
+/* Where this node's fabric facts come from (the same the env method reads): kinds whose helpers
+ * run with the NCCL environment need them. Fills *out (fabric_facts_free frees it). */
+typedef int (*probes_facts_fn)(void *userdata, struct fabric_facts *out);
+void probes_set_facts_source(struct probes *probes, probes_facts_fn gather, void *userdata);

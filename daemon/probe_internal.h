@@ -13,6 +13,7 @@
 #include "history.h"
 #include "peers.h"
 #include "probe.h"
+#include "probe_env.h"
 #include "probe_kinds.h"
 
 #define MAX_QUEUED          8
@@ -39,7 +40,8 @@ struct probe {
         struct event *deadline;
         struct api_request *req; /* the caller waiting for the answer, NULL when scheduled */
         json_object *result;     /* the helper's final result */
-        char error[256];
+        struct probe_env env;    /* the NCCL environment its helper ran with (kinds with one) */
+        char error[320];
 };
 
 struct probes {
@@ -54,7 +56,9 @@ struct probes {
         unsigned sched_duration, sched_streams;
         char **sched_kinds; /* the bandwidth kinds each scheduled round runs, in order */
         LIST_HEAD(, probe) probes;
-        struct probe *bandwidth; /* the one bandwidth probe this node takes part in */
+        struct probe *bandwidth;      /* the one bandwidth probe this node takes part in */
+        probes_facts_fn gather_facts; /* this node's fabric facts, for helpers' environments */
+        void *facts_userdata;
         struct event *tick;
         uint64_t last_slot;
         time_t last_rtt_round;
