@@ -1,0 +1,58 @@
+/*
+ * The measuring part of sparkd-probe-nccl (nccl.c parses the command line): CUDA start-up,
+ * buffers, the communicator, the collectives at each size, the result. Every wait polls, so each
+ * phase has its own deadline and a hang is reported as one rather than outliving the process.
+ */
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <limits.h>
+#include <nccl.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nccl_report.h"
+
+#define NCCL_ID_ENV    "SPARKD_PROBE_NCCL_ID"
+#define UNIFIED_ENV    "SPARKD_PROBE_UNIFIED_MEMORY"
+#define RDMA_ENV       "SPARKD_PROBE_RDMA_DEVICES"
+#define NCCL_RANKS_MAX 64
+#define NCCL_BYTES_MAX (8ULL << 30)
+
+struct nccl_options {
+        bool is_server;
+        bool is_json;
+        const char *remote;
+        struct in_addr bind;
+        bool has_bind;
+        int rank, nranks;
+        int device;
+        uint64_t min_bytes, max_bytes, step_factor;
+        unsigned iters, warmup_iters;
+        bool ops[NCCL_OP_COUNT];
+        double init_timeout; /* seconds */
+        double deadline;     /* seconds */
+};
+
+struct nccl_run {
+        struct nccl_options o;
+        char log_path[PATH_MAX];
+        const char *phase;
+        cudaStream_t stream;
+        cudaEvent_t start, stop;
+        void *send, *recv; /* on the GPU, max_bytes each */
+        float *host;       /* max_bytes, for fills and checks */
+        ncclComm_t comm;
+        struct nccl_transport transport;
+        unsigned log_lines;
+        double ms[8]; /* by enum nccl_phase_slot */
+        json_object *ops;
+        double busbw, algbw; /* the judged number: all_reduce (else all_gather) at the largest size */
+        uint64_t busbw_bytes;
+        char wrong[256]; /* the first wrong result, "" when all were right */
+};
+
+/* Runs this rank; id is NULL on the server, which makes one. Prints the result; returns the exit
+ * status. */
+int nccl_run(struct nccl_run *run, const ncclUniqueId *id);
