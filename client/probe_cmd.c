@@ -61,15 +61,16 @@ static json_object *kind_find(json_object *kinds, const char *name)
         return NULL;
 }
 
-static bool kind_takes(json_object *kind, const char *param)
+/* The kind's description of one parameter, NULL when it takes none of that name. */
+static json_object *kind_param(json_object *kind, const char *param)
 {
         json_object *params;
 
         json_object_object_get_ex(kind, "params", &params);
         for (size_t i = 0; params && i < json_object_array_length(params); i++)
                 if (strcmp(client_get_string(json_object_array_get_idx(params, i), "name", ""), param) == 0)
-                        return true;
-        return false;
+                        return json_object_array_get_idx(params, i);
+        return NULL;
 }
 
 static double number(json_object *o, const char *key)
@@ -106,6 +107,57 @@ static void print_result_row(json_object *r, json_object *kinds)
                client_get_string(r, "error", ""));
 }
 
+/* The sizes, transport and phases of a result that has them (nccl), and a hang's diagnosis. */
+static void print_details(json_object *r)
+{
+        json_object *m = NULL, *d = NULL, *ops = NULL, *t = NULL, *phases = NULL, *v;
+
+        json_object_object_get_ex(r, "measured", &m);
+        if (!m)
+                json_object_object_get_ex(r, "detail", &m);
+        if (!m)
+                return;
+        json_object_object_get_ex(m, "ops", &ops);
+        for (size_t i = 0; ops && i < json_object_array_length(ops); i++) {
+                json_object *op = json_object_array_get_idx(ops, i), *sizes = NULL;
+
+                json_object_object_get_ex(op, "sizes", &sizes);
+                for (size_t j = 0; sizes && j < json_object_array_length(sizes); j++) {
+                        json_object *s = json_object_array_get_idx(sizes, j);
+
+                        printf("    %-10s %12.0f B %12.1f us  algbw %8.2f  busbw %8.2f GB/s  %s\n",
+                               client_get_string(op, "op", "?"), number(s, "bytes"), number(s, "time_us"),
+                               number(s, "algbw"), number(s, "busbw"),
+                               json_object_object_get_ex(s, "correct", &v) && json_object_get_boolean(v)
+                                       ? "correct"
+                                       : "WRONG");
+                }
+        }
+        if (json_object_object_get_ex(m, "transport", &t) && t)
+                printf("    transport: network %s, paths %s, GPU Direct RDMA %s%s\n",
+                       client_get_string(t, "network", "?"),
+                       json_object_object_get_ex(t, "paths", &v) ? json_object_get_string(v) : "?",
+                       json_object_object_get_ex(t, "gdr_used", &v) && json_object_get_boolean(v)
+                               ? "used"
+                               : "not used",
+                       json_object_object_get_ex(t, "socket_fallback", &v) && json_object_get_boolean(v)
+                               ? "; FELL BACK TO TCP SOCKETS on a node with RDMA devices"
+                               : "");
+        if (json_object_object_get_ex(m, "phases_ms", &phases) && phases &&
+            json_object_object_length(phases)) {
+                printf("    phases (ms):");
+                json_object_object_foreach(phases, name, ms)
+                        printf(" %s %.1f", name, json_object_get_double(ms));
+                printf("\n");
+        }
+        if (json_object_object_get_ex(m, "diagnosis", &d) && d) {
+                if (json_object_object_get_ex(d, "cause", &v) && v)
+                        printf("    cause: %s\n", json_object_get_string(v));
+                if (json_object_object_get_ex(d, "fix", &v) && v)
+                        printf("    fix: %s\n", json_object_get_string(v));
+        }
+}
+
 static void print_header(void)
 {
         printf("%-20s %-12s %-5s %-11s %-26s %-20s %s\n", "STARTED", "PEER", "KIND", "STATUS",
@@ -139,7 +191,7 @@ static int run_one(const struct client_options *o, const char *peer, const char 
         slow.timeout_ms =
                 o->timeout_ms +
                 (int)((json_object_object_get_ex(given, "duration_s", &v) ? json_object_get_int(v) : 5) +
-                      600) *
+                      1800) *
                         1000;
         r = rpc_connect(slow.socket_path, slow.timeout_ms, &c);
         if (r < 0) {
@@ -177,7 +229,20 @@ static int kind_params(json_object *kind, json_object *given, bool is_single, js
         json_object *params = json_object_new_object();
 
         json_object_object_foreach(given, key, value) {
-                if (kind_takes(kind, key)) {
+                json_object *spec = kind_param(kind, key);
+                bool is_list = spec && strcmp(client_get_string(spec, "type", ""), "list") == 0;
+
+                if (spec && is_list && !json_object_is_type(value, json_type_array)) {
+                        /* One item given: a list of one. */
+                        json_object *list = json_object_new_array();
+
+                        json_object_array_add(list, json_object_get(value));
+                        json_object_object_add(params, key, list);
+                } else if (spec && !is_list && json_object_is_type(value, json_type_array)) {
+                        fprintf(stderr, "sparkc: probe: %s is given more than once\n", key);
+                        json_object_put(params);
+                        return -EINVAL;
+                } else if (spec) {
                         json_object_object_add(params, key, json_object_get(value));
                 } else if (is_single) {
                         fprintf(stderr,
@@ -192,26 +257,59 @@ static int kind_params(json_object *kind, json_object *given, bool is_single, js
         return 0;
 }
 
+/* NAME=VALUE: a number (with K, M, G suffixes) or a string; a name given again makes a list. */
+static int add_param(json_object *given, const char *name, const char *value)
+{
+        json_object *v, *old;
+        uint64_t n;
+
+        v = parse_size(value, 0, INT64_MAX, &n) == 0 ? json_object_new_int64((int64_t)n)
+                                                     : json_object_new_string(value);
+        if (!json_object_object_get_ex(given, name, &old)) {
+                json_object_object_add(given, name, v);
+                return 0;
+        }
+        if (!json_object_is_type(old, json_type_array)) {
+                json_object *list = json_object_new_array();
+
+                json_object_array_add(list, json_object_get(old));
+                json_object_object_add(given, name, list);
+                old = list;
+        }
+        json_object_array_add(old, v);
+        return 0;
+}
+
 static int parse_param(const char *arg, json_object *given)
 {
         const char *eq = strchr(arg, '=');
         char name[64];
-        uint64_t v;
 
-        if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name) ||
-            parse_uint64(eq + 1, 10, 0, INT64_MAX, &v) < 0) {
-                fprintf(stderr, "sparkc: probe: --param wants NAME=NUMBER, not '%s'\n", arg);
+        if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(name) || !eq[1]) {
+                fprintf(stderr, "sparkc: probe: --param wants NAME=VALUE, not '%s'\n", arg);
                 return -EINVAL;
         }
         snprintf(name, sizeof(name), "%.*s", (int)(eq - arg), arg);
-        json_object_object_add(given, name, json_object_new_int64((int64_t)v));
-        return 0;
+        return add_param(given, name, eq + 1);
+}
+
+/* --env NAME=VALUE: an item of the env list, kept whole (values may hold commas or digits). */
+static void add_env(json_object *given, const char *item)
+{
+        json_object *list;
+
+        if (!json_object_object_get_ex(given, "env", &list)) {
+                list = json_object_new_array();
+                json_object_object_add(given, "env", list);
+        }
+        json_object_array_add(list, json_object_new_string(item));
 }
 
 static void probe_usage(void)
 {
         fprintf(stderr, "usage: sparkc probe --peer NAME [--kind KIND|all] [--duration S] [--size BYTES] "
-                        "[--streams N] [--count N] [--param NAME=VALUE]...\n"
+                        "[--streams N] [--count N] [--mode auto|safe|dmabuf] [--env NAME=VALUE]... "
+                        "[--param NAME=VALUE]...\n"
                         "       (sparkc probe-kinds lists the kinds and the parameters each takes)\n");
 }
 
@@ -221,7 +319,8 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                 { "peer", required_argument, NULL, 'p' },     { "kind", required_argument, NULL, 'k' },
                 { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
                 { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
-                { "param", required_argument, NULL, 'P' },    {},
+                { "param", required_argument, NULL, 'P' },    { "env", required_argument, NULL, 'E' },
+                { "mode", required_argument, NULL, 'M' },     {},
         };
         const char *peer = NULL, *kind = "rtt";
         json_object *given = json_object_new_object(), *kinds = NULL, *results = NULL;
@@ -229,7 +328,7 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
         bool is_all;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "p:k:d:s:n:c:P:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "p:k:d:s:n:c:P:E:M:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'p':
                         peer = optarg;
@@ -264,6 +363,12 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                 case 'P':
                         if (parse_param(optarg, given) < 0)
                                 goto usage;
+                        break;
+                case 'E':
+                        add_env(given, optarg);
+                        break;
+                case 'M':
+                        json_object_object_add(given, "mode", json_object_new_string(optarg));
                         break;
                 default:
                         goto usage;
@@ -306,6 +411,8 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                 print_header();
                 for (size_t i = 0; i < json_object_array_length(results); i++)
                         print_result_row(json_object_array_get_idx(results, i), kinds);
+                for (size_t i = 0; i < json_object_array_length(results); i++)
+                        print_details(json_object_array_get_idx(results, i));
         }
         for (size_t i = 0; i < json_object_array_length(results); i++) {
                 json_object *r = json_object_array_get_idx(results, i);
@@ -366,9 +473,23 @@ int cmd_probe_kinds(const struct client_options *o, int argc, char **argv)
                 for (size_t j = 0; params && j < json_object_array_length(params); j++) {
                         json_object *p = json_object_array_get_idx(params, j);
 
-                        printf("       %-12s %.0f to %.0f, default %.0f\n",
-                               client_get_string(p, "name", "?"), number(p, "min"), number(p, "max"),
-                               number(p, "default"));
+                        const char *type = client_get_string(p, "type", "integer");
+                        json_object *choices = NULL, *def = NULL;
+
+                        if (strcmp(type, "integer") == 0) {
+                                printf("       %-15s %.0f to %.0f, default %.0f\n",
+                                       client_get_string(p, "name", "?"), number(p, "min"), number(p, "max"),
+                                       number(p, "default"));
+                                continue;
+                        }
+                        json_object_object_get_ex(p, "choices", &choices);
+                        json_object_object_get_ex(p, "default", &def);
+                        printf("       %-15s %s%s%s%s, default %s\n", client_get_string(p, "name", "?"),
+                               strcmp(type, "list") == 0 ? "list of " : "",
+                               client_get_string(p, "what", "?"), choices ? ": " : "",
+                               choices ? json_object_to_json_string_ext(choices, JSON_C_TO_STRING_PLAIN)
+                                       : "",
+                               def ? json_object_to_json_string_ext(def, JSON_C_TO_STRING_PLAIN) : "none");
                 }
         }
         json_object_put(kinds);

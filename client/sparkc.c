@@ -647,7 +647,7 @@ static const struct command commands[] = {
         { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
-          "[--param NAME=VALUE]",
+          "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
           "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",
           cmd_probe },
         { "probe-kinds", "the probe kinds this sparkd has, and the parameters each takes", cmd_probe_kinds },
