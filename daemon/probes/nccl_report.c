@@ -173,24 +173,20 @@ static void path_add(struct nccl_transport *t, const char *path, size_t len)
                          path);
 }
 
-/* "... via NET/IB/0/GDRDMA" or "via P2P/CUMEM/read", "via SHM/direct/direct". */
+/* "... via NET/IB/0/GDRDMA", "via P2P/CUMEM/read", "via P2P/direct pointer", "via SHM/direct/direct":
+ * the transport and its kind, "NET/IB", "P2P/CUMEM", "SHM/direct". */
 static void parse_channel(struct nccl_transport *t, const char *via)
 {
         size_t len = strcspn(via, " \n");
-        const char *slash = memchr(via, '/', len);
+        const char *slash = memchr(via, '/', len), *second;
 
         t->channels++;
         if (!slash)
                 return;
-        if (strncmp(via, "NET/", 4) == 0) {
-                const char *second = memchr(slash + 1, '/', len - (size_t)(slash + 1 - via));
-
-                path_add(t, via, second ? (size_t)(second - via) : len);
-                if (memmem(via, len, "/GDRDMA", 7))
-                        t->gdr_used = true;
-        } else {
-                path_add(t, via, (size_t)(slash - via));
-        }
+        second = memchr(slash + 1, '/', len - (size_t)(slash + 1 - via));
+        path_add(t, via, second ? (size_t)(second - via) : len);
+        if (strncmp(via, "NET/", 4) == 0 && memmem(via, len, "/GDRDMA", 7))
+                t->gdr_used = true;
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -277,7 +273,7 @@ bool nccl_env_allows_gdr(const char *level)
 json_object *nccl_hang_diagnose(const struct nccl_hang *h, char *error, size_t error_size)
 {
         json_object *o = json_object_new_object();
-        char cause[384] = "", fix[256] = "";
+        char cause[384] = "", fix[256] = "", waited[32];
 
         if (h->unified_memory && nccl_env_allows_gdr(h->gdr_level)) {
                 bool no_dmabuf = h->dmabuf_enable && strcmp(h->dmabuf_enable, "0") == 0;
@@ -302,18 +298,22 @@ json_object *nccl_hang_diagnose(const struct nccl_hang *h, char *error, size_t e
         json_object_object_add(o, "hang_in", json_object_new_string(h->call));
         json_object_object_add(o, "phase", json_object_new_string(h->phase));
         json_object_object_add(o, "waited_s",
-                               json_object_new_double((double)(long)(h->waited_sec * 10) / 10));
+                               json_object_new_double((double)(long)(h->waited_sec * 1000) / 1000));
         json_object_object_add(o, "cause", cause[0] ? json_object_new_string(cause) : NULL);
         json_object_object_add(o, "fix", fix[0] ? json_object_new_string(fix) : NULL);
+        /* A deadline shorter than a second (a test, a tight init timeout) reads in milliseconds. */
+        if (h->waited_sec < 1)
+                snprintf(waited, sizeof(waited), "%.0f ms", h->waited_sec * 1000);
+        else
+                snprintf(waited, sizeof(waited), "%.1f s", h->waited_sec);
         if (cause[0])
                 snprintf(error, error_size,
-                         "hang in %s: not done after %.1f s; GPU Direct RDMA on a unified-memory GPU "
+                         "hang in %s: not done after %s; GPU Direct RDMA on a unified-memory GPU "
                          "(nvidia_peermem) hangs NCCL init: use safe mode (sparkc probe --mode safe)",
-                         h->call, h->waited_sec);
+                         h->call, waited);
         else
-                snprintf(error, error_size, "hang in %s: not done after %.1f s (phase %s)%s%s", h->call,
-                         h->waited_sec, h->phase,
-                         h->transport && h->transport->last_warning[0] ? "; NCCL warned: " : "",
+                snprintf(error, error_size, "hang in %s: not done after %s (phase %s)%s%s", h->call, waited,
+                         h->phase, h->transport && h->transport->last_warning[0] ? "; NCCL warned: " : "",
                          h->transport && h->transport->last_warning[0] ? h->transport->last_warning : "");
         return o;
 }

@@ -147,6 +147,7 @@ static void test_log_ib(void)
                 "NET/IB/1(0)/GDRDMA/Shared\n",
                 "spark1:77:91 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n",
                 "spark1:77:91 [0] NCCL INFO Channel 03 : 0[0] -> 1[1] via SHM/direct/direct\n",
+                "spark1:77:91 [0] NCCL INFO Channel 04/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n",
                 "spark1:77:95 [0] misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote "
                 "peer\n",
                 NULL,
@@ -156,8 +157,8 @@ static void test_log_ib(void)
         CHECK_STREQ(t.network, "IB");
         CHECK_STREQ(t.ib_devices, "rocep1s0f1:1/RoCE roceP2p1s0f1:1/RoCE");
         CHECK(t.gdr_enabled_hcas == 1 && t.gdr_disabled_hcas == 1 && t.gdr_used);
-        CHECK_STREQ(t.paths, "NET/IB,P2P,SHM");
-        CHECK(t.channels == 4);
+        CHECK_STREQ(t.paths, "NET/IB,P2P/CUMEM,SHM/direct");
+        CHECK(t.channels == 5);
         CHECK_STREQ(t.last_warning, "socketProgress: Connection closed by remote peer");
         CHECK(!nccl_transport_socket_fallback(&t, "rocep1s0f1,roceP2p1s0f1"));
 }
@@ -212,6 +213,13 @@ static void test_hang(void)
         d = nccl_hang_diagnose(&h, error, sizeof(error));
         CHECK_STREQ(error, "hang in ncclCommInitRank: not done after 30.0 s (phase comm_init); NCCL warned: "
                            "connect to 10.0.0.2<42> failed");
+        json_object_put(d);
+        /* Under a second, in milliseconds. */
+        h.waited_sec = 0.0012;
+        t.last_warning[0] = '\0';
+        d = nccl_hang_diagnose(&h, error, sizeof(error));
+        CHECK_STREQ(error, "hang in ncclCommInitRank: not done after 1 ms (phase comm_init)");
+        CHECK(json_object_object_get_ex(d, "waited_s", &v) && json_object_get_double(v) == 0.001);
         json_object_put(d);
 }
 
