@@ -190,6 +190,31 @@ char *metrics_render(const char *node, const char *version, double uptime_sec, j
                 label(out, str(r, "peer"));
                 fprintf(out, "\"} %.17g\n", num(m, "median_us") / 1e6);
         }
+        family(out, "sparkd_probe_nccl_busbw_bytes_per_second", "gauge",
+               "NCCL all_reduce bus bandwidth at the largest size of the latest nccl probe to the peer.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "nccl") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                fprintf(out, "sparkd_probe_nccl_busbw_bytes_per_second{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "busbw_gbytes") * 1e9);
+        }
+        family(out, "sparkd_probe_nccl_socket_fallback", "gauge",
+               "1 when the latest nccl probe to the peer ran on TCP sockets although the node has RDMA.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m, *t = NULL;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "nccl") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                json_object_object_get_ex(m, "transport", &t);
+                fprintf(out, "sparkd_probe_nccl_socket_fallback{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %d\n", flag(t, "socket_fallback"));
+        }
         if (fclose(out) != 0) {
                 free(text);
                 return NULL;
