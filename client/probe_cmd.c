@@ -133,16 +133,25 @@ static void print_details(json_object *r)
                                        : "WRONG");
                 }
         }
-        if (json_object_object_get_ex(m, "transport", &t) && t)
+        if (json_object_object_get_ex(m, "transport", &t) && t) {
+                char paths[128] = "";
+
+                json_object_object_get_ex(t, "paths", &v);
+                for (size_t i = 0; v && i < json_object_array_length(v); i++) {
+                        size_t used = strlen(paths);
+
+                        snprintf(paths + used, sizeof(paths) - used, "%s%s", i ? "," : "",
+                                 json_object_get_string(json_object_array_get_idx(v, i)));
+                }
                 printf("    transport: network %s, paths %s, GPU Direct RDMA %s%s\n",
-                       client_get_string(t, "network", "?"),
-                       json_object_object_get_ex(t, "paths", &v) ? json_object_get_string(v) : "?",
+                       client_get_string(t, "network", "?"), paths[0] ? paths : "?",
                        json_object_object_get_ex(t, "gdr_used", &v) && json_object_get_boolean(v)
                                ? "used"
                                : "not used",
                        json_object_object_get_ex(t, "socket_fallback", &v) && json_object_get_boolean(v)
                                ? "; FELL BACK TO TCP SOCKETS on a node with RDMA devices"
                                : "");
+        }
         if (json_object_object_get_ex(m, "phases_ms", &phases) && phases &&
             json_object_object_length(phases)) {
                 printf("    phases (ms):");
