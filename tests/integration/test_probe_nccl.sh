@@ -120,9 +120,15 @@ assert_eq "$(json_get "$out" '[(v["value"], v["source"]) for v in d["environment
         "[('=fa', 'probe'), ('1', 'override')]" "the environment in the result"
 wait_until 10 sh -c "! pgrep -f '[s]leep 47.25' >/dev/null" || fail "the peer's helper outlived the probe"
 
-step "history keeps the results; both daemons serve"
+step "history and metrics keep the results; both daemons serve"
 assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind nccl)" 'sorted(set(r["status"] for r in d["results"]))')" \
         "['unavailable']" "nccl history"
+metrics=$(sparkc_of a metrics)
+assert_contains "$metrics" 'sparkd_probe_ok{peer="b",kind="nccl"} 0' "metrics"
+assert_contains "$metrics" "# TYPE sparkd_probe_nccl_busbw_bytes_per_second gauge" "metrics"
+if command -v promtool >/dev/null; then
+        promtool check metrics <<<"$metrics" || fail "promtool rejects the metrics"
+fi
 sparkc_of a status >/dev/null || fail "a stopped serving"
 sparkc_of b status >/dev/null || fail "b stopped serving"
 sparkd_stop a
