@@ -430,9 +430,10 @@ static int spawn_helper(struct probe *p, bool server, unsigned port, json_object
 {
         struct probes *ps = p->owner;
         unsigned deadline = probe_kind_deadline_sec(p->kind, p->params);
-        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[32][24];
-        char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
         char *argv[48];
+        /* probe_kind_helper_args writes a number at the index of its argv slot. */
+        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[ARRAY_SIZE(argv)][24];
+        char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
         _cleanup_free_ char **env = NULL;
         size_t n = 0, n_env = 0, n_ready = 0;
         int r;
