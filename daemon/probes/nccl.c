@@ -376,5 +376,7 @@ int main(int argc, char **argv)
         pin_socket_interface(&run.o);
         r = nccl_run(&run, run.o.is_server ? NULL : &id);
         unlink(run.log_path);
+        json_object_put(run.ops);
+        free(run.host);
         return r;
 }
