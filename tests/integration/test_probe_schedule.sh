@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The schedule runs probes by itself: an rtt round every rtt_interval (all pairs) and the tcp
-# pair of the circle method each interval, started by the lower node id; results show in
+# and nccl probes of the circle method's pair each interval (one after the other), started by
+# the lower node id (nccl is unavailable without a GPU, and says so); results show in
 # `sparkc history` on the node that started them, and in the Prometheus metrics, which
 # promtool accepts. The metrics textfile is written atomically.
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +15,7 @@ veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
 for n in a b; do
         o=$([ $n = a ] && echo 10.99.0.2 || echo 10.99.0.1)
         peer_conf $n f$n $o "[probe]" "helper_dir = $helpers" "interval = 10s" "jitter = 0" "rtt_interval = 2s" \
-                "duration = 1" "streams = 2" "[metrics]" "textfile = $TEST_TMP/$n.prom"
+                "duration = 1" "streams = 2" "kinds = tcp nccl" "[metrics]" "textfile = $TEST_TMP/$n.prom"
 done
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
@@ -29,6 +30,10 @@ for _ in $(seq 100); do [ "$(scheduled rtt)" -ge 1 ] && break; sleep 0.2; done
 [ "$(scheduled rtt)" -ge 1 ] || fail "no scheduled rtt probe: $(sparkc_of "$starter" history)"
 for _ in $(seq 150); do [ "$(scheduled tcp)" -ge 1 ] && break; sleep 0.2; done
 [ "$(scheduled tcp)" -ge 1 ] || fail "no scheduled tcp probe within 30 s: $(sparkc_of "$starter" history)"
+# nccl runs right after tcp in the same round: ok with GPUs, unavailable without.
+nccl_done() { json_get "$(sparkc_of "$starter" --json history --kind nccl)" 'len([r for r in d["results"] if r["scheduled"] and r["status"] in ("ok", "unavailable")])'; }
+for _ in $(seq 100); do [ "$(nccl_done)" -ge 1 ] && break; sleep 0.2; done
+[ "$(nccl_done)" -ge 1 ] || fail "no scheduled nccl probe after the tcp one: $(sparkc_of "$starter" history)"
 assert_eq "$(json_get "$(sparkc_of "$other" --json history)" 'len(d["results"])')" 0 "probes started by the higher id"
 
 step "metrics pass promtool and carry the results"
