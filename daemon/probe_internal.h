@@ -74,5 +74,18 @@ void probe_finish(struct probe *p, const char *error);
 void probe_start_next(struct probes *ps);
 /* Tells the waiting caller (if any) what the probe is doing. */
 void probe_notify(struct probe *p, const char *phase, const char *message);
+/* Frees p, killing its helper; the caller starts the next queued probe. */
+void probe_free(struct probe *p);
+/* Sends {type, id, reason?, unavailable?} to the probe's peer. */
+void probe_send_message(struct probe *p, const char *type, const char *reason, bool unavailable);
+
+/* probe_helper.c: whether the kind's helper is installed here (else p->error says why and the
+ * probe is unavailable); starting it as the server, or as the client with the port and the
+ * fields of the server's listening line (NULL for none), p->error set on failure. */
+bool probe_helper_is_installed(struct probe *p);
+int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
+/* Fields from a peer's probe-ready: what a client helper may get in its environment. */
+bool probe_ready_fields_ok(json_object *fields);
+
 /* Runs what the schedule says is due at `now`. */
 void probe_schedule_tick(struct probes *ps, time_t now);
