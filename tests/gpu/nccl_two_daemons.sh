@@ -23,6 +23,9 @@
 #                            comparison is skipped without it
 #   ROUNDS                   benchmark rounds of each tool (default 3)
 #   BENCH_BUDGET_SEC         no new round after this many seconds of benchmark (default 240)
+#   BENCH_PATHS              which paths the benchmark compares (default "p2p socket"); the
+#                            socket transport varies most from round to round and may want
+#                            every round a run can spend
 # NVLink multicast stays off everywhere (NCCL_NVLS_ENABLE=0): it can take a shared host's GPUs
 # out of service.
 set -euo pipefail
@@ -163,7 +166,7 @@ for l in open(sys.argv[1]):
         fi
         wait "$server" || true
 }
-for t in p2p socket; do
+for t in ${BENCH_PATHS:-p2p socket}; do
         bench_start=$(date +%s)
         for i in $(seq "$rounds"); do
                 if [ "$i" -gt 1 ] && [ $(($(date +%s) - bench_start)) -gt "${BENCH_BUDGET_SEC:-240}" ]; then
