@@ -33,8 +33,16 @@ assert_contains "$out" "$conf:3: mtu=\"100000\"" "reload errors"
 ip -n "$a" link set fa mtu 1500
 wait_until 2 sh -c "ip -n '$a' -o link show fa | grep -q 'mtu 4000'" || fail "old MTU no longer enforced"
 
+step "a reload with an unknown sysctl is refused; the daemon serves on with the running config"
+sed -i 's/mtu = 100000/mtu = 4000/; s/^net.core.wmem_max =$/net.core.wmem_max =\nnet.core.no_such = 1/' "$conf"
+rc=0; out=$(sparkc_of a reload 2>&1) || rc=$?
+assert_eq "$rc" 1 "reload exit status"
+assert_contains "$out" "$conf:8: unknown sysctl \"net.core.no_such\"" "reload errors"
+sparkc_of a status >/dev/null || fail "daemon not serving after a refused reload"
+sed -i '/^net.core.no_such = 1$/d' "$conf"
+
 step "the interface appears later and is then managed"
-sed -i 's/mtu = 100000/mtu = 9000/; s/down = nosuch0/down = nosuch0\ninterfaces = fa late0/' "$conf"
+sed -i 's/mtu = 4000/mtu = 9000/; s/down = nosuch0/down = nosuch0\ninterfaces = fa late0/' "$conf"
 sed -i '/^interfaces = fa$/d' "$conf"
 sparkc_of a reload >/dev/null || fail "reload with only warnings refused"
 assert_eq "$(mtu_of "$a" fa)" 9000 "MTU after reload"
