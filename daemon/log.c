@@ -56,11 +56,21 @@ const char *log_level_to_string(int level)
         return level_names[level];
 }
 
+static void log_to_stderr(int level, const struct log_field *fields, size_t n, const char *message);
+
 void log_open(enum log_target target, bool detached)
 {
         switch (target) {
         case LOG_TARGET_JOURNAL:
-                use_journal = true;
+                /* sd_journal_sendv() reports success when no journald listens, so ask first. */
+                use_journal = access(JOURNAL_SOCKET, W_OK) == 0;
+                if (!use_journal) {
+                        char message[256];
+
+                        snprintf(message, sizeof(message), "no journal at %s (%m): logging to stderr",
+                                 JOURNAL_SOCKET);
+                        log_to_stderr(LOG_WARNING, NULL, 0, message);
+                }
                 break;
         case LOG_TARGET_STDERR:
                 use_journal = false;
@@ -95,12 +105,13 @@ static void upper_key(const char *key, char *buf, size_t size)
         buf[i] = '\0';
 }
 
-static void log_to_journal(int level, const char *message_id, const struct log_field *fields, size_t n,
-                           const char *message)
+static int log_to_journal(int level, const char *message_id, const struct log_field *fields, size_t n,
+                          const char *message)
 {
         struct iovec iov[MAX_FIELDS + 3];
         char *strings[MAX_FIELDS + 3] = { 0 };
         size_t k = 0;
+        int r = -ENOMEM;
 
         if (asprintf(&strings[k++], "MESSAGE=%s", message) < 0 ||
             asprintf(&strings[k++], "PRIORITY=%d", level) < 0)
@@ -118,11 +129,11 @@ static void log_to_journal(int level, const char *message_id, const struct log_f
         }
         for (size_t i = 0; i < k; i++)
                 iov[i] = (struct iovec){ .iov_base = strings[i], .iov_len = strlen(strings[i]) };
-        /* A message that cannot be delivered is dropped: logging must never stop the daemon. */
-        (void)sd_journal_sendv(iov, (int)k);
+        r = sd_journal_sendv(iov, (int)k);
 out:
         for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
                 free(strings[i]);
+        return r;
 }
 
 static void log_to_stderr(int level, const struct log_field *fields, size_t n, const char *message)
@@ -153,9 +164,9 @@ static void log_dispatch(int level, const char *message_id, const struct log_fie
         if (level > max_level)
                 return;
         vsnprintf(message, sizeof(message), fmt, ap);
-        if (use_journal)
-                log_to_journal(level, message_id, fields, n, message);
-        else
+        /* A message the journal does not take (no journald, --log-target=journal outside systemd)
+         * still reaches stderr rather than vanishing. */
+        if (!use_journal || log_to_journal(level, message_id, fields, n, message) < 0)
                 log_to_stderr(level, fields, n, message);
         errno = saved;
 }
