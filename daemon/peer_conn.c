@@ -328,9 +328,12 @@ static void conn_on_deadline(evutil_socket_t fd, short what, void *userdata)
 
         if (!c->is_outbound)
                 peer_log_inbound_reject(c->owner, c->remote, "no TLS handshake and hello within 5 s");
-        else if (c->peer)
+        else if (c->peer) {
                 snprintf(c->peer->last_error, sizeof(c->peer->last_error), "no hello within %d s",
                          HELLO_TIMEOUT_SEC);
+                if (c->peer->state == PEER_CONNECTING)
+                        peer_set_state(c->peer, PEER_DOWN);
+        }
         peer_conn_close(c, NULL);
 }
 
@@ -459,7 +462,9 @@ void peer_dial_address(struct peer *p, const char *address)
         }
         if (getsockname(bufferevent_getfd(c->bev), (struct sockaddr *)&local, &local_len) == 0)
                 peer_format_sockaddr(&local, c->local, sizeof(c->local));
-        if (p->state != PEER_UP && p->state != PEER_REJECTED)
+        /* Only a first dial shows as connecting: a peer that was up and is being redialled stays
+         * down until it answers, so `down` is what a lost peer reads as. */
+        if (p->state == PEER_DISCOVERED)
                 peer_set_state(p, PEER_CONNECTING);
 }
 
