@@ -91,17 +91,18 @@ static enum env_mode choose_mode(const struct hostfacts *h, enum env_mode reques
                                  h->dmabuf_reason);
                 return ENV_MODE_DMABUF;
         }
-        if (h->is_dmabuf_possible) {
-                snprintf(why, size, "%s", h->dmabuf_reason);
-                return ENV_MODE_DMABUF;
-        }
+        /* Checked before DMA-BUF: with peermem loaded on unified memory the doctor fails the node,
+         * and auto must not turn on the GPU Direct RDMA that the doctor warns about. */
         if (h->has_unified_memory && h->has_peermem)
                 snprintf(why, size,
                          "unified-memory GPU with nvidia_peermem loaded: GPU Direct RDMA through peermem "
-                         "hangs "
-                         "NCCL init; %s",
-                         h->dmabuf_reason);
-        else if (!h->has_nvidia_driver)
+                         "hangs NCCL init; %s",
+                         h->is_dmabuf_possible ? "DMA-BUF would work once nvidia_peermem is unloaded"
+                                               : h->dmabuf_reason);
+        else if (h->is_dmabuf_possible) {
+                snprintf(why, size, "%s", h->dmabuf_reason);
+                return ENV_MODE_DMABUF;
+        } else if (!h->has_nvidia_driver)
                 snprintf(why, size, "no NVIDIA driver: GPU memory cannot be registered with the NIC");
         else
                 snprintf(why, size, "%s", h->dmabuf_reason);
@@ -163,7 +164,7 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
 {
         json_object *o = json_object_new_object(), *vars, *notes;
         struct active_port ports[64];
-        char hca[1024] = "", socket_ifs[512] = "", why[512], mode_why[256];
+        char hca[1024] = "", socket_ifs[512] = "", why[512], mode_why[512];
         const char *first_socket_if = NULL;
         enum env_mode mode;
         size_t n = collect_active(f, ports, sizeof(ports) / sizeof(ports[0]));

@@ -152,6 +152,25 @@ static void test_gb10_open_driver(void)
         free((char *)mode);
 }
 
+/* The open driver allows DMA-BUF, but nvidia_peermem loaded on the same unified-memory GPU is what
+ * the doctor fails: auto must stay safe there, so env and doctor never disagree. */
+static void test_gb10_open_driver_with_peermem(void)
+{
+        struct fabric_facts f;
+        json_object *env, *m;
+
+        CHECK(load_host("gb10-open-driver", &f) == 0);
+        CHECK(f.host.is_dmabuf_possible);
+        f.host.has_peermem = true;
+        env = envgen_build(&f, ENV_MODE_AUTO);
+        CHECK(json_object_object_get_ex(env, "mode", &m));
+        CHECK_STREQ(json_object_get_string(m), "safe");
+        CHECK(json_object_object_get_ex(env, "mode_reason", &m));
+        CHECK(strstr(json_object_get_string(m), "nvidia_peermem") != NULL);
+        json_object_put(env);
+        fabric_facts_free(&f);
+}
+
 /* Seed 002: one active twin, its partner forced down by the guide's boot service. */
 static void test_spark_one_port(void)
 {
@@ -210,6 +229,7 @@ int main(void)
         RUN(test_spark_twins);
         RUN(test_direct_fabric);
         RUN(test_gb10_open_driver);
+        RUN(test_gb10_open_driver_with_peermem);
         RUN(test_single_port);
         RUN(test_spark_one_port);
         RUN(test_mesh_two_nics);
