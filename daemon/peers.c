@@ -336,12 +336,33 @@ void peer_schedule_retry(struct peer *p)
 
 /* ---- discovery ---- */
 
+/* mDNS records are not authenticated: anyone on the link can announce them. Bounds keep a flood of
+ * made-up nodes or addresses from growing the table without end; a record beyond them is dropped
+ * (the key still decides who gets in, so a real node past the bound is a static peer away). */
+#define DISCOVERED_PEERS_MAX 256
+#define PEER_ADDRESSES_MAX 16
+
+static unsigned count_discovered(struct peers *ps)
+{
+        struct peer *p;
+        unsigned n = 0;
+
+        LIST_FOREACH(p, &ps->peers, link)
+                n += p->is_discovered && !p->static_spec;
+        return n;
+}
+
 static void on_found(const struct discovery_record *r, void *userdata)
 {
         struct peers *ps = userdata;
         struct peer *p = peer_find_by_id(ps, r->node_id);
 
         if (!p) {
+                if (count_discovered(ps) >= DISCOVERED_PEERS_MAX) {
+                        log_debug("mDNS: %s (%s) ignored: %d discovered peers already", r->name, r->node_id,
+                                  DISCOVERED_PEERS_MAX);
+                        return;
+                }
                 p = peer_new(ps);
                 if (!p)
                         return;
@@ -350,7 +371,7 @@ static void on_found(const struct discovery_record *r, void *userdata)
         if (!p->name[0] || p->state != PEER_UP)
                 snprintf(p->name, sizeof(p->name), "%s", r->name);
         p->is_discovered = true;
-        for (char **a = r->addresses; a && *a; a++)
+        for (char **a = r->addresses; a && *a && strv_length(p->addresses) < PEER_ADDRESSES_MAX; a++)
                 if (!strv_contains(p->addresses, *a))
                         (void)strv_push(&p->addresses, *a);
         if (!p->conn && !p->dialing && !evtimer_pending(p->retry, NULL))
