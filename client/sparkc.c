@@ -443,9 +443,16 @@ static int cmd_env(const struct client_options *o, int argc, char **argv)
         r = call(o, "env", params, &resp, NULL);
         if (r < 0)
                 return -r;
-        if (o->json)
+        if (o->json) {
+                json_object *found;
+
                 client_print_json(resp.result);
-        else if (report_env(stdout, stderr, resp.result, format) < 0)
+                /* The same exit status as the text form: a script must not read "no fabric" as
+                 * success. */
+                if (!json_object_object_get_ex(resp.result, "fabric_found", &found) ||
+                    !json_object_get_boolean(found))
+                        r = -EXIT_DAEMON_ERROR;
+        } else if (report_env(stdout, stderr, resp.result, format) < 0)
                 r = -EXIT_DAEMON_ERROR;
         jsonrpc_response_done(&resp);
         return -r;

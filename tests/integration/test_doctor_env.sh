@@ -24,6 +24,9 @@ rc=0; out=$(sparkc_of a env 2>"$TEST_TMP/env.err") || rc=$?
 assert_eq "$rc" 1 "env exit status"
 assert_eq "$out" "" "env stdout"
 assert_contains "$(cat "$TEST_TMP/env.err")" "no fabric found: no RDMA device on this node" "env stderr"
+rc=0; json=$(sparkc_of a --json env) || rc=$?
+assert_eq "$rc" 1 "env --json exit status"
+assert_eq "$(json_get "$json" 'd["fabric_found"]')" False "env --json fabric_found"
 
 step "doctor when the daemon is unreachable: exit 3 (unknown)"
 rc=0; "$SPARKC" --socket "$TEST_TMP/none.sock" doctor >/dev/null 2>&1 || rc=$?
@@ -39,6 +42,7 @@ ip -n "$b" link set peer0 up
 fixture=$(cd "$TESTS_DIR/../fixtures/hosts/spark-twins" && pwd)
 printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' "$fixture" >"$TEST_TMP/b.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+sparkc_of b --json env >/dev/null || fail "env --json with a fabric must exit 0"
 out=$(sparkc_of b env)
 assert_contains "$out" "export NCCL_IB_HCA='=roceP2p1s0f1:1,rocep1s0f1:1'" "env"
 assert_contains "$out" "export NCCL_SOCKET_IFNAME='=enp1s0f1np1'" "env"
