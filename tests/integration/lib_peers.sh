@@ -35,10 +35,11 @@ else:
 
 # wait_peer_state NAME PEER STATE TIMEOUT_SEC
 wait_peer_state() {
-        local i
-        for ((i = 0; i < $4 * 10; i++)); do
+        local end=$(($(date +%s%N) + $4 * 1000000000))
+        # Bounded by the clock, not by a count of polls: each poll runs sparkc and python.
+        while [ "$(date +%s%N)" -lt "$end" ]; do
                 [ "$(peer_field "$1" "$2" 'p["state"]')" = "$3" ] && return 0
                 sleep 0.1
         done
-        return 1
+        [ "$(peer_field "$1" "$2" 'p["state"]')" = "$3" ]
 }

@@ -27,7 +27,9 @@ avahi_daemon_start "$b"
 start=$(date +%s.%N)
 wait_peer_state sparka sparkb up 5 || fail "a does not see b up within 5 s: $(sparkc_of sparka peers)"
 wait_peer_state sparkb sparka up 5 || fail "b does not see a up within 5 s: $(sparkc_of sparkb peers)"
-echo "both up after $(python3 -c "import time,sys; print(round(time.time()-float(sys.argv[1]),2))" "$start") s"
+took=$(python3 -c "import time,sys; print(round(time.time()-float(sys.argv[1]),2))" "$start")
+echo "both up after $took s"
+python3 -c "import sys; sys.exit(float(sys.argv[1]) > 5)" "$took" || fail "both up only after $took s"
 for _ in $(seq 50); do [ "$(peer_field sparka sparkb 'p["discovered"]')" = True ] && break; sleep 0.1; done
 assert_eq "$(peer_field sparka sparkb 'p["discovered"]')" True "a found b over mDNS"
 assert_eq "$(peer_field sparkb sparka 'p["discovered"]')" True "b found a over mDNS"
