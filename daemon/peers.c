@@ -340,7 +340,7 @@ void peer_schedule_retry(struct peer *p)
  * made-up nodes or addresses from growing the table without end; a record beyond them is dropped
  * (the key still decides who gets in, so a real node past the bound is a static peer away). */
 #define DISCOVERED_PEERS_MAX 256
-#define PEER_ADDRESSES_MAX 16
+#define PEER_ADDRESSES_MAX   16
 
 static unsigned count_discovered(struct peers *ps)
 {
