@@ -248,6 +248,16 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         if (r < 0)
                 goto fail;
         probes_set_facts_source(d->probes, probe_facts, d);
+        r = aer_watch_new(&d->aer_watch);
+        if (r < 0)
+                goto fail;
+        {
+                struct fabric_facts f;
+
+                /* The first look: the AER counts every later one is compared with. */
+                if (sparkd_fabric_facts(d, &f) == 0)
+                        fabric_facts_free(&f);
+        }
         r = control_register(d);
         if (r >= 0)
                 r = fabric_api_register(d);
@@ -310,6 +320,7 @@ void sparkd_free(struct sparkd *d)
                 return;
         event_set_sink(NULL, NULL);
         probes_free(d->probes);
+        aer_watch_free(d->aer_watch);
         peers_free(d->peers);
         links_free(d->links);
         sysctl_keeper_free(d->sysctls);

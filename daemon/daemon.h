@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "aer_watch.h"
 #include "api.h"
 #include "conf.h"
 #include "fabric.h"
@@ -39,6 +40,7 @@ struct sparkd {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct probes *probes;
+        struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;

@@ -6,20 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doctor_internal.h"
 #include "macro.h"
 #include "strutil.h"
 
 #define RDMA_PORT_ACTIVE  4
 #define RDMA_PHYS_LINK_UP 5
 #define MEMLOCK_ENOUGH    (1ULL << 30) /* RDMA probes and NCCL pin hundreds of MiB */
-#define MAX_EVIDENCE_LINE 512
-
-struct check {
-        json_object *checks;
-        json_object *current;
-        json_object *evidence;
-        enum doctor_status worst;
-};
 
 const char *doctor_status_to_string(enum doctor_status status)
 {
@@ -33,15 +26,14 @@ const char *doctor_status_to_string(enum doctor_status status)
         }
 }
 
-static void check_begin(struct check *c, const char *id)
+void check_begin(struct check *c, const char *id)
 {
         c->current = json_object_new_object();
         c->evidence = json_object_new_array();
         json_object_object_add(c->current, "id", json_object_new_string(id));
 }
 
-static void evidence(struct check *c, const char *fmt, ...) _printf_(2, 3);
-static void evidence(struct check *c, const char *fmt, ...)
+void evidence(struct check *c, const char *fmt, ...)
 {
         char line[MAX_EVIDENCE_LINE];
         va_list ap;
@@ -52,9 +44,7 @@ static void evidence(struct check *c, const char *fmt, ...)
         json_object_array_add(c->evidence, json_object_new_string(line));
 }
 
-static void check_end(struct check *c, enum doctor_status status, const char *fix, const char *fmt, ...)
-        _printf_(4, 5);
-static void check_end(struct check *c, enum doctor_status status, const char *fix, const char *fmt, ...)
+void check_end(struct check *c, enum doctor_status status, const char *fix, const char *fmt, ...)
 {
         char summary[MAX_EVIDENCE_LINE];
         va_list ap;
@@ -583,6 +573,7 @@ json_object *doctor_run(const struct fabric_facts *f)
         check_gdr_risk(&c, f);
         check_roce_gid(&c, f);
         check_nccl(&c, f);
+        doctor_check_rails(&c, f);
         if (f->peers)
                 check_peers(&c, f);
         json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(c.worst)));

@@ -29,6 +29,10 @@ int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
         r = fabric_facts_read(d->config->host_root, d->config->fabric_patterns, is_real_host, f);
         if (r < 0)
                 return r;
+        if (d->aer_watch && aer_watch_observe(d->aer_watch, &f->rdma) < 0) {
+                fabric_facts_free(f);
+                return -ENOMEM;
+        }
         links_foreach_address(d->links, add_address, f);
         if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
                 f->memlock_daemon =

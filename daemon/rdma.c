@@ -394,6 +394,14 @@ static void port_read(struct scan *s, unsigned num, struct rdma_port *p)
         }
         port_read_gids(s, p);
         port_read_netdev(s, p);
+        p->netdev_speed_mbps = -1;
+        if (p->netdev[0] && sysfs_read(s->root, buf, sizeof(buf), "class/net/%s/speed", p->netdev) == 0) {
+                uint64_t mbps;
+
+                /* -1 (no link) and garbage both stay unknown. */
+                if (parse_uint64(buf, 10, 1, INT64_MAX, &mbps) == 0)
+                        p->netdev_speed_mbps = (int64_t)mbps;
+        }
         /* NCCL_IB_GID_INDEX: often 3, but 5 once the netdev has an IPv6 address besides fe80. */
         for (size_t i = 0; i < p->n_gids; i++) {
                 if (p->gids[i].type == RDMA_GID_ROCE_V2 && p->gids[i].ipv4[0]) {
@@ -417,6 +425,14 @@ static void device_read(struct scan *s, const char *name, struct rdma_device *d)
         if (sysfs_link_name(s->root, pci, sizeof(pci), "class/infiniband/%s/device", name) == 0 &&
             is_pci_address(pci))
                 strcpy(d->pci, pci);
+        if (d->pci[0]) {
+                char path[128];
+
+                snprintf(path, sizeof(path), "class/infiniband/%s/device", name);
+                pcie_link_read(s->root, path, &d->pcie);
+        } else {
+                d->pcie = (struct pcie_link){ .aer_fatal_since_start = -1, .aer_fatal_since_last = -1 };
+        }
         r = list_indexes(s, "ports", "ports", "port number", &ports, &n);
         if (r < 0) {
                 if (r == -ENOMEM)
@@ -571,6 +587,9 @@ static json_object *port_to_json(const struct rdma_port *p)
         json_object_object_add(o, "rate_gbps", json_object_new_int64(p->rate_gbps));
         json_object_object_add(o, "active_mtu", p->active_mtu ? json_object_new_int64(p->active_mtu) : NULL);
         json_object_object_add(o, "netdev", json_object_new_string(p->netdev));
+        json_object_object_add(o, "netdev_speed_mbps",
+                               p->netdev_speed_mbps > 0 ? json_object_new_int64(p->netdev_speed_mbps)
+                                                        : NULL);
         json_object_object_add(o, "roce_v2_ipv4_gid",
                                p->roce_v2_ipv4_gid >= 0 ? json_object_new_int(p->roce_v2_ipv4_gid) : NULL);
         for (size_t i = 0; i < p->n_gids; i++)
@@ -591,6 +610,7 @@ json_object *rdma_inventory_to_json(const struct rdma_inventory *inv)
                 json_object_object_add(dev, "name", json_object_new_string(d->name));
                 json_object_object_add(dev, "pci", json_object_new_string(d->pci));
                 json_object_object_add(dev, "twin", json_object_new_string(d->twin));
+                json_object_object_add(dev, "pcie", pcie_link_to_json(&d->pcie));
                 for (size_t k = 0; k < d->n_ports; k++)
                         json_object_array_add(ports, port_to_json(&d->ports[k]));
                 json_object_object_add(dev, "ports", ports);

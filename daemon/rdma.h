@@ -11,6 +11,9 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "pcie.h"
 
 enum rdma_gid_type {
         RDMA_GID_UNKNOWN,
@@ -47,24 +50,26 @@ enum {
 
 struct rdma_port {
         unsigned num;
-        unsigned state;           /* 4 = ACTIVE, from "4: ACTIVE"; 0 unknown */
-        char state_name[32];      /* "ACTIVE" */
-        unsigned phys_state;      /* 5 = LinkUp */
-        char phys_state_name[32]; /* "LinkUp"; the longest is "PortConfigurationTraining" */
-        char link_layer[16];      /* "Ethernet", "InfiniBand", or "" (unreadable, unknown) */
-        char rate[48];            /* "200 Gb/sec (4X HDR)", "" unreadable or malformed */
-        unsigned rate_gbps;       /* parsed from rate, 0 unknown */
-        unsigned active_mtu;      /* bytes, from verbs; 0 unknown (fixture trees, no verbs) */
-        char netdev[IF_NAMESIZE]; /* the port's netdev (ibdev2netdev), "" when none */
-        struct rdma_gid *gids;    /* valid (non-zero) entries only, by index */
+        unsigned state;            /* 4 = ACTIVE, from "4: ACTIVE"; 0 unknown */
+        char state_name[32];       /* "ACTIVE" */
+        unsigned phys_state;       /* 5 = LinkUp */
+        char phys_state_name[32];  /* "LinkUp"; the longest is "PortConfigurationTraining" */
+        char link_layer[16];       /* "Ethernet", "InfiniBand", or "" (unreadable, unknown) */
+        char rate[48];             /* "200 Gb/sec (4X HDR)", "" unreadable or malformed */
+        unsigned rate_gbps;        /* parsed from rate, 0 unknown */
+        unsigned active_mtu;       /* bytes, from verbs; 0 unknown (fixture trees, no verbs) */
+        char netdev[IF_NAMESIZE];  /* the port's netdev (ibdev2netdev), "" when none */
+        int64_t netdev_speed_mbps; /* its negotiated Ethernet speed (class/net/IF/speed), -1 unknown */
+        struct rdma_gid *gids;     /* valid (non-zero) entries only, by index */
         size_t n_gids;
         int roce_v2_ipv4_gid; /* index of the first RoCE v2 IPv4-mapped GID, -1 none */
 };
 
 struct rdma_device {
         char name[64];
-        char pci[64];  /* PCI address of class/infiniband/DEV/device, "" when not PCI */
-        char twin[64]; /* the other RDMA device of the same physical port, "" none */
+        char pci[64];          /* PCI address of class/infiniband/DEV/device, "" when not PCI */
+        char twin[64];         /* the other RDMA device of the same physical port, "" none */
+        struct pcie_link pcie; /* of its PCI function; unknown when not PCI */
         struct rdma_port *ports;
         size_t n_ports;
 };

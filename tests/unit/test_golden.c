@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "aer_watch.h"
 #include "doctor.h"
 #include "envgen.h"
 #include "fabric.h"
@@ -224,6 +225,91 @@ static void test_no_fabric(void)
         free((char *)mode);
 }
 
+/* Spark rails trained low: PCIe x2 (mlx5_1), 16 GT/s (mlx5_2), Ethernet at 100G and fatal AER
+ * errors since boot (mlx5_3); mlx5_0 is healthy. */
+static void test_spark_rail_faults(void)
+{
+        const char *mode;
+        int code;
+
+        golden_host("spark-rail-faults", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        CHECK(code == 2);
+        free((char *)mode);
+}
+
+static json_object *find_check(json_object *doctor, const char *id)
+{
+        json_object *checks, *v;
+
+        CHECK(json_object_object_get_ex(doctor, "checks", &checks));
+        for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+
+                if (json_object_object_get_ex(c, "id", &v) && strcmp(json_object_get_string(v), id) == 0)
+                        return c;
+        }
+        return NULL;
+}
+
+static const char *check_status(json_object *doctor, const char *id)
+{
+        json_object *c = find_check(doctor, id), *v;
+
+        return c && json_object_object_get_ex(c, "status", &v) ? json_object_get_string(v) : "missing";
+}
+
+/* Two looks at the same PCI functions: first no fatal AER errors (spark-twins), then three on
+ * 0002:01:00.1 (spark-rail-faults): rising, so the check fails and says to escalate. A third
+ * look with the same count still fails (rising since the first look), but none since the last. */
+static void test_aer_rising(void)
+{
+        struct aer_watch *w;
+        struct fabric_facts before, after;
+        json_object *doctor;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out;
+
+        CHECK(aer_watch_new(&w) == 0);
+        CHECK(load_host("spark-twins", &before) == 0);
+        CHECK(aer_watch_observe(w, &before.rdma) == 0);
+        doctor = doctor_run(&before);
+        CHECK_STREQ(check_status(doctor, "pcie-aer"), "ok");
+        CHECK_STREQ(check_status(doctor, "pcie-link"), "ok");
+        CHECK_STREQ(check_status(doctor, "ethernet-speed"), "ok");
+        json_object_put(doctor);
+
+        CHECK(load_host("spark-rail-faults", &after) == 0);
+        CHECK(aer_watch_observe(w, &after.rdma) == 0);
+        doctor = doctor_run(&after);
+        CHECK_STREQ(check_status(doctor, "pcie-aer"), "fail");
+        out = open_memstream(&text, &size);
+        report_doctor(out, doctor);
+        fclose(out);
+        compare_golden("spark-rail-faults", "doctor-aer-rising.txt", text);
+        free(text);
+        json_object_put(doctor);
+        fabric_facts_free(&after);
+
+        CHECK(load_host("spark-rail-faults", &after) == 0);
+        CHECK(aer_watch_observe(w, &after.rdma) == 0);
+        CHECK(after.rdma.v[3].pcie.aer_fatal_since_start == 3);
+        CHECK(after.rdma.v[3].pcie.aer_fatal_since_last == 0);
+        doctor = doctor_run(&after);
+        CHECK_STREQ(check_status(doctor, "pcie-aer"), "fail");
+        json_object_put(doctor);
+
+        /* Back to a lower count (a reset device): it starts over, nothing rising. */
+        CHECK(aer_watch_observe(w, &before.rdma) == 0);
+        doctor = doctor_run(&before);
+        CHECK_STREQ(check_status(doctor, "pcie-aer"), "ok");
+        json_object_put(doctor);
+
+        fabric_facts_free(&after);
+        fabric_facts_free(&before);
+        aer_watch_free(w);
+}
+
 int main(void)
 {
         RUN(test_spark_twins);
@@ -235,5 +321,7 @@ int main(void)
         RUN(test_mesh_two_nics);
         RUN(test_gid_index);
         RUN(test_no_fabric);
+        RUN(test_spark_rail_faults);
+        RUN(test_aer_rising);
         return test_result();
 }
