@@ -42,6 +42,8 @@ static const struct probe_param_spec tcp_params[] = {
         { "duration_s", 1, 600, 5, "--duration", PROBE_SIDE_CLIENT },
         { "streams", 1, 64, 1, "--streams", PROBE_SIDE_CLIENT },
         { "size", 1024, 16 << 20, 128 << 10, "--size", PROBE_SIDE_CLIENT },
+        /* 1: client -> server only; 0 (the default): the reverse direction too, for as long. */
+        { "one_way", 0, 1, 0, "--one-way", PROBE_SIDE_CLIENT, .is_switch = true },
         {},
 };
 
@@ -50,6 +52,14 @@ static unsigned duration_measure_sec(json_object *params)
         json_object *v;
 
         return json_object_object_get_ex(params, "duration_s", &v) ? (unsigned)json_object_get_int64(v) : 0;
+}
+
+static unsigned tcp_measure_sec(json_object *params)
+{
+        json_object *v;
+        bool one_way = json_object_object_get_ex(params, "one_way", &v) && json_object_get_int64(v);
+
+        return duration_measure_sec(params) * (one_way ? 1 : 2);
 }
 
 static double tcp_expectation(const struct sparkd_config *c)
@@ -140,13 +150,13 @@ static const struct probe_kind kinds[] = {
         {
                 .name = "tcp",
                 .helper = "sparkd-probe-tcp",
-                .summary = "TCP throughput in Gb/s, with retransmits",
+                .summary = "TCP throughput in Gb/s both ways, per rail, with retransmits",
                 .is_bandwidth = true,
                 .metric = "gbps",
                 .unit = "Gb/s",
                 .higher_is_better = true,
                 .params = tcp_params,
-                .measure_sec = duration_measure_sec,
+                .measure_sec = tcp_measure_sec,
                 .configured_expectation = tcp_expectation,
         },
         {

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <math.h>
 #include <netinet/tcp.h>
 #include <openssl/crypto.h>
@@ -210,6 +211,8 @@ int probe_hello_format(const char *token, const struct probe_hello *hello, char 
         json_object_object_add(h, "stream", json_object_new_int((int)hello->stream));
         json_object_object_add(h, "size", json_object_new_int64((int64_t)hello->size));
         json_object_object_add(h, "count", json_object_new_int64((int64_t)hello->count));
+        if (hello->reverse_ms)
+                json_object_object_add(h, "reverse_ms", json_object_new_int64((int64_t)hello->reverse_ms));
         n = snprintf(buf, size, "%s\n%s\n", token ? token : "",
                      json_object_to_json_string_ext(h, JSON_C_TO_STRING_PLAIN));
         if (n < 0 || (size_t)n >= size)
@@ -291,6 +294,12 @@ int probe_hello_parse(const char *buf, size_t len, const char *expected_token, s
             hello_uint(h, "size", UINT32_MAX, &hello->size) < 0 ||
             hello_uint(h, "count", UINT32_MAX, &hello->count) < 0) {
                 snprintf(why, why_size, "hello with invalid streams, stream, size or count");
+                return -EPROTO;
+        }
+        /* Optional: a client that measures one direction only leaves it out. */
+        if (json_object_object_get_ex(h, "reverse_ms", NULL) &&
+            hello_uint(h, "reverse_ms", 86400 * 1000, &hello->reverse_ms) < 0) {
+                snprintf(why, why_size, "hello with an invalid reverse_ms");
                 return -EPROTO;
         }
         hello->streams = (unsigned)streams;
@@ -518,6 +527,32 @@ static int tcp_socket(const struct in_addr *addr, uint16_t port, int buffer_byte
                 }
         }
         return TAKE_FD(fd);
+}
+
+int probe_netdev_of(const char *ipv4, char *ifname, size_t size)
+{
+        struct ifaddrs *list;
+        struct in_addr want;
+        int r = 0;
+
+        if (size)
+                ifname[0] = '\0';
+        if (inet_pton(AF_INET, ipv4, &want) != 1)
+                return -EINVAL;
+        if (getifaddrs(&list) < 0)
+                return -errno;
+        for (struct ifaddrs *a = list; a; a = a->ifa_next) {
+                if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET ||
+                    ((struct sockaddr_in *)(void *)a->ifa_addr)->sin_addr.s_addr != want.s_addr)
+                        continue;
+                if (strlen(a->ifa_name) >= size)
+                        r = -ENOBUFS;
+                else
+                        strcpy(ifname, a->ifa_name);
+                break;
+        }
+        freeifaddrs(list);
+        return r;
 }
 
 void probe_sockname(int fd, bool peer, char *buf, size_t size)

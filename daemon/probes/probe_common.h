@@ -84,11 +84,12 @@ json_object *probe_result_line(json_object *result);
 struct probe_hello {
         char kind[16];
         unsigned version;
-        char session[24]; /* random per client run: the streams of one run share it */
-        unsigned streams; /* connections in this session (tcp); 1 for rtt */
-        unsigned stream;  /* which one this is, 0-based */
-        uint64_t size;    /* message size (rtt) or write size (tcp) */
-        uint64_t count;   /* round trips (rtt) */
+        char session[24];    /* random per client run: the streams of one run share it */
+        unsigned streams;    /* connections in this session (tcp); 1 for rtt */
+        unsigned stream;     /* which one this is, 0-based */
+        uint64_t size;       /* message size (rtt) or write size (tcp) */
+        uint64_t count;      /* round trips (rtt) */
+        uint64_t reverse_ms; /* tcp: how long the server sends back after the client's turn; 0 none */
 };
 
 /* "TOKEN\n{hello}\n" into buf; -ENOBUFS when it does not fit. */
@@ -146,5 +147,7 @@ int probe_write_all(int fd, const void *buf, size_t len);
 /* Reads one line (without the newline) from fd within timeout_ms; -ETIMEDOUT, -ECONNRESET on
  * EOF before a line, -EMSGSIZE when longer than size-1. Reads byte by byte: for short lines. */
 int probe_read_line(int fd, char *buf, size_t size, int timeout_ms);
+/* The name of the local interface holding IPv4 address ipv4 ("" when none does); 0 or -errno. */
+int probe_netdev_of(const char *ipv4, char *ifname, size_t size);
 /* "A.B.C.D" of the socket's own or peer address. */
 void probe_sockname(int fd, bool peer, char *buf, size_t size);

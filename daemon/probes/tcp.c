@@ -5,6 +5,11 @@
  * each with what it received. The result is what the receiver saw: bytes that really crossed,
  * over the receiver's time from the first byte to the last stream's end.
  *
+ * Then, unless the client asked for one way only, the same connections carry the other
+ * direction: the server sends for as long (the hello's reverse_ms) and the client counts. A rail
+ * can be slow one way only, so the result has both directions, each with the local netdev that
+ * carried it, and its gbps is the weaker one's.
+ *
  * One thread per stream on each side, each in a plain blocking send or recv loop, and 16 MiB
  * socket buffers where the system allows them. Measured against iperf3 3.12 over a veth pair
  * (tests/bench/tcp_probe_vs_iperf3.sh): one thread polling non-blocking sockets, iperf3's own way,
@@ -16,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -52,6 +58,7 @@ struct options {
         double duration;
         uint64_t size;
         double deadline;
+        bool is_one_way;
         bool has_client_options;
 };
 
@@ -88,6 +95,7 @@ static void usage(void)
                "  -P, --streams N       parallel TCP streams, 1..%d (default 1)\n"
                "  -t, --duration SEC    how long the client sends (default 5)\n"
                "  -l, --size BYTES      bytes per write, K/M suffixes allowed (default 128K)\n"
+               "      --one-way         measure client -> server only (default: then server -> client too)\n"
                "      --deadline SEC    give up with a timeout result after SEC seconds (default 30)\n"
                "      --json            JSON lines even on a terminal (the default when stdout is not one)\n"
                "  -h, --help            this text\n"
@@ -100,14 +108,17 @@ static void usage(void)
                "\n"
                "Output: progress lines {\"phase\":...} and one final {\"result\":{...}} line; Gb/s are "
                "decimal\n"
-               "(1e9 bits), from the bytes the server received. Exit status: 0 success, 1 failure or\n"
+               "(1e9 bits), from the bytes the receiver received. The client's result has \"directions\":\n"
+               "forward (client -> server) and reverse, each with its Gb/s and the local netdev "
+               "(\"rails\"),\n"
+               "and \"gbps\" is the weaker direction's. Exit status: 0 success, 1 failure or\n"
                "timeout, 2 bad command line.\n",
                MAX_STREAMS);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-        enum { OPT_DEADLINE = 256, OPT_JSON, OPT_VERSION };
+        enum { OPT_DEADLINE = 256, OPT_JSON, OPT_VERSION, OPT_ONE_WAY };
         static const struct option longopts[] = {
                 { "server", no_argument, NULL, 's' },
                 { "client", required_argument, NULL, 'c' },
@@ -117,6 +128,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                 { "duration", required_argument, NULL, 't' },
                 { "size", required_argument, NULL, 'l' },
                 { "deadline", required_argument, NULL, OPT_DEADLINE },
+                { "one-way", no_argument, NULL, OPT_ONE_WAY },
                 { "json", no_argument, NULL, OPT_JSON },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, OPT_VERSION },
@@ -175,6 +187,10 @@ static int parse_options(int argc, char **argv, struct options *o)
                 case OPT_JSON:
                         o->is_json = true;
                         break;
+                case OPT_ONE_WAY:
+                        o->is_one_way = true;
+                        o->has_client_options = true;
+                        break;
                 case 'h':
                         usage();
                         exit(0);
@@ -192,7 +208,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         if (o->is_server == is_client)
                 return probe_usage_error(PROG, "give either --server or --client ADDR");
         if (o->is_server && o->has_client_options)
-                return probe_usage_error(PROG, "--streams, --duration and --size are for the client");
+                return probe_usage_error(PROG,
+                                         "--streams, --duration, --size and --one-way are for the client");
         if (is_client && (!o->has_port || o->port == 0))
                 return probe_usage_error(PROG, "the client needs the server's --port (1..65535)");
         return 0;
@@ -239,10 +256,17 @@ static void human(json_object *line)
                         printf("%6zu %16.0f %10.2f\n", i, get_double(s, "bytes"), get_double(s, "gbps"));
                 }
                 printf("%6s %16.0f %10.2f\n", "all", get_double(r, "bytes"), get_double(r, "gbps"));
-                printf("%s -> %s: %.2f Gb/s over %.2f s, retransmits: %s\n", get_string(r, "local"),
-                       get_string(r, "remote"), get_double(r, "gbps"), get_double(r, "duration_s"),
-                       json_object_object_get_ex(r, "retransmits", &v) && v ? json_object_get_string(v)
-                                                                            : "unknown");
+                json_object_object_get_ex(r, "directions", &per);
+                for (size_t i = 0; per && i < json_object_array_length(per); i++) {
+                        json_object *d = json_object_array_get_idx(per, i);
+
+                        printf("%-7s %s -> %s: %.2f Gb/s over %.2f s, retransmits: %s\n",
+                               get_string(d, "direction"), get_string(d, "from"), get_string(d, "to"),
+                               get_double(d, "gbps"), get_double(d, "duration_s"),
+                               json_object_object_get_ex(d, "retransmits", &v) && v
+                                       ? json_object_get_string(v)
+                                       : "at the sender");
+                }
                 return;
         }
         phase = get_string(line, "phase");
@@ -260,7 +284,7 @@ static void human(json_object *line)
                        get_double(line, "streams"));
 }
 
-/* ---- client ---- */
+/* ---- sending: the client, and the server in the reverse direction ---- */
 
 static json_object *tcp_retransmits(const struct stream *s, unsigned n)
 {
@@ -391,97 +415,7 @@ static int read_summary(struct stream *st, unsigned i, double *seconds)
         return 0;
 }
 
-static int run_client(const struct options *o, const char *token)
-{
-        struct stream s[MAX_STREAMS];
-        struct probe_hello hello = { .kind = "tcp", .version = PROBE_PROTO_VERSION, .streams = o->streams };
-        char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN];
-        uint64_t bytes = 0, sent = 0;
-        double seconds = 0, started;
-        json_object *line, *result, *per, *retrans;
-        int r = 0;
-
-        hello.size = o->size;
-        probe_session_id(hello.session, sizeof(hello.session));
-        for (unsigned i = 0; i < o->streams; i++)
-                s[i] = (struct stream){ .fd = -EBADF };
-
-        probe_phase("connecting");
-        line = json_object_new_object();
-        json_object_object_add(line, "phase", json_object_new_string("connecting"));
-        json_object_object_add(line, "remote", json_object_new_string(o->remote_arg));
-        json_object_object_add(line, "port", json_object_new_int(o->port));
-        json_object_object_add(line, "streams", json_object_new_int((int)o->streams));
-        json_object_object_add(line, "duration_s", probe_json_double(o->duration, 3));
-        probe_emit(line);
-        for (unsigned i = 0; i < o->streams; i++) {
-                hello.stream = i;
-                s[i].fd = probe_connect(&o->bind, &o->remote, o->port, SOCKET_BUFFER, token, &hello, err,
-                                        sizeof(err));
-                if (s[i].fd < 0) {
-                        r = probe_fail("%s", err);
-                        goto out;
-                }
-        }
-        probe_sockname(s[0].fd, false, local, sizeof(local));
-        probe_sockname(s[0].fd, true, remote, sizeof(remote));
-
-        probe_phase("running");
-        started = probe_now();
-        r = send_for(s, o->streams, o->duration, o->size);
-        if (r)
-                goto out;
-        for (unsigned i = 0; i < o->streams; i++)
-                if (shutdown(s[i].fd, SHUT_WR) < 0) {
-                        r = probe_fail("stream %u: cannot end the stream: %s", i, strerror(errno));
-                        goto out;
-                }
-
-        probe_phase("finishing");
-        for (unsigned i = 0; i < o->streams; i++) {
-                r = read_summary(&s[i], i, &seconds);
-                if (r)
-                        goto out;
-                bytes += s[i].received;
-                sent += s[i].sent;
-        }
-        /* The receiver's time; the sender's (which ends before its last bytes arrive) only when the
-         * server did not say. */
-        if (!(seconds > 0))
-                seconds = probe_now() - started;
-        retrans = tcp_retransmits(s, o->streams);
-
-        result = json_object_new_object();
-        json_object_object_add(result, "kind", json_object_new_string("tcp"));
-        json_object_object_add(result, "ok", json_object_new_boolean(true));
-        json_object_object_add(result, "role", json_object_new_string("client"));
-        json_object_object_add(result, "streams", json_object_new_int((int)o->streams));
-        json_object_object_add(result, "duration_s", probe_json_double(seconds, 3));
-        json_object_object_add(result, "bytes", json_object_new_int64((int64_t)bytes));
-        json_object_object_add(result, "bytes_sent", json_object_new_int64((int64_t)sent));
-        json_object_object_add(result, "gbps", probe_json_double(probe_gbps(bytes, seconds), 3));
-        json_object_object_add(result, "retransmits", retrans);
-        per = json_object_new_array();
-        for (unsigned i = 0; i < o->streams; i++) {
-                json_object *ps = json_object_new_object();
-
-                json_object_object_add(ps, "bytes", json_object_new_int64((int64_t)s[i].received));
-                json_object_object_add(ps, "gbps", probe_json_double(probe_gbps(s[i].received, seconds), 3));
-                json_object_array_add(per, ps);
-        }
-        json_object_object_add(result, "per_stream", per);
-        json_object_object_add(result, "size", json_object_new_int64((int64_t)o->size));
-        json_object_object_add(result, "local", json_object_new_string(local));
-        json_object_object_add(result, "remote", json_object_new_string(remote));
-        probe_emit(probe_result_line(result));
-out:
-        for (unsigned i = 0; i < o->streams; i++)
-                if (s[i].fd >= 0)
-                        close(s[i].fd);
-        return r;
-}
-
-/* ---- server ---- */
+/* ---- receiving: the server, and the client in the reverse direction ---- */
 
 static void *receiver_run(void *arg)
 {
@@ -533,6 +467,173 @@ static int receive_all(struct stream *s, unsigned n, double *first_byte, double 
         return 0;
 }
 
+/* ---- client ---- */
+
+/* The client's side of the reverse direction: what the server sends on every stream until it
+ * ends its writing; bytes over the client's time from the first byte to the last stream's end. */
+static int receive_reverse(struct stream *s, unsigned n, uint64_t *bytes, double *seconds)
+{
+        double first = 0, last = 0;
+        int r;
+
+        for (unsigned i = 0; i < n; i++) {
+                s[i].received = 0;
+                s[i].first_byte = s[i].ended = 0;
+                s[i].error = 0;
+        }
+        r = receive_all(s, n, &first, &last);
+        if (r)
+                return r;
+        *bytes = 0;
+        for (unsigned i = 0; i < n; i++)
+                *bytes += s[i].received;
+        *seconds = first > 0 && last > first ? last - first : 0;
+        return 0;
+}
+
+/* One direction of the result: {direction, from, to, gbps, bytes, duration_s, retransmits, rails}.
+ * The rail is the local netdev: on a node with one address per rail, it names the rail. */
+static json_object *direction_json(const char *direction, const char *from, const char *to, uint64_t bytes,
+                                   double seconds, json_object *retransmits, const char *netdev)
+{
+        json_object *d = json_object_new_object(), *rails = json_object_new_array();
+        double gbps = probe_gbps(bytes, seconds);
+
+        json_object_object_add(d, "direction", json_object_new_string(direction));
+        json_object_object_add(d, "from", json_object_new_string(from));
+        json_object_object_add(d, "to", json_object_new_string(to));
+        json_object_object_add(d, "gbps", probe_json_double(gbps, 3));
+        json_object_object_add(d, "bytes", json_object_new_int64((int64_t)bytes));
+        json_object_object_add(d, "duration_s", probe_json_double(seconds, 3));
+        json_object_object_add(d, "retransmits", retransmits);
+        if (netdev[0]) {
+                json_object *rail = json_object_new_object();
+
+                json_object_object_add(rail, "name", json_object_new_string(netdev));
+                json_object_object_add(rail, "netdev", json_object_new_string(netdev));
+                json_object_object_add(rail, "gbps", probe_json_double(gbps, 3));
+                json_object_array_add(rails, rail);
+        }
+        json_object_object_add(d, "rails", rails);
+        return d;
+}
+
+static int run_client(const struct options *o, const char *token)
+{
+        struct stream s[MAX_STREAMS];
+        struct probe_hello hello = { .kind = "tcp", .version = PROBE_PROTO_VERSION, .streams = o->streams };
+        char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN], netdev[IF_NAMESIZE];
+        uint64_t bytes = 0, sent = 0, forward[MAX_STREAMS], reverse_bytes = 0;
+        double seconds = 0, started, reverse_seconds = 0, gbps;
+        json_object *line, *result, *per, *retrans, *directions;
+        int r = 0;
+
+        hello.size = o->size;
+        if (!o->is_one_way)
+                hello.reverse_ms = o->duration * 1000 >= 1 ? (uint64_t)(o->duration * 1000 + 0.5) : 1;
+        probe_session_id(hello.session, sizeof(hello.session));
+        for (unsigned i = 0; i < o->streams; i++)
+                s[i] = (struct stream){ .fd = -EBADF };
+
+        probe_phase("connecting");
+        line = json_object_new_object();
+        json_object_object_add(line, "phase", json_object_new_string("connecting"));
+        json_object_object_add(line, "remote", json_object_new_string(o->remote_arg));
+        json_object_object_add(line, "port", json_object_new_int(o->port));
+        json_object_object_add(line, "streams", json_object_new_int((int)o->streams));
+        json_object_object_add(line, "duration_s", probe_json_double(o->duration, 3));
+        json_object_object_add(line, "both_directions", json_object_new_boolean(!o->is_one_way));
+        probe_emit(line);
+        for (unsigned i = 0; i < o->streams; i++) {
+                hello.stream = i;
+                s[i].fd = probe_connect(&o->bind, &o->remote, o->port, SOCKET_BUFFER, token, &hello, err,
+                                        sizeof(err));
+                if (s[i].fd < 0) {
+                        r = probe_fail("%s", err);
+                        goto out;
+                }
+        }
+        probe_sockname(s[0].fd, false, local, sizeof(local));
+        probe_sockname(s[0].fd, true, remote, sizeof(remote));
+        (void)probe_netdev_of(local, netdev, sizeof(netdev));
+
+        probe_phase("running");
+        started = probe_now();
+        r = send_for(s, o->streams, o->duration, o->size);
+        if (r)
+                goto out;
+        for (unsigned i = 0; i < o->streams; i++)
+                if (shutdown(s[i].fd, SHUT_WR) < 0) {
+                        r = probe_fail("stream %u: cannot end the stream: %s", i, strerror(errno));
+                        goto out;
+                }
+
+        probe_phase("finishing");
+        for (unsigned i = 0; i < o->streams; i++) {
+                r = read_summary(&s[i], i, &seconds);
+                if (r)
+                        goto out;
+                bytes += s[i].received;
+                sent += s[i].sent;
+                forward[i] = s[i].received;
+        }
+        /* The receiver's time; the sender's (which ends before its last bytes arrive) only when the
+         * server did not say. */
+        if (!(seconds > 0))
+                seconds = probe_now() - started;
+        retrans = tcp_retransmits(s, o->streams);
+        if (!o->is_one_way) {
+                probe_phase("reverse");
+                r = receive_reverse(s, o->streams, &reverse_bytes, &reverse_seconds);
+                if (r) {
+                        json_object_put(retrans);
+                        goto out;
+                }
+        }
+
+        result = json_object_new_object();
+        gbps = probe_gbps(bytes, seconds);
+        if (!o->is_one_way && probe_gbps(reverse_bytes, reverse_seconds) < gbps)
+                gbps = probe_gbps(reverse_bytes, reverse_seconds);
+        json_object_object_add(result, "kind", json_object_new_string("tcp"));
+        json_object_object_add(result, "ok", json_object_new_boolean(true));
+        json_object_object_add(result, "role", json_object_new_string("client"));
+        json_object_object_add(result, "streams", json_object_new_int((int)o->streams));
+        json_object_object_add(result, "duration_s", probe_json_double(seconds, 3));
+        json_object_object_add(result, "bytes", json_object_new_int64((int64_t)bytes));
+        json_object_object_add(result, "bytes_sent", json_object_new_int64((int64_t)sent));
+        json_object_object_add(result, "gbps", probe_json_double(gbps, 3));
+        json_object_object_add(result, "retransmits", json_object_get(retrans));
+        per = json_object_new_array();
+        for (unsigned i = 0; i < o->streams; i++) {
+                json_object *ps = json_object_new_object();
+
+                json_object_object_add(ps, "bytes", json_object_new_int64((int64_t)forward[i]));
+                json_object_object_add(ps, "gbps", probe_json_double(probe_gbps(forward[i], seconds), 3));
+                json_object_array_add(per, ps);
+        }
+        json_object_object_add(result, "per_stream", per);
+        json_object_object_add(result, "size", json_object_new_int64((int64_t)o->size));
+        json_object_object_add(result, "local", json_object_new_string(local));
+        json_object_object_add(result, "remote", json_object_new_string(remote));
+        directions = json_object_new_array();
+        json_object_array_add(directions,
+                              direction_json("forward", local, remote, bytes, seconds, retrans, netdev));
+        /* The reverse direction's retransmits are counted by its sender: the server's result. */
+        if (!o->is_one_way)
+                json_object_array_add(directions, direction_json("reverse", remote, local, reverse_bytes,
+                                                                 reverse_seconds, NULL, netdev));
+        json_object_object_add(result, "directions", directions);
+        probe_emit(probe_result_line(result));
+out:
+        for (unsigned i = 0; i < o->streams; i++)
+                if (s[i].fd >= 0)
+                        close(s[i].fd);
+        return r;
+}
+
+/* ---- server ---- */
+
 static int run_server(const struct options *o, const char *token)
 {
         _cleanup_close_ int lfd = -EBADF;
@@ -541,8 +642,8 @@ static int run_server(const struct options *o, const char *token)
         struct probe_hello hello;
         char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN];
         double first = 0, last = 0, seconds;
-        uint64_t bytes = 0;
-        json_object *line, *result, *per;
+        uint64_t bytes = 0, reverse_sent = 0;
+        json_object *line, *result, *per, *reverse_retrans = NULL;
         int r;
 
         lfd = probe_listen(&o->bind, o->port, SOCKET_BUFFER, err, sizeof(err));
@@ -578,6 +679,21 @@ static int run_server(const struct options *o, const char *token)
                 (void)probe_write_all(s[i].fd, summary, strlen(summary));
                 bytes += s[i].received;
         }
+        if (hello.reverse_ms) {
+                probe_phase("reverse");
+                r = send_for(s, hello.streams, (double)hello.reverse_ms / 1000,
+                             hello.size ? hello.size : DEFAULT_SIZE);
+                if (r)
+                        goto out;
+                for (unsigned i = 0; i < hello.streams; i++) {
+                        reverse_sent += s[i].sent;
+                        if (shutdown(s[i].fd, SHUT_WR) < 0) {
+                                r = probe_fail("stream %u: cannot end the stream: %s", i, strerror(errno));
+                                goto out;
+                        }
+                }
+                reverse_retrans = tcp_retransmits(s, hello.streams);
+        }
 
         result = json_object_new_object();
         json_object_object_add(result, "kind", json_object_new_string("tcp"));
@@ -598,6 +714,11 @@ static int run_server(const struct options *o, const char *token)
         json_object_object_add(result, "per_stream", per);
         json_object_object_add(result, "local", json_object_new_string(local));
         json_object_object_add(result, "remote", json_object_new_string(remote));
+        if (hello.reverse_ms) {
+                json_object_object_add(result, "reverse_bytes_sent",
+                                       json_object_new_int64((int64_t)reverse_sent));
+                json_object_object_add(result, "reverse_retransmits", reverse_retrans);
+        }
         probe_emit(probe_result_line(result));
 out:
         for (unsigned i = 0; i < hello.streams; i++)

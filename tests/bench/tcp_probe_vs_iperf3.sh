@@ -49,7 +49,8 @@ run_iperf3() {
                 "$tmp/iperf3.json"
 }
 
-# sparkd STREAMS: prints receiver Gb/s (the probe's result).
+# sparkd STREAMS: prints receiver Gb/s of the forward direction (client -> server), what iperf3
+# measures; --one-way leaves out the reverse turn, which iperf3 does not run.
 run_probe() {
         local port
         ip netns exec "$ns-b" "$probe" --server --bind 10.99.0.2 >"$tmp/server.out" 2>&1 &
@@ -57,9 +58,9 @@ run_probe() {
         for _ in $(seq 100); do grep -q listening "$tmp/server.out" && break; sleep 0.05; done
         port=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["port"])' "$tmp/server.out")
         ip netns exec "$ns-a" "$probe" --client 10.99.0.2 --bind 10.99.0.1 --port "$port" --streams "$1" \
-                --duration "$duration" --deadline $((duration + 20)) --json >"$tmp/client.out"
+                --one-way --duration "$duration" --deadline $((duration + 20)) --json >"$tmp/client.out"
         wait "${pids[-1]}" || true
-        python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1])["result"]; print(r["gbps"])' \
+        python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).read().splitlines()[-1])["result"]; print(r["directions"][0]["gbps"])' \
                 "$tmp/client.out"
 }
 

@@ -205,6 +205,23 @@ static void test_hello_round_trip(void)
         CHECK(probe_hello_format(NULL, &hello4, buf, sizeof(buf), &len) == 0 && buf[0] == '\n');
         CHECK(probe_hello_parse(buf, len, NULL, &h, why, sizeof(why)) == 0);
         CHECK(probe_hello_format("s3cret", &hello4, buf, 10, &len) == -ENOBUFS);
+        CHECK(h.reverse_ms == 0 && !strstr(buf, "reverse_ms"));
+        /* Both directions: the server learns how long to send back. */
+        {
+                struct probe_hello both = hello4;
+
+                both.reverse_ms = 5000;
+                CHECK(probe_hello_format("s3cret", &both, buf, sizeof(buf), &len) == 0);
+                CHECK(probe_hello_parse(buf, len, "s3cret", &h, why, sizeof(why)) == 0);
+                CHECK(h.reverse_ms == 5000);
+        }
+        CHECK(probe_hello_parse(
+                      "t\n{\"kind\":\"tcp\",\"version\":1,\"session\":\"a\",\"streams\":1,\"stream\":0,"
+                      "\"size\":1,\"count\":0,\"reverse_ms\":-5}\n",
+                      strlen("t\n{\"kind\":\"tcp\",\"version\":1,\"session\":\"a\",\"streams\":1,"
+                             "\"stream\":0,\"size\":1,\"count\":0,\"reverse_ms\":-5}\n"),
+                      NULL, &h, why, sizeof(why)) == -EPROTO);
+        CHECK_STREQ(why, "hello with an invalid reverse_ms");
 }
 
 static void test_hello_refused(void)

@@ -49,7 +49,8 @@ static void test_params(void)
         CHECK(check("tcp", NULL, &out, err, sizeof(err)) == 0);
         CHECK(probe_kind_param(probe_kind_find("tcp"), out, "duration_s") == 5);
         CHECK(probe_kind_param(probe_kind_find("tcp"), out, "streams") == 1);
-        CHECK(json_object_object_length(out) == 3);
+        CHECK(probe_kind_param(probe_kind_find("tcp"), out, "one_way") == 0);
+        CHECK(json_object_object_length(out) == 4);
         json_object_put(out);
 
         CHECK(check("tcp", "{\"duration_s\": 2, \"streams\": 8}", &out, err, sizeof(err)) == 0);
@@ -94,7 +95,15 @@ static void test_helper_args(void)
         CHECK(n == 0);
         n = 0;
         CHECK(probe_kind_helper_args(tcp, out, PROBE_SIDE_CLIENT, argv, &n, 4, storage) == -E2BIG);
-        /* The deadline covers the measurement and the set-up around it. */
+        /* The deadline covers the measurement (both directions) and the set-up around it. */
+        CHECK(probe_kind_deadline_sec(tcp, out) == 2 * 3 + 15);
+        json_object_put(out);
+
+        /* One way: the bare switch, and half the measuring time. */
+        CHECK(check("tcp", "{\"duration_s\": 3, \"one_way\": 1}", &out, err, sizeof(err)) == 0);
+        n = 0;
+        CHECK(probe_kind_helper_args(tcp, out, PROBE_SIDE_CLIENT, argv, &n, ARRAY_SIZE(argv), storage) == 0);
+        CHECK(n == 7 && strcmp(argv[6], "--one-way") == 0);
         CHECK(probe_kind_deadline_sec(tcp, out) == 3 + 15);
         json_object_put(out);
 
