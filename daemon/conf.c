@@ -314,6 +314,9 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->probe_helper_dir = strdup(SPARKD_HELPER_DIR);
         c->probe_history_size = 1000;
         c->probe_degraded_ratio = 0.8;
+        c->diagnosis_healthy_gbps = 80;
+        c->diagnosis_stale_min_gbps = 8;
+        c->diagnosis_stale_max_gbps = 25;
         c->probe_interval_usec = 3600 * 1000000ULL;
         c->probe_jitter_usec = 300 * 1000000ULL;
         c->probe_rtt_interval_usec = 300 * 1000000ULL;
@@ -392,6 +395,12 @@ int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, str
         if (r < 0)
                 goto fail;
 
+        if (!(c->diagnosis_stale_min_gbps < c->diagnosis_stale_max_gbps &&
+              c->diagnosis_stale_max_gbps < c->diagnosis_healthy_gbps))
+                conf_add_error(
+                        errors, path, 0,
+                        "[diagnosis] needs stale_min_gbps (%g) < stale_max_gbps (%g) < healthy_gbps (%g)",
+                        c->diagnosis_stale_min_gbps, c->diagnosis_stale_max_gbps, c->diagnosis_healthy_gbps);
         if (!p.socket_group_set)
                 conf_resolve_default_group(&c->socket_group, &c->socket_gid);
         if (!p.admin_group_set)

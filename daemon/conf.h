@@ -60,6 +60,11 @@ struct sparkd_config {
         double probe_expect_rtt_us;     /* 0: learn a baseline */
         double probe_expect_nccl_busbw; /* GB/s; 0: learn a baseline */
         double probe_degraded_ratio;
+        /* [diagnosis]: a rail at or above healthy_gbps is ok; one in [stale_min, stale_max] on a
+         * 200G link trained at 32 GT/s x4 is in the stale-initialization state. */
+        double diagnosis_healthy_gbps;
+        double diagnosis_stale_min_gbps;
+        double diagnosis_stale_max_gbps;
         uint64_t probe_interval_usec; /* scheduled bandwidth probes; 0: off */
         uint64_t probe_jitter_usec;
         uint64_t probe_rtt_interval_usec; /* all-pairs RTT; 0: off */

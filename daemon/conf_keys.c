@@ -380,6 +380,24 @@ static int parse_expect_nccl(struct conf_parse *p, const char *value, const char
         return parse_double(value, 0, 10000, &p->config->probe_expect_nccl_busbw);
 }
 
+static int parse_healthy_gbps(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "Gb/s per rail from 0.001 to 10000";
+        return parse_double(value, 0.001, 10000, &p->config->diagnosis_healthy_gbps);
+}
+
+static int parse_stale_min_gbps(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "Gb/s per rail from 0 to 10000";
+        return parse_double(value, 0, 10000, &p->config->diagnosis_stale_min_gbps);
+}
+
+static int parse_stale_max_gbps(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "Gb/s per rail from 0.001 to 10000";
+        return parse_double(value, 0.001, 10000, &p->config->diagnosis_stale_max_gbps);
+}
+
 static int parse_degraded_ratio(struct conf_parse *p, const char *value, const char **why)
 {
         *why = "a fraction of the expected value from 0.05 to 1";
@@ -517,6 +535,9 @@ const struct conf_key conf_keys[] = {
         { "probe",  "duration",         parse_probe_duration },
         { "probe",  "streams",          parse_probe_streams },
         { "probe",  "kinds",            parse_probe_kinds },
+        { "diagnosis", "healthy_gbps",  parse_healthy_gbps },
+        { "diagnosis", "stale_min_gbps", parse_stale_min_gbps },
+        { "diagnosis", "stale_max_gbps", parse_stale_max_gbps },
         { "metrics", "textfile",        parse_textfile },
         { "api",    "socket",           parse_socket_path },
         { "api",    "socket_mode",      parse_socket_mode },
