@@ -107,11 +107,35 @@ static void print_result_row(json_object *r, json_object *kinds)
                client_get_string(r, "error", ""));
 }
 
+/* The daemon's verdict on the rails of a bandwidth result: one line to act on, then each rail
+ * and direction, then the recovery steps of a stale initialization. */
+static void print_rail_verdicts(json_object *r)
+{
+        json_object *d, *rails = NULL, *steps = NULL;
+
+        if (!json_object_object_get_ex(r, "diagnosis", &d) || !d)
+                return;
+        printf("    verdict: %s\n", client_get_string(d, "summary", "?"));
+        json_object_object_get_ex(d, "rails", &rails);
+        for (size_t i = 0; rails && i < json_object_array_length(rails); i++) {
+                json_object *rail = json_object_array_get_idx(rails, i);
+
+                printf("    %-20s %-8s %8.2f Gb/s  %s\n", client_get_string(rail, "rail", "?"),
+                       client_get_string(rail, "direction", "?"), number(rail, "gbps"),
+                       client_get_string(rail, "verdict", "?"));
+        }
+        json_object_object_get_ex(d, "recovery", &steps);
+        for (size_t i = 0; steps && i < json_object_array_length(steps); i++)
+                printf("    recovery %zu: %s\n", i + 1,
+                       json_object_get_string(json_object_array_get_idx(steps, i)));
+}
+
 /* The sizes, transport and phases of a result that has them (nccl), and a hang's diagnosis. */
 static void print_details(json_object *r)
 {
         json_object *m = NULL, *d = NULL, *ops = NULL, *t = NULL, *phases = NULL, *v;
 
+        print_rail_verdicts(r);
         json_object_object_get_ex(r, "measured", &m);
         if (!m)
                 json_object_object_get_ex(r, "detail", &m);

@@ -114,10 +114,9 @@ static void links_text(const struct rail_facts *rf, char *buf, size_t size)
 }
 
 static json_object *judge_rail(json_object *direction, const char *name, const char *netdev, double gbps,
-                               const struct fabric_facts *f, const struct diagnosis_thresholds *t,
+                               const struct rail_facts rf, const struct diagnosis_thresholds *t,
                                enum diagnosis_verdict *verdict)
 {
-        struct rail_facts rf = rail_facts_find(f, name, netdev);
         const char *dir = jstr(direction, "direction"), *from = jstr(direction, "from"),
                    *to = jstr(direction, "to");
         json_object *o = json_object_new_object();
@@ -195,17 +194,17 @@ json_object *diagnosis_classify(json_object *result, const struct fabric_facts *
                 if (json_object_object_get_ex(d, "rails", &dr) && !json_object_is_type(dr, json_type_array))
                         dr = NULL;
                 n_rails = dr ? json_object_array_length(dr) : 0;
-                /* A direction without rails is judged as one: its total, with no facts to go on. */
-                for (size_t k = 0; k < (n_rails ? n_rails : 1); k++) {
-                        json_object *r = n_rails ? json_object_array_get_idx(dr, k) : d, *j;
-                        const char *name = n_rails ? jstr(r, "name") : jstr(d, "from");
-                        const char *netdev = n_rails ? jstr(r, "netdev") : "";
+                for (size_t k = 0; k < n_rails; k++) {
+                        json_object *r = json_object_array_get_idx(dr, k), *j;
+                        const char *name = jstr(r, "name"), *netdev = jstr(r, "netdev");
+                        struct rail_facts rf = rail_facts_find(facts, name, netdev);
                         enum diagnosis_verdict v;
 
-                        if (!jdouble(r, "gbps", &gbps))
+                        /* Only the rails of this node's RDMA inventory have a healthy line: a
+                         * management port or a virtual link is no rail. */
+                        if (!rf.device || !jdouble(r, "gbps", &gbps))
                                 continue;
-                        j = judge_rail(d, name[0] ? name : netdev, netdev, gbps, n_rails ? facts : NULL, t,
-                                       &v);
+                        j = judge_rail(d, name[0] ? name : netdev, netdev, gbps, rf, t, &v);
                         json_object_array_add(rails, j);
                         n_ok += v == DIAGNOSIS_OK;
                         n_stale += v == DIAGNOSIS_STALE_INITIALIZATION;
@@ -215,6 +214,11 @@ json_object *diagnosis_classify(json_object *result, const struct fabric_facts *
                                 first_bad = json_object_get_string(json_object_object_get(j, "summary"));
                         }
                 }
+        }
+        if (json_object_array_length(rails) == 0) {
+                json_object_put(rails);
+                json_object_put(out);
+                return NULL;
         }
         if (overall == DIAGNOSIS_OK)
                 snprintf(summary, sizeof(summary), "ok: %zu rail direction%s at or above %g Gb/s", n_ok,

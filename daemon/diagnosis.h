@@ -39,11 +39,11 @@ const char *diagnosis_verdict_to_string(enum diagnosis_verdict v);
 extern const char *const diagnosis_recovery_steps[];
 
 /*
- * Judges result (a probe helper's result). Returns NULL when the result has no "directions",
- * else {verdict, summary, rails: [{direction, from, to, rail, netdev, gbps, verdict, summary,
- * ethernet_gbps, pcie, pcie_max}], recovery?: [...]}; verdict is the worst (stale-initialization,
- * then degraded, then ok). facts may be NULL (nothing known about the rails: never
- * stale-initialization).
+ * Judges result (a probe helper's result). Only rails this node's RDMA inventory knows (by
+ * netdev or device name) are judged; NULL when there is none, or no "directions". Else {verdict, summary,
+ * rails: [{direction, from, to, rail, netdev, gbps, verdict, summary, ethernet_gbps, pcie, pcie_max}],
+ * recovery?: [...]}; verdict is the worst (stale-initialization, then degraded, then ok). facts may be NULL:
+ * nothing is then known to be a rail.
  */
 json_object *diagnosis_classify(json_object *result, const struct fabric_facts *facts,
                                 const struct diagnosis_thresholds *t);

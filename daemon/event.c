@@ -35,6 +35,8 @@ static const struct event_info event_table[_EVENT_TYPE_MAX] = {
         [EVENT_PROBE_DONE] = { "probe-done", "40cd6fed20cf4ba5aef3762d7b6c65dc", LOG_INFO },
         [EVENT_PROBE_DEGRADED] = { "probe-degraded", "b9b9342f5dbf4b10a02de448fc144571", LOG_ERR },
         [EVENT_PROBE_FAILED] = { "probe-failed", "159ce9cd0fd747b88217706b5340b0df", LOG_ERR },
+        [EVENT_STALE_INITIALIZATION] = { "stale-initialization", "53d53fe77bc84f1896ff423df4190ec8",
+                                         LOG_ERR },
         [EVENT_SYSCTL_DRIFT] = { "sysctl-drift", "3695865f89ff47b8bde8d62e63f97631", LOG_WARNING },
 };
 

@@ -32,6 +32,7 @@ enum event_type {
         EVENT_PROBE_DONE,
         EVENT_PROBE_DEGRADED,
         EVENT_PROBE_FAILED,
+        EVENT_STALE_INITIALIZATION,
         _EVENT_TYPE_MAX,
 };
 

@@ -213,6 +213,7 @@ void probe_finish(struct probe *p, const char *error)
         } else {
                 json_object_object_add(out, "measured", json_object_get(p->result));
                 judge(ps, p, out, &status);
+                probe_diagnose(p, out, &status);
         }
         if (error && p->is_unavailable)
                 status = "unavailable";
@@ -576,6 +577,8 @@ int probes_new(struct event_base *base, struct peers *peers, struct store *store
         snprintf(ps->node_id, sizeof(ps->node_id), "%s", node_id);
         LIST_INIT(&ps->probes);
         r = history_new(base, store, 1000, &ps->history);
+        if (r >= 0)
+                r = diagnosis_episodes_new(&ps->episodes);
         ps->tick = event_new(base, -1, EV_PERSIST, on_tick, ps);
         if (r < 0 || !ps->tick) {
                 probes_free(ps);
@@ -606,6 +609,7 @@ void probes_free(struct probes *ps)
                 event_free(ps->tick);
         strv_free(ps->sched_kinds);
         history_free(ps->history);
+        diagnosis_episodes_free(ps->episodes);
         free(ps);
 }
 
@@ -623,6 +627,9 @@ int probes_configure(struct probes *ps, const struct sparkd_config *c)
         if (strv_copy(c->probe_kinds, &ps->sched_kinds) < 0)
                 return -ENOMEM;
         ps->degraded_ratio = c->probe_degraded_ratio;
+        ps->diagnosis = (struct diagnosis_thresholds){ .healthy_gbps = c->diagnosis_healthy_gbps,
+                                                       .stale_min_gbps = c->diagnosis_stale_min_gbps,
+                                                       .stale_max_gbps = c->diagnosis_stale_max_gbps };
         ps->interval_sec = c->probe_interval_usec / 1000000;
         ps->jitter_sec = c->probe_jitter_usec / 1000000;
         ps->rtt_interval_sec = c->probe_rtt_interval_usec / 1000000;

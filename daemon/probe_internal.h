@@ -10,6 +10,7 @@
 
 #include "api.h"
 #include "child.h"
+#include "diagnosis.h"
 #include "history.h"
 #include "peers.h"
 #include "probe.h"
@@ -52,6 +53,8 @@ struct probes {
         char helper_dir[PATH_MAX];
         double expect[PROBE_KINDS_MAX]; /* from the config, by kind index; 0: learn a baseline */
         double degraded_ratio;
+        struct diagnosis_thresholds diagnosis;
+        struct diagnosis_episodes *episodes; /* stale-initialization alerts already given */
         uint64_t interval_sec, jitter_sec, rtt_interval_sec;
         unsigned sched_duration, sched_streams;
         char **sched_kinds; /* the bandwidth kinds each scheduled round runs, in order */
@@ -86,6 +89,10 @@ bool probe_helper_is_installed(struct probe *p);
 int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
 /* Fields from a peer's probe-ready: what a client helper may get in its environment. */
 bool probe_ready_fields_ok(json_object *fields);
+
+/* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
+ * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */
+void probe_diagnose(struct probe *p, json_object *out, const char **status);
 
 /* Runs what the schedule says is due at `now`. */
 void probe_schedule_tick(struct probes *ps, time_t now);
