@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The stale-initialization signature end to end: node a's host root is a copy of a fixture Spark
+# whose rail enp1s0f1np1 says 200G Ethernet and PCIe 32 GT/s x4, and a veth of that name carries
+# the tcp probe to b. b's side is rate-limited (tbf on its egress), so only the reverse direction
+# (b -> a) is slow: that direction alone is stale-initialization, with one alert for two slow
+# results, and a healthy result ends the episode. A veth carries about 13-18 Gb/s here, so the
+# NIC's 15 Gb/s cap cannot be told from an unlimited veth; the thresholds are scaled to a veth
+# (healthy 5, stale band 1-3 Gb/s) and the limit is 2 Gbit/s. The same host root then shows the
+# doctor's rail checks, and fatal AER errors written into it between two looks fail the doctor.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_peers.sh"
+
+helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
+"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+root="$TEST_TMP/host"
+cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$root"
+a=$(netns_new a)
+b=$(netns_new b)
+veth_pair "$a" enp1s0f1np1 "$b" fb 192.168.177.11/24 192.168.177.12/24
+peer_conf a enp1s0f1np1 192.168.177.12 "[probe]" "helper_dir = $helpers" \
+        "[daemon]" "host_root = $root" \
+        "[diagnosis]" "healthy_gbps = 5" "stale_min_gbps = 1" "stale_max_gbps = 3"
+peer_conf b fb 192.168.177.11 "[probe]" "helper_dir = $helpers"
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 5 || fail "peers not up"
+watch_events a
+
+verdict() { json_get "$1" "[r['verdict'] for r in d['diagnosis']['rails'] if r['direction'] == '$2'][0]"; }
+
+step "both directions healthy: ok"
+out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || fail "healthy probe: $out"
+assert_eq "$(json_get "$out" 'd["diagnosis"]["verdict"]')" ok "verdict of an unlimited veth"
+assert_eq "$(json_get "$out" 'len(d["measured"]["directions"])')" 2 "directions measured"
+
+step "b -> a limited to 2 Gbit/s: stale-initialization in the reverse direction only"
+tc -n "$b" qdisc add dev fb root tbf rate 2gbit burst 256k latency 20ms
+rc=0; out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || rc=$?
+assert_eq "$rc" 1 "exit status of a stale result"
+assert_eq "$(json_get "$out" 'd["status"]')" degraded "status"
+assert_eq "$(json_get "$out" 'd["diagnosis"]["verdict"]')" stale-initialization "verdict"
+assert_eq "$(verdict "$out" forward)" ok "forward verdict"
+assert_eq "$(verdict "$out" reverse)" stale-initialization "reverse verdict"
+assert_eq "$(json_get "$out" 'd["diagnosis"]["rails"][1]["rail"] + " " + str(d["diagnosis"]["rails"][1]["pcie"])')" \
+        "enp1s0f1np1 32 GT/s x4" "the rail and its PCIe link"
+json_get "$out" 'len(d["diagnosis"]["recovery"]) == 3' | grep -q True || fail "recovery steps: $out"
+table=$(sparkc_of a probe --peer b --kind tcp --duration 1) && rc=0 || rc=$?
+echo "$table"
+assert_eq "$rc" 1 "exit status of the table"
+assert_contains "$table" "verdict: stale-initialization: enp1s0f1np1 reverse:" "verdict line"
+assert_contains "$table" "recovery 2: if the rail stays capped: shut both nodes down, remove AC power" "recovery"
+wait_events a stale-initialization "" 1 5 || fail "no stale-initialization alert"
+assert_eq "$(count_events a stale-initialization)" 1 "alerts for two stale results"
+python3 - "$TEST_TMP/a.events" <<'PY' || fail "alert fields"
+import json, sys
+e = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["event"] == "stale-initialization"][0]
+f = e["fields"]
+assert f["direction"] == "reverse" and f["rail"] == "enp1s0f1np1" and f["peer"] == "b", f
+assert "AC power" in f["recovery"], f
+PY
+
+step "the limit gone: ok again, the episode ends, a new cap alerts again"
+tc -n "$b" qdisc del dev fb root
+out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || fail "healthy again: $out"
+assert_eq "$(verdict "$out" reverse)" ok "reverse verdict after the limit"
+tc -n "$b" qdisc add dev fb root tbf rate 2gbit burst 256k latency 20ms
+sparkc_of a --json probe --peer b --kind tcp --duration 1 >/dev/null && fail "a new cap not degraded"
+wait_events a stale-initialization "" 2 5 || fail "no alert for the new episode"
+assert_eq "$(count_events a stale-initialization)" 2 "alerts after a new episode"
+assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind tcp --limit 1)" 'd["results"][0]["diagnosis"]["verdict"]')" \
+        stale-initialization "the verdict in the history"
+
+step "doctor: the rail's links, then fatal AER errors rising between two looks"
+out=$(sparkc_of a --json doctor) || true
+for id in pcie-link ethernet-speed pcie-aer; do
+        assert_eq "$(json_get "$out" "[c['status'] for c in d['checks'] if c['id'] == '$id'][0]")" ok "$id"
+done
+aer="$root/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/aer_dev_fatal"
+sed -i 's/^TOTAL_ERR_FATAL 0$/TOTAL_ERR_FATAL 2/; s/^DLP 0$/DLP 2/' "$aer"
+rc=0; out=$(sparkc_of a doctor) || rc=$?
+assert_eq "$rc" 2 "doctor exit status"
+assert_contains "$out" "[FAIL] pcie-aer        fatal PCIe AER errors rising on 1 RDMA device" "aer check"
+assert_contains "$out" "rocep1s0f1: 2 fatal AER errors since boot, 2 of them since sparkd's first look" "aer evidence"
+assert_contains "$out" "fix: escalate" "aer fix"
+sparkd_stop a
+sparkd_stop b
+pass
