@@ -157,9 +157,73 @@ static void check_aer(struct check *c, const struct fabric_facts *f)
         check_end(c, DOCTOR_OK, NULL, "no fatal PCIe AER errors");
 }
 
+static const char *jstr(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+/* What the newest tcp or rdma probe to each peer measured on the rails, as the probe judged it. */
+static void check_rail_bandwidth(struct check *c, const struct fabric_facts *f)
+{
+        size_t stale = 0, degraded = 0, n = json_object_array_length(f->rail_verdicts);
+        const char *first_stale = NULL, *first_degraded = NULL;
+        json_object *recovery = NULL;
+
+        check_begin(c, "rail-bandwidth");
+        for (size_t i = 0; i < n; i++) {
+                json_object *e = json_object_array_get_idx(f->rail_verdicts, i), *d, *rails = NULL;
+                const char *verdict;
+
+                if (!json_object_object_get_ex(e, "diagnosis", &d))
+                        continue;
+                verdict = jstr(d, "verdict");
+                json_object_object_get_ex(d, "rails", &rails);
+                for (size_t k = 0; rails && k < json_object_array_length(rails); k++)
+                        evidence(c, "%s probe to %s at %s: %s", jstr(e, "kind"), jstr(e, "peer"),
+                                 jstr(e, "started_at"),
+                                 jstr(json_object_array_get_idx(rails, k), "summary"));
+                if (strcmp(verdict, "stale-initialization") == 0) {
+                        stale++;
+                        first_stale = first_stale ? first_stale : jstr(d, "summary");
+                        if (!recovery)
+                                json_object_object_get_ex(d, "recovery", &recovery);
+                } else if (strcmp(verdict, "ok") != 0) {
+                        degraded++;
+                        first_degraded = first_degraded ? first_degraded : jstr(d, "summary");
+                }
+        }
+        if (stale) {
+                char fix[MAX_EVIDENCE_LINE] = "";
+
+                for (size_t i = 0; recovery && i < json_object_array_length(recovery); i++) {
+                        size_t used = strlen(fix);
+
+                        snprintf(fix + used, sizeof(fix) - used, "%s%zu. %s", i ? "; " : "", i + 1,
+                                 json_object_get_string(json_object_array_get_idx(recovery, i)));
+                }
+                check_end(c, DOCTOR_FAIL, fix, "%s", first_stale);
+                return;
+        }
+        if (degraded) {
+                check_end(
+                        c, DOCTOR_WARN,
+                        "see pcie-link and ethernet-speed for this node's links, and `sparkc doctor` on the "
+                        "peer for its end; probe again with `sparkc probe --peer PEER --kind tcp`",
+                        "%s", first_degraded);
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL,
+                  n ? "every rail at or above its healthy line in the newest probes"
+                    : "no tcp or rdma probe has measured the rails yet");
+}
+
 void doctor_check_rails(struct check *c, const struct fabric_facts *f)
 {
         check_pcie_link(c, f);
         check_ethernet_speed(c, f);
         check_aer(c, f);
+        if (f->rail_verdicts)
+                check_rail_bandwidth(c, f);
 }

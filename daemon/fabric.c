@@ -41,6 +41,7 @@ void fabric_facts_free(struct fabric_facts *f)
         free(f->addresses);
         free(f->sysctls);
         json_object_put(f->peers);
+        json_object_put(f->rail_verdicts);
         *f = (struct fabric_facts){ 0 };
 }
 

@@ -36,7 +36,8 @@ struct fabric_facts {
         unsigned mtu_wanted;
         struct fabric_sysctl *sysctls;
         size_t n_sysctls;
-        json_object *peers; /* the peers method's result, owned; NULL: not known (offline) */
+        json_object *peers;         /* the peers method's result, owned; NULL: not known (offline) */
+        json_object *rail_verdicts; /* probes_rail_verdicts(), owned; NULL: not known (offline) */
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

@@ -52,6 +52,7 @@ int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
         }
         json_object_put(sysctls);
         f->peers = peers_to_json(d->peers);
+        f->rail_verdicts = probes_rail_verdicts(d->probes);
         return 0;
 }
 

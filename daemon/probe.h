@@ -33,3 +33,6 @@ struct history *probes_history(struct probes *probes);
  * run with the NCCL environment need them. Fills *out (fabric_facts_free frees it). */
 typedef int (*probes_facts_fn)(void *userdata, struct fabric_facts *out);
 void probes_set_facts_source(struct probes *probes, probes_facts_fn gather, void *userdata);
+/* The rails' verdict of the newest result per peer and kind that has one:
+ * [{peer, kind, started_at, diagnosis}], for the doctor. */
+json_object *probes_rail_verdicts(struct probes *probes);

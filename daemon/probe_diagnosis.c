@@ -37,6 +37,26 @@ static void alert_stale(struct probe *p, json_object *rail, json_object *diagnos
                    p->peer_name, jstr(rail, "summary"));
 }
 
+json_object *probes_rail_verdicts(struct probes *ps)
+{
+        json_object *latest = history_latest(ps->history), *out = json_object_new_array();
+
+        for (size_t i = 0; i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *d, *o;
+
+                if (!json_object_object_get_ex(r, "diagnosis", &d) || !d)
+                        continue;
+                o = json_object_new_object();
+                json_object_object_add(o, "peer", json_object_new_string(jstr(r, "peer")));
+                json_object_object_add(o, "kind", json_object_new_string(jstr(r, "kind")));
+                json_object_object_add(o, "started_at", json_object_new_string(jstr(r, "started_at")));
+                json_object_object_add(o, "diagnosis", json_object_get(d));
+                json_object_array_add(out, o);
+        }
+        json_object_put(latest);
+        return out;
+}
+
 void probe_diagnose(struct probe *p, json_object *out, const char **status)
 {
         struct probes *ps = p->owner;

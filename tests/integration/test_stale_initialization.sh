@@ -5,8 +5,9 @@
 # (b -> a) is slow: that direction alone is stale-initialization, with one alert for two slow
 # results, and a healthy result ends the episode. A veth carries about 13-18 Gb/s here, so the
 # NIC's 15 Gb/s cap cannot be told from an unlimited veth; the thresholds are scaled to a veth
-# (healthy 5, stale band 1-3 Gb/s) and the limit is 2 Gbit/s. The same host root then shows the
-# doctor's rail checks, and fatal AER errors written into it between two looks fail the doctor.
+# (healthy 5, stale band 1-3 Gb/s) and the limit is 2 Gbit/s. The doctor then shows the newest
+# verdict and the rail's links from the same host root, and fatal AER errors written into it
+# between two looks fail it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -70,11 +71,15 @@ assert_eq "$(count_events a stale-initialization)" 2 "alerts after a new episode
 assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind tcp --limit 1)" 'd["results"][0]["diagnosis"]["verdict"]')" \
         stale-initialization "the verdict in the history"
 
-step "doctor: the rail's links, then fatal AER errors rising between two looks"
+step "doctor: the rail's links, the newest probe's verdict, then fatal AER errors rising"
 out=$(sparkc_of a --json doctor) || true
 for id in pcie-link ethernet-speed pcie-aer; do
         assert_eq "$(json_get "$out" "[c['status'] for c in d['checks'] if c['id'] == '$id'][0]")" ok "$id"
 done
+assert_eq "$(json_get "$out" "[c['status'] for c in d['checks'] if c['id'] == 'rail-bandwidth'][0]")" fail "rail-bandwidth"
+text=$(sparkc_of a doctor) || true
+assert_contains "$text" "[FAIL] rail-bandwidth  stale-initialization: enp1s0f1np1 reverse:" "doctor's verdict line"
+assert_contains "$text" "fix: 1. reboot both nodes" "doctor's recovery"
 aer="$root/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/aer_dev_fatal"
 sed -i 's/^TOTAL_ERR_FATAL 0$/TOTAL_ERR_FATAL 2/; s/^DLP 0$/DLP 2/' "$aer"
 rc=0; out=$(sparkc_of a doctor) || rc=$?
