@@ -295,6 +295,37 @@ static void test_probe_kinds(void)
         CHECK(strstr(errors, "(rtt, tcp") != NULL);
 }
 
+static void test_diagnosis(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("none.conf", false, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK(c->diagnosis_healthy_gbps == 80 && c->diagnosis_stale_min_gbps == 8 &&
+                      c->diagnosis_stale_max_gbps == 25);
+        conf_free(c);
+        c = NULL;
+
+        write_file("diag.conf", "[diagnosis]\nhealthy_gbps = 5\nstale_min_gbps = 1\nstale_max_gbps = 3.5\n");
+        CHECK(load("diag.conf", true, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK(c->diagnosis_healthy_gbps == 5 && c->diagnosis_stale_max_gbps == 3.5);
+        conf_free(c);
+        c = NULL;
+
+        write_file("baddiag.conf", "[diagnosis]\nhealthy_gbps = fast\nstale_min_gbps = -1\n");
+        CHECK(load("baddiag.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors, "baddiag.conf:2: healthy_gbps=\"fast\": expected Gb/s per rail") != NULL);
+        CHECK(strstr(errors, "baddiag.conf:3: stale_min_gbps=\"-1\"") != NULL);
+
+        /* Each value fine alone, the band above the healthy line: said once, with the numbers. */
+        write_file("banddiag.conf", "[diagnosis]\nhealthy_gbps = 20\n");
+        CHECK(load("banddiag.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors, "banddiag.conf: [diagnosis] needs stale_min_gbps (8) < stale_max_gbps (25) < "
+                             "healthy_gbps (20)") != NULL);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -310,6 +341,7 @@ int main(void)
         RUN(test_dropins_without_main_file);
         RUN(test_fabric_and_sysctl);
         RUN(test_probe_kinds);
+        RUN(test_diagnosis);
         {
                 char cmd[600];
 

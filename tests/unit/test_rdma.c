@@ -184,7 +184,57 @@ static void test_spark_twins(void)
         check_ports(&inv, ports, ARRAY_SIZE(ports));
         check_gids(&inv, "rocep1s0f1", 1, gids, ARRAY_SIZE(gids));
         check_no_warnings(&inv);
+        /* Every function a healthy Spark rail: 32 GT/s x4 of 32 GT/s x4, AER counters at 0. */
+        for (size_t i = 0; i < inv.n; i++) {
+                const struct pcie_link *l = &inv.v[i].pcie;
+
+                CHECK(l->is_known && l->speed_gts == 32 && l->width == 4 && pcie_link_is_spark_trained(l));
+                CHECK(pcie_link_is_spark_capable(l) && !pcie_link_is_degraded(l));
+                CHECK(l->has_aer && l->aer_fatal == 0 && l->aer_fatal_since_start == -1);
+        }
+        CHECK(rdma_find_port_by_netdev(&inv, "enp1s0f1np1", NULL)->netdev_speed_mbps == 200000);
+        CHECK(rdma_find_port_by_netdev(&inv, "enp1s0f0np0", NULL)->netdev_speed_mbps == -1); /* no cable */
         rdma_inventory_free(&inv);
+}
+
+static void test_rail_faults(void)
+{
+        struct rdma_inventory inv;
+        const struct rdma_device *d;
+
+        CHECK(rdma_scan(tree("spark-rail-faults"), false, &inv) == 0);
+        CHECK((d = rdma_find_device(&inv, "mlx5_1")) && d->pcie.width == 2 && d->pcie.max_width == 4 &&
+              pcie_link_is_degraded(&d->pcie) && !pcie_link_is_spark_trained(&d->pcie));
+        CHECK((d = rdma_find_device(&inv, "mlx5_2")) && d->pcie.speed_gts == 16 &&
+              pcie_link_is_degraded(&d->pcie) && d->pcie.aer_nonfatal == 1);
+        CHECK((d = rdma_find_device(&inv, "mlx5_3")) && d->pcie.aer_fatal == 3 &&
+              d->ports[0].netdev_speed_mbps == 100000);
+        rdma_inventory_free(&inv);
+        /* No PCIe files (an older tree, a soft device): unknown, never degraded. */
+        CHECK(rdma_scan(tree("single-port"), false, &inv) == 0);
+        CHECK(!inv.v[0].pcie.is_known && !inv.v[0].pcie.has_aer && !pcie_link_is_degraded(&inv.v[0].pcie));
+        rdma_inventory_free(&inv);
+}
+
+static void test_parse_pcie(void)
+{
+        double gts = 0;
+        uint64_t n = 0;
+
+        CHECK(pcie_parse_speed("32.0 GT/s PCIe", &gts) == 0 && gts == 32);
+        CHECK(pcie_parse_speed("2.5 GT/s", &gts) == 0 && gts == 2.5);
+        CHECK(pcie_parse_speed("Unknown", &gts) == -EBADMSG);
+        CHECK(pcie_parse_speed("32.0 GB/s", &gts) == -EBADMSG);
+        CHECK(pcie_parse_speed("32.0 GT/sPCIe", &gts) == -EBADMSG);
+        CHECK(pcie_parse_speed("-8 GT/s", &gts) == -EBADMSG);
+        CHECK(pcie_parse_aer_total("Undefined 0\nDLP 2\nTOTAL_ERR_FATAL 2\n", "TOTAL_ERR_FATAL", &n) == 0 &&
+              n == 2);
+        CHECK(pcie_parse_aer_total("TOTAL_ERR_FATAL 7", "TOTAL_ERR_FATAL", &n) == 0 && n == 7);
+        CHECK(pcie_parse_aer_total("DLP 2\n", "TOTAL_ERR_FATAL", &n) == -ENOENT);
+        CHECK(pcie_parse_aer_total("TOTAL_ERR_FATAL x\n", "TOTAL_ERR_FATAL", &n) == -EBADMSG);
+        CHECK(pcie_parse_aer_total("TOTAL_ERR_FATAL 3 4\n", "TOTAL_ERR_FATAL", &n) == -EBADMSG);
+        CHECK(pcie_parse_aer_total("TOTAL_ERR_FATALITY 3\nTOTAL_ERR_FATAL 4", "TOTAL_ERR_FATAL", &n) == 0 &&
+              n == 4);
 }
 
 /* Seed 002: two ports of one ConnectX in one PCI domain are not twins; mlx5_1 is forced down. */
@@ -699,6 +749,8 @@ int main(void)
         RUN(test_missing_class);
         RUN(test_verbs_never_fatal);
         RUN(test_find);
+        RUN(test_rail_faults);
+        RUN(test_parse_pcie);
         RUN(test_parse_state);
         RUN(test_parse_rate);
         RUN(test_parse_gid);
