@@ -508,24 +508,38 @@ static int cmd_fabric(const struct client_options *o, int argc, char **argv)
         if (!devices || json_object_array_length(devices) == 0)
                 printf("no RDMA device found\n");
         else
-                printf("%-16s %-5s %-16s %-8s %-10s %-22s %-9s %s\n", "DEVICE", "PORT", "NETDEV", "STATE",
-                       "PHYS", "RATE", "GID(v2)", "TWIN");
+                printf("%-16s %-5s %-16s %-8s %-10s %-22s %-9s %-16s %s\n", "DEVICE", "PORT", "NETDEV",
+                       "STATE", "PHYS", "RATE", "GID(v2)", "TWIN", "PCIE (MAX)");
         for (size_t i = 0; devices && i < json_object_array_length(devices); i++) {
-                json_object *d = json_object_array_get_idx(devices, i), *ports = NULL;
+                json_object *d = json_object_array_get_idx(devices, i), *ports = NULL, *pcie = NULL, *v;
+                char link[64] = "-";
 
                 json_object_object_get_ex(d, "ports", &ports);
+                /* "32 GT/s x4", and what it could do when it trained lower. */
+                if (json_object_object_get_ex(d, "pcie", &pcie) && pcie &&
+                    json_object_object_get_ex(pcie, "speed_gts", &v) && v) {
+                        double max_gts = 0;
+
+                        snprintf(link, sizeof(link), "%g GT/s x%d", json_object_get_double(v),
+                                 get_int(pcie, "width"));
+                        if (json_object_object_get_ex(pcie, "max_speed_gts", &v) && v)
+                                max_gts = json_object_get_double(v);
+                        if (get_bool(pcie, "degraded"))
+                                snprintf(link + strlen(link), sizeof(link) - strlen(link), " (%g GT/s x%d)",
+                                         max_gts, get_int(pcie, "max_width"));
+                }
                 for (size_t p = 0; ports && p < json_object_array_length(ports); p++) {
                         json_object *port = json_object_array_get_idx(ports, p), *gid;
                         char gid_s[16] = "-";
 
                         if (json_object_object_get_ex(port, "roce_v2_ipv4_gid", &gid) && gid)
                                 snprintf(gid_s, sizeof(gid_s), "%d", json_object_get_int(gid));
-                        printf("%-16s %-5d %-16s %-8s %-10s %-22s %-9s %s\n",
+                        printf("%-16s %-5d %-16s %-8s %-10s %-22s %-9s %-16s %s\n",
                                client_get_string(d, "name", "?"), get_int(port, "port"),
                                client_get_string(port, "netdev", "-"), client_get_string(port, "state", "?"),
                                client_get_string(port, "phys_state", "?"),
                                client_get_string(port, "rate", "?"), gid_s,
-                               client_get_string(d, "twin", "-"));
+                               client_get_string(d, "twin", "-"), link);
                 }
         }
         jsonrpc_response_done(&resp);

@@ -72,6 +72,7 @@ struct stream {
         uint64_t size;
         double send_until;
         uint64_t sent; /* read by the main thread for progress while the thread adds to it */
+        bool stopped;  /* the sending thread ended (its time is up, or send failed) */
         /* server, and on the client what the server said it received */
         uint64_t received;
         double first_byte, ended;
@@ -328,6 +329,7 @@ static void *sender_run(void *arg)
                 }
                 __atomic_fetch_add(&s->sent, (uint64_t)n, __ATOMIC_RELAXED);
         }
+        __atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
         return NULL;
 }
 
@@ -358,6 +360,14 @@ static int start_threads(struct stream *s, unsigned n, void *(*fn)(void *))
         return r;
 }
 
+static bool all_stopped(struct stream *s, unsigned n)
+{
+        for (unsigned i = 0; i < n; i++)
+                if (!__atomic_load_n(&s[i].stopped, __ATOMIC_ACQUIRE))
+                        return false;
+        return true;
+}
+
 static int send_for(struct stream *s, unsigned n, double duration, uint64_t size)
 {
         _cleanup_free_ char *buf = malloc(size);
@@ -381,7 +391,11 @@ static int send_for(struct stream *s, unsigned n, double duration, uint64_t size
         for (next_progress = start + 1; next_progress < end; next_progress += 1) {
                 uint64_t total = 0;
 
-                sleep_until(next_progress);
+                /* A peer that went away ends every stream at once: no waiting out the time. */
+                while (!all_stopped(s, n) && probe_now() < next_progress)
+                        sleep_until(probe_now() + 0.1 < next_progress ? probe_now() + 0.1 : next_progress);
+                if (all_stopped(s, n))
+                        break;
                 for (unsigned i = 0; i < n; i++)
                         total += __atomic_load_n(&s[i].sent, __ATOMIC_RELAXED);
                 emit_progress(probe_now() - start, total);

@@ -94,7 +94,12 @@ client_run tcp-client "$TCP" "$TOKEN" --streams 2 --duration 2
 assert_eq "$CLIENT_RC" 0 "tcp client's exit status ($RESULT)"
 check "$RESULT" 'd["kind"] == "tcp" and d["ok"] is True and d["streams"] == 2' "tcp result"
 check "$RESULT" '0 < d["gbps"] < 10000 and d["bytes"] > 10**6 and 1.5 < d["duration_s"] < 5' "tcp numbers"
-check "$RESULT" 'abs(d["gbps"] - d["bytes"] * 8 / 1e9 / d["duration_s"]) < 0.01 * d["gbps"] + 0.002' "tcp Gb/s"
+# Both directions, each consistent with its bytes and time, on the netdev holding the address;
+# the result's gbps is the weaker one.
+check "$RESULT" '[x["direction"] for x in d["directions"]] == ["forward", "reverse"]' "tcp directions"
+check "$RESULT" 'all(abs(x["gbps"] - x["bytes"] * 8 / 1e9 / x["duration_s"]) < 0.01 * x["gbps"] + 0.002 and x["bytes"] > 10**6 for x in d["directions"])' "tcp Gb/s"
+check "$RESULT" 'd["gbps"] == min(x["gbps"] for x in d["directions"]) and d["directions"][0]["bytes"] == d["bytes"]' "tcp weaker direction"
+check "$RESULT" 'd["directions"][1]["from"] == "10.99.0.2" and all(x["rails"] == [{"name": "pa", "netdev": "pa", "gbps": x["gbps"]}] for x in d["directions"])' "tcp rails"
 check "$RESULT" 'len(d["per_stream"]) == 2 and all(s["bytes"] > 0 and s["gbps"] > 0 for s in d["per_stream"])' \
         "tcp per stream"
 check "$RESULT" 'sum(s["bytes"] for s in d["per_stream"]) == d["bytes"] == d["bytes_sent"]' "tcp byte counts"
@@ -109,6 +114,7 @@ server_wait tcp-server
 assert_eq "$SERVER_RC" 0 "tcp server's exit status ($SERVER_RESULT)"
 check "$SERVER_RESULT" 'd["ok"] is True and d["role"] == "server" and d["remote"] == "10.99.0.1"' "tcp server"
 check "$SERVER_RESULT" "d['bytes'] == $(json_get "$RESULT" 'd["bytes"]')" "tcp server's bytes"
+check "$SERVER_RESULT" "d['reverse_bytes_sent'] == $(json_get "$RESULT" 'd["directions"][1]["bytes"]')" "tcp reverse bytes"
 
 step "rtt: 500 round trips of 64 bytes with a token"
 server_start rtt-server "$RTT" "$TOKEN"
@@ -139,10 +145,12 @@ client_run tcp-missing "$TCP" "" --duration 1
 assert_eq "$CLIENT_RC" 1 "client without a token"
 check "$RESULT" 'd["ok"] is False and "requires a token" in d["error"]' "missing token"
 kill -0 "$SERVER_PID" 2>/dev/null || fail "the server gave up after refusing"
-client_run tcp-right "$TCP" "$TOKEN" --duration 1
+client_run tcp-right "$TCP" "$TOKEN" --duration 1 --one-way
 assert_eq "$CLIENT_RC" 0 "client with the right token after the refusals ($RESULT)"
+check "$RESULT" '[x["direction"] for x in d["directions"]] == ["forward"] and d["gbps"] == d["directions"][0]["gbps"]' "--one-way"
 server_wait tcp-guarded
 assert_eq "$SERVER_RC" 0 "guarded server"
+check "$SERVER_RESULT" '"reverse_bytes_sent" not in d' "one-way server"
 
 server_start rtt-guarded "$RTT" "$TOKEN"
 client_run rtt-wrong "$RTT" "not-the-token" --count 10
