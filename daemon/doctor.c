@@ -79,6 +79,8 @@ static void check_rdma_devices(struct check *c, const struct fabric_facts *f)
                 evidence(c, "kernel module %s not loaded", *m);
         for (char **w = f->rdma.warnings; w && *w; w++)
                 evidence(c, "%s", *w);
+        for (char **w = f->netifs.warnings; w && *w; w++)
+                evidence(c, "%s", *w);
         if (f->rdma.verbs_error[0])
                 evidence(c, "libibverbs: %s", f->rdma.verbs_error);
         if (f->rdma.n == 0) {
@@ -89,7 +91,10 @@ static void check_rdma_devices(struct check *c, const struct fabric_facts *f)
                           "no RDMA device found");
                 return;
         }
-        check_end(c, f->rdma.warnings && f->rdma.warnings[0] ? DOCTOR_WARN : DOCTOR_OK,
+        check_end(c,
+                  (f->rdma.warnings && f->rdma.warnings[0]) || (f->netifs.warnings && f->netifs.warnings[0])
+                          ? DOCTOR_WARN
+                          : DOCTOR_OK,
                   "the sysfs entries above could not be read as expected; check the driver (dmesg | grep "
                   "mlx5)",
                   "%zu RDMA device%s: %s", f->rdma.n, f->rdma.n == 1 ? "" : "s", names);
@@ -137,20 +142,29 @@ static const struct netif *netif_of_port(const struct fabric_facts *f, const str
 
 static void check_mtu(struct check *c, const struct fabric_facts *f)
 {
-        size_t wrong = 0, checked = 0;
+        size_t wrong = 0, unknown = 0, checked = 0;
 
         check_begin(c, "mtu");
         for (size_t i = 0; i < f->netifs.n; i++) {
                 const struct netif *n = &f->netifs.v[i];
+                char mtu[32];
 
                 if (strv_length(n->rdma_devices) == 0)
                         continue;
                 checked++;
-                if (n->twin[0])
-                        evidence(c, "%s (twin of %s): MTU %u, %s", n->name, n->twin, n->mtu, n->operstate);
+                if (n->mtu)
+                        snprintf(mtu, sizeof(mtu), "MTU %u", n->mtu);
                 else
-                        evidence(c, "%s: MTU %u, %s", n->name, n->mtu, n->operstate);
-                if (n->mtu != f->mtu_wanted && strcmp(n->operstate, "up") == 0)
+                        snprintf(mtu, sizeof(mtu), "MTU unreadable");
+                if (n->twin[0])
+                        evidence(c, "%s (twin of %s): %s, %s", n->name, n->twin, mtu, n->operstate);
+                else
+                        evidence(c, "%s: %s, %s", n->name, mtu, n->operstate);
+                if (strcmp(n->operstate, "up") != 0)
+                        continue;
+                if (n->mtu == 0)
+                        unknown++;
+                else if (n->mtu != f->mtu_wanted)
                         wrong++;
         }
         if (checked == 0) {
@@ -167,6 +181,12 @@ static void check_mtu(struct check *c, const struct fabric_facts *f)
                          f->mtu_wanted);
                 check_end(c, DOCTOR_FAIL, fix, "%zu fabric netdev%s up without MTU %u", wrong,
                           wrong == 1 ? " is" : "s are", f->mtu_wanted);
+                return;
+        }
+        if (unknown) {
+                check_end(c, DOCTOR_WARN, "check the netdev with `ip link show IF` and the driver (dmesg)",
+                          "%zu fabric netdev%s up with an MTU the kernel did not report", unknown,
+                          unknown == 1 ? " is" : "s are");
                 return;
         }
         check_end(c, DOCTOR_OK, NULL, "every fabric netdev that is up has MTU %u", f->mtu_wanted);
@@ -383,6 +403,32 @@ static void check_port_addresses(struct check *c, const struct fabric_facts *f)
         check_end(c, DOCTOR_OK, NULL, "every active port has an IPv4 address on one of its twins");
 }
 
+/* A node of a GPU cluster without a usable GPU cannot take its part in a job: that is a failure,
+ * even though the facts themselves treat a missing driver as a plain fact. */
+static void check_gpu(struct check *c, const struct fabric_facts *f)
+{
+        const struct hostfacts *h = &f->host;
+
+        check_begin(c, "gpu");
+        if (!h->has_nvidia_driver) {
+                evidence(c, "no NVIDIA kernel driver (/proc/driver/nvidia/version is missing)");
+                check_end(c, DOCTOR_FAIL,
+                          "install the NVIDIA GPU driver (the open kernel module, 580 or later, also allows "
+                          "DMA-BUF GPU Direct RDMA) and check with nvidia-smi",
+                          "no NVIDIA GPU driver: NCCL jobs cannot use a GPU on this node");
+                return;
+        }
+        for (size_t i = 0; i < h->n_gpus; i++)
+                evidence(c, "GPU %s at %s", h->gpus[i].model, h->gpus[i].bus);
+        if (h->n_gpus == 0) {
+                check_end(c, DOCTOR_FAIL, "check nvidia-smi and `dmesg | grep -i nvrm`",
+                          "NVIDIA driver %s is loaded but reports no GPU", h->driver_version);
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "%zu GPU%s, driver %s", h->n_gpus, h->n_gpus == 1 ? "" : "s",
+                  h->driver_version);
+}
+
 static void check_gdr_risk(struct check *c, const struct fabric_facts *f)
 {
         const struct hostfacts *h = &f->host;
@@ -570,6 +616,7 @@ json_object *doctor_run(const struct fabric_facts *f)
         check_twin_subnets(&c, f);
         check_twins_up(&c, f);
         check_port_addresses(&c, f);
+        check_gpu(&c, f);
         check_gdr_risk(&c, f);
         check_roce_gid(&c, f);
         check_nccl(&c, f);

@@ -130,13 +130,20 @@ json_object *fabric_facts_to_json(const struct fabric_facts *f)
                 json_object_object_add(j, "twin", n->twin[0] ? json_object_new_string(n->twin) : NULL);
                 json_object_object_add(j, "pci", n->pci[0] ? json_object_new_string(n->pci) : NULL);
                 json_object_object_add(j, "operstate", json_object_new_string(n->operstate));
-                json_object_object_add(j, "mtu", json_object_new_int((int)n->mtu));
+                json_object_object_add(j, "mtu", n->mtu ? json_object_new_int((int)n->mtu) : NULL);
                 json_object_object_add(j, "speed_mbps",
                                        n->speed_mbps > 0 ? json_object_new_int64(n->speed_mbps) : NULL);
                 json_object_object_add(j, "addresses", addrs);
                 json_object_array_add(netifs, j);
         }
         json_object_object_add(o, "netdevs", netifs);
+        if (f->netifs.warnings) {
+                json_object *warnings = json_object_new_array();
+
+                for (char **w = f->netifs.warnings; *w; w++)
+                        json_object_array_add(warnings, json_object_new_string(*w));
+                json_object_object_add(o, "netdev_warnings", warnings);
+        }
         json_object_object_add(o, "rdma", rdma_inventory_to_json(&f->rdma));
         json_object_object_add(o, "host", hostfacts_to_json(&f->host));
         if (f->memlock_daemon == HOSTFACTS_UNLIMITED)

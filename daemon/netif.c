@@ -134,6 +134,19 @@ int netif_scan(const char *root, char *const *patterns, struct netif_list *out)
                 r = netif_read(root, *name, n);
                 if (r == -ENOMEM)
                         break;
+                if (r == -EBADMSG) {
+                        /* Not a vanished netdev but one the kernel describes in a way we cannot
+                         * read: say so rather than lose it without a word. */
+                        char line[IF_NAMESIZE + 64];
+
+                        snprintf(line, sizeof(line), "class/net/%s: ifindex is not a number, left out",
+                                 *name);
+                        r = strv_push(&list.warnings, line);
+                        netif_clear(n);
+                        if (r < 0)
+                                break;
+                        continue;
+                }
                 if (r < 0) {
                         netif_clear(n);
                         r = 0;
@@ -161,6 +174,7 @@ void netif_list_free(struct netif_list *list)
         for (size_t i = 0; i < list->n; i++)
                 netif_clear(&list->v[i]);
         free(list->v);
+        strv_free(list->warnings);
         *list = (struct netif_list){ 0 };
 }
 

@@ -22,17 +22,19 @@ struct netif {
         bool is_admin_up;
         bool has_carrier;
         char operstate[16];
-        unsigned mtu;
+        unsigned mtu;       /* 0 when the kernel's mtu file could not be read */
         int64_t speed_mbps; /* -1 when the kernel does not say (link down, virtual device) */
 };
 
 struct netif_list {
         struct netif *v;
         size_t n;
+        char **warnings; /* netdevs that could not be read and were left out, one line each */
 };
 
 /* Scans ROOT/class/net. patterns may be NULL. Interfaces that vanish during the scan are
- * skipped; unreadable optional attributes are left at their "unknown" values. */
+ * skipped; one whose ifindex reads as something other than a number is skipped with a line in
+ * warnings; unreadable optional attributes are left at their "unknown" values. */
 int netif_scan(const char *sysfs_root, char *const *patterns, struct netif_list *out);
 void netif_list_free(struct netif_list *list);
 const struct netif *netif_list_find(const struct netif_list *list, const char *name);

@@ -14,6 +14,10 @@ rc=0; out=$(sparkc_of a doctor) || rc=$?
 assert_eq "$rc" 2 "doctor exit status"
 assert_contains "$out" "[FAIL] rdma-devices    no RDMA device found" "doctor"
 assert_contains "$out" "fix: install rdma-core" "doctor"
+if [ ! -e /proc/driver/nvidia/version ]; then
+        assert_contains "$out" "[FAIL] gpu             no NVIDIA GPU driver" "doctor"
+        assert_contains "$out" "fix: install the NVIDIA GPU driver" "doctor"
+fi
 assert_contains "$out" "some checks failed" "doctor"
 json=$(sparkc_of a --json doctor) || true
 assert_eq "$(json_get "$json" 'd["status"]')" fail "doctor --json status"

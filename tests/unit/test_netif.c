@@ -7,6 +7,7 @@
 
 #include "macro.h"
 #include "netif.h"
+#include "strutil.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR
@@ -209,8 +210,8 @@ static void test_direct_fabric_pattern_marks_fabric_netdev(void)
 }
 
 /* Each class/net entry of the malformed tree is wrong in one way; none may stop the scan.
- * badifindex (garbage ifindex) is skipped, so nomtu, at the same bus:dev.fn in another domain,
- * has no twin; emptyib has no RDMA device; bonding_masters is a file, not a netdev. */
+ * badifindex (garbage ifindex) is skipped with a warning, so nomtu, at the same bus:dev.fn in another
+ * domain, has no twin; emptyib has no RDMA device; bonding_masters is a file, not a netdev. */
 static const struct expect malformed[] = {
         { "nomtu", 3, "mlx5_0", "0000:03:00.0", "", 0, true, true, "up", 100000, false },
         { "nooperstate", 4, "mlx5_1", "0000:04:00.0", "", 9000, true, true, "unknown", 100000, false },
@@ -219,7 +220,15 @@ static const struct expect malformed[] = {
 
 static void test_malformed(void)
 {
+        struct netif_list list;
+
         check_scan("malformed", NULL, malformed, ARRAY_SIZE(malformed));
+        CHECK(netif_scan(tree("malformed"), NULL, &list) == 0);
+        CHECK(strv_length(list.warnings) == 1);
+        CHECK(list.warnings &&
+              strcmp(list.warnings[0], "class/net/badifindex: ifindex is not a number, left out") == 0);
+        netif_list_free(&list);
+        CHECK(list.warnings == NULL);
 }
 
 static void test_malformed_named_by_patterns(void)
@@ -248,6 +257,7 @@ static void test_list_find_and_free(void)
         const struct netif *n;
 
         CHECK(netif_scan(tree("spark-twins"), NULL, &list) == 0);
+        CHECK(list.warnings == NULL);
         n = netif_list_find(&list, "enp1s0f1np1");
         CHECK(n && strcmp(n->twin, "enP2p1s0f1np1") == 0);
         n = n ? netif_list_find(&list, n->twin) : NULL;
