@@ -569,7 +569,7 @@ static json_object *gid_to_json(const struct rdma_gid *g)
         json_object_object_add(o, "gid", json_object_new_string(g->gid));
         json_object_object_add(o, "type", json_object_new_string(rdma_gid_type_to_string(g->type)));
         json_object_object_add(o, "netdev", json_object_new_string(g->netdev));
-        json_object_object_add(o, "ipv4", json_object_new_string(g->ipv4));
+        json_object_object_add(o, "ipv4", g->ipv4[0] ? json_object_new_string(g->ipv4) : NULL);
         return o;
 }
 
