@@ -53,6 +53,8 @@ struct api_request {
         bool has_id;
         bool subscribe;
         char **subscribe_types;
+        void (*on_orphan)(void *userdata);
+        void *orphan_userdata;
 };
 
 struct api_server {
@@ -70,15 +72,25 @@ struct api_server {
 
 static void conn_free(struct api_conn *conn)
 {
+        LIST_HEAD(, api_request) orphans = LIST_HEAD_INITIALIZER(orphans);
         struct api_request *req;
 
-        LIST_FOREACH(req, &conn->pending, link)
+        while ((req = LIST_FIRST(&conn->pending))) {
+                LIST_REMOVE(req, link);
                 req->conn = NULL;
+                LIST_INSERT_HEAD(&orphans, req, link);
+        }
         LIST_REMOVE(conn, link);
         conn->server->n_conns--;
         bufferevent_free(conn->bev);
         strv_free(conn->event_types);
         free(conn);
+        /* Told only now, with the connection gone: the owner may answer (and so free) the request. */
+        while ((req = LIST_FIRST(&orphans))) {
+                LIST_REMOVE(req, link);
+                if (req->on_orphan)
+                        req->on_orphan(req->orphan_userdata);
+        }
 }
 
 static void conn_send(struct api_conn *conn, json_object *msg)
@@ -173,6 +185,12 @@ void api_request_notify(struct api_request *req, const char *method, json_object
 bool api_request_is_orphan(const struct api_request *req)
 {
         return !req->conn;
+}
+
+void api_request_on_orphan(struct api_request *req, void (*fn)(void *userdata), void *userdata)
+{
+        req->on_orphan = fn;
+        req->orphan_userdata = userdata;
 }
 
 int api_request_subscribe(struct api_request *req, char **types)
@@ -581,7 +599,11 @@ void api_server_free(struct api_server *s)
                 return;
         while (!LIST_EMPTY(&s->conns)) {
                 struct api_conn *conn = LIST_FIRST(&s->conns);
+                struct api_request *req;
 
+                /* The daemon is stopping: nobody is to act on the clients leaving. */
+                LIST_FOREACH(req, &conn->pending, link)
+                        req->on_orphan = NULL;
                 /* One last try, without waiting, so subscribers see the daemon-stopping event. */
                 (void)evbuffer_write(bufferevent_get_output(conn->bev), bufferevent_getfd(conn->bev));
                 conn_free(conn);

@@ -59,6 +59,9 @@ void api_request_reply_error(struct api_request *req, int code, const char *mess
 void api_request_notify(struct api_request *req, const char *method, json_object *params);
 /* Has the client of this request gone away (the answer would be lost)? */
 bool api_request_is_orphan(const struct api_request *req);
+/* Calls fn(userdata) once when the client goes away before the request is answered (a caller
+ * that no longer waits for a long method's answer); fn may answer the request. */
+void api_request_on_orphan(struct api_request *req, void (*fn)(void *userdata), void *userdata);
 
 /* Turns the request's connection into an event stream after the reply; types NULL means all. */
 int api_request_subscribe(struct api_request *req, char **types);
