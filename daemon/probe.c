@@ -33,6 +33,13 @@ void probe_free(struct probe *p)
 {
         struct probes *ps = p->owner;
 
+        if (p->req) {
+                /* Every way a probe ends answers its caller first; this is the backstop. */
+                api_request_reply_error(p->req, RPC_INTERNAL_ERROR, "the probe ended without a result",
+                                        NULL);
+                p->req = NULL;
+        }
+
         if (ps->bandwidth == p)
                 ps->bandwidth = NULL;
         if (p->child) {
@@ -208,8 +215,15 @@ void probe_finish(struct probe *p, const char *error)
 
                 json_object_object_add(out, "error", json_object_new_string(error));
                 json_object_object_add(out, "phase", json_object_new_string(p->phase));
-                event_emit(EVENT_PROBE_FAILED, f, ARRAY_SIZE(f), "%s probe to %s failed in phase %s: %s",
-                           p->kind->name, p->peer_name, p->phase, error);
+                /* A kind one of the two nodes cannot run (no GPU, no RDMA device) is how the
+                 * cluster is built, not a fault: no alert, or every schedule would raise one. */
+                if (p->is_unavailable || p->is_cancelled)
+                        log_msg(LOG_NOTICE, "%s probe to %s %s: %s", p->kind->name, p->peer_name,
+                                p->is_cancelled ? "cancelled" : "unavailable", error);
+                else
+                        event_emit(EVENT_PROBE_FAILED, f, ARRAY_SIZE(f),
+                                   "%s probe to %s failed in phase %s: %s", p->kind->name, p->peer_name,
+                                   p->phase, error);
         } else {
                 json_object_object_add(out, "measured", json_object_get(p->result));
                 judge(ps, p, out, &status);
@@ -269,6 +283,10 @@ static void probe_run(struct probe *p)
         json_object *m;
 
         p->is_queued = false;
+        /* The deadline and the start time count from here: the wait in the queue is not the
+         * probe's time. */
+        p->started = time(NULL);
+        arm_deadline(p);
         p->phase = "request";
         if (!probe_helper_is_installed(p)) {
                 probe_finish(p, p->error);
@@ -501,6 +519,22 @@ static struct probe *probe_new_initiator(struct probes *ps, const struct probe_k
         return p;
 }
 
+/* Nobody waits for the answer any more (sparkc interrupted): a probe still queued is dropped, a
+ * running one is cancelled and recorded as such. */
+static void on_caller_gone(void *userdata)
+{
+        struct probe *p = userdata;
+
+        if (p->is_queued) {
+                api_request_reply_error(p->req, RPC_INTERNAL_ERROR, "cancelled", NULL);
+                p->req = NULL;
+                probe_free(p);
+                return;
+        }
+        p->is_cancelled = true;
+        probe_finish(p, "cancelled: the caller went away");
+}
+
 /* Starts (or queues) a probe; on failure answers req and returns the error. */
 int probe_start(struct probes *ps, const struct probe_kind *kind, const char *peer, json_object *params,
                 struct api_request *req, bool scheduled)
@@ -520,7 +554,8 @@ int probe_start(struct probes *ps, const struct probe_kind *kind, const char *pe
                 probe_free(p);
                 return -ENOENT;
         }
-        arm_deadline(p);
+        if (req)
+                api_request_on_orphan(req, on_caller_gone, p);
         if (!p->kind->is_bandwidth || !ps->bandwidth) {
                 probe_run(p);
                 return 0;

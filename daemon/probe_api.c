@@ -97,6 +97,7 @@ static int method_probe_cancel(struct api_request *req, json_object *params, voi
                 api_request_reply_error(req, RPC_INVALID_PARAMS, "no running probe with that id", NULL);
                 return 0;
         }
+        p->is_cancelled = true;
         probe_finish(p, "cancelled");
         api_request_reply(req, json_tokener_parse("{\"cancelled\":true}"));
         return 0;

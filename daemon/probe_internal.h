@@ -29,6 +29,7 @@ struct probe {
         bool is_queued;
         bool is_scheduled;
         bool is_unavailable; /* this node or the peer lacks what the kind needs */
+        bool is_cancelled;   /* by probe-cancel or by its caller leaving: no alert */
         char token[33];
         char peer_id[33];
         char peer_name[64];
