@@ -152,6 +152,18 @@ wait_events() {
 
 pid_of() { echo "${DAEMON_PID_OF[$1]}"; }
 
+# pids_in_ns NS PATTERN...: the processes in this test's namespaces whose command line matches
+# PATTERN (grep -E), one per line; never another test's, though they may run side by side.
+pids_in_ns() {
+        local pattern=${*: -1} ns pid
+        for ns in "${@:1:$#-1}"; do
+                for pid in $(ip netns pids "$ns" 2>/dev/null); do
+                        tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE -- "$pattern" && echo "$pid"
+                done
+        done
+        return 0
+}
+
 # sparkd_stop NAME [SIGNAL]: stops a daemon and checks it exited 0 (sanitizer reports fail it).
 sparkd_stop() {
         local name=$1 sig=${2:-TERM} pid rc=0
