@@ -1,7 +1,8 @@
 /*
  * Probe results kept across restarts: the newest `limit` results in the state directory
- * (history.json, written atomically and at most once a second), and per peer and kind the
- * baseline learned from the first good results when the config sets no expectation.
+ * (history.json, written atomically and at most once a second), and the baselines learned from
+ * the first good results of each (peer, kind, parameters) when the config sets no expectation.
+ * A baseline is kept apart from the bounded results: once learned it never moves.
  */
 #pragma once
 
@@ -23,8 +24,12 @@ void history_set_limit(struct history *h, size_t limit);
 void history_add(struct history *h, json_object *result);
 /* Newest first; filters may be NULL; peer matches name, node id or its prefix. */
 json_object *history_query(struct history *h, const char *peer, const char *kind, size_t limit);
-/* The learned baseline of `metric` for (peer_id, kind), or 0 while fewer than
- * HISTORY_BASELINE_SAMPLES good results exist. */
-double history_baseline(struct history *h, const char *peer_id, const char *kind, const char *metric);
+/* The learned baseline of `metric` for (peer_id, kind, params): the median of the first
+ * HISTORY_BASELINE_SAMPLES values given to history_learn, or 0 while fewer were given. */
+double history_baseline(struct history *h, const char *peer_id, const char *kind, json_object *params,
+                        const char *metric);
+/* Offers a good result's value to the baseline of (peer_id, kind, params); ignored once learned. */
+void history_learn(struct history *h, const char *peer_id, const char *kind, json_object *params,
+                   const char *metric, double value);
 /* The newest result for each (peer, kind), for metrics. */
 json_object *history_latest(struct history *h);

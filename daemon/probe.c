@@ -143,8 +143,9 @@ static void judge(struct probes *ps, struct probe *p, json_object *out, const ch
 {
         const struct probe_kind *k = p->kind;
         double configured = ps->expect[probe_kind_index(k)];
-        double expected =
-                configured ? configured : history_baseline(ps->history, p->peer_id, k->name, k->metric);
+        double expected = configured
+                                  ? configured
+                                  : history_baseline(ps->history, p->peer_id, k->name, p->params, k->metric);
         double value = measured(p->result, k->metric);
         json_object *e = json_object_new_object();
         bool degraded;
@@ -237,6 +238,10 @@ void probe_finish(struct probe *p, const char *error)
 
                 event_emit(EVENT_PROBE_DONE, f, ARRAY_SIZE(f), "%s probe to %s done", p->kind->name,
                            p->peer_name);
+                /* Only an ok result teaches: one the diagnosis flagged must not become normal. */
+                if (!ps->expect[probe_kind_index(p->kind)])
+                        history_learn(ps->history, p->peer_id, p->kind->name, p->params, p->kind->metric,
+                                      measured(p->result, p->kind->metric));
         }
         history_add(ps->history, out);
         send_to_peer(p, "probe-done", NULL);

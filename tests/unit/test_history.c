@@ -1,0 +1,187 @@
+#include <event2/event.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "history.h"
+#include "store.h"
+#include "test.h"
+
+static char dir[] = "/tmp/sparkd-test-history.XXXXXX";
+
+static json_object *params_of(int streams, int duration_s)
+{
+        json_object *p = json_object_new_object();
+
+        json_object_object_add(p, "streams", json_object_new_int(streams));
+        json_object_object_add(p, "duration_s", json_object_new_int(duration_s));
+        return p;
+}
+
+static json_object *result_of(const char *peer_id, const char *kind, double gbps)
+{
+        json_object *r = json_object_new_object(), *m = json_object_new_object();
+
+        json_object_object_add(r, "peer_id", json_object_new_string(peer_id));
+        json_object_object_add(r, "peer", json_object_new_string("b"));
+        json_object_object_add(r, "kind", json_object_new_string(kind));
+        json_object_object_add(r, "ok", json_object_new_boolean(1));
+        json_object_object_add(m, "gbps", json_object_new_double(gbps));
+        json_object_object_add(r, "measured", m);
+        return r;
+}
+
+static void test_baseline_is_the_median_of_the_first_three(void)
+{
+        struct event_base *base = event_base_new();
+        struct history *h = NULL;
+        json_object *p = params_of(4, 10);
+
+        CHECK(history_new(base, NULL, 10, &h) == 0);
+        history_learn(h, "n1", "tcp", p, "gbps", 90);
+        history_learn(h, "n1", "tcp", p, "gbps", 30);
+        CHECK(history_baseline(h, "n1", "tcp", p, "gbps") == 0);
+        history_learn(h, "n1", "tcp", p, "gbps", 95);
+        CHECK(history_baseline(h, "n1", "tcp", p, "gbps") == 90);
+        /* Never moves once learned, however many results follow. */
+        for (int i = 0; i < 20; i++)
+                history_learn(h, "n1", "tcp", p, "gbps", 10);
+        CHECK(history_baseline(h, "n1", "tcp", p, "gbps") == 90);
+        history_free(h);
+        json_object_put(p);
+        event_base_free(base);
+}
+
+static void test_baseline_is_per_peer_kind_and_parameters(void)
+{
+        struct event_base *base = event_base_new();
+        struct history *h = NULL;
+        json_object *four = params_of(4, 10), *one = params_of(1, 10), *reordered = json_object_new_object();
+
+        /* The same parameters in another key order are the same baseline. */
+        json_object_object_add(reordered, "duration_s", json_object_new_int(10));
+        json_object_object_add(reordered, "streams", json_object_new_int(4));
+        CHECK(history_new(base, NULL, 10, &h) == 0);
+        for (int i = 0; i < 3; i++) {
+                history_learn(h, "n1", "tcp", four, "gbps", 80);
+                history_learn(h, "n1", "tcp", one, "gbps", 20);
+                history_learn(h, "n2", "tcp", four, "gbps", 40);
+        }
+        CHECK(history_baseline(h, "n1", "tcp", four, "gbps") == 80);
+        CHECK(history_baseline(h, "n1", "tcp", reordered, "gbps") == 80);
+        CHECK(history_baseline(h, "n1", "tcp", one, "gbps") == 20);
+        CHECK(history_baseline(h, "n2", "tcp", four, "gbps") == 40);
+        CHECK(history_baseline(h, "n1", "rdma", four, "gbps") == 0);
+        CHECK(history_baseline(h, "n1", "tcp", four, "busbw") == 0);
+        history_free(h);
+        json_object_put(four);
+        json_object_put(one);
+        json_object_put(reordered);
+        event_base_free(base);
+}
+
+static void test_baseline_survives_restart_and_trimmed_results(void)
+{
+        struct event_base *base = event_base_new();
+        struct store *s = NULL;
+        struct history *h = NULL;
+        json_object *p = params_of(2, 5), *q;
+
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        CHECK(history_new(base, s, 2, &h) == 0);
+        for (int i = 0; i < 3; i++) {
+                history_add(h, result_of("n1", "tcp", 50 + i));
+                history_learn(h, "n1", "tcp", p, "gbps", 50 + i);
+        }
+        /* The results that taught the baseline leave the bounded history; the baseline stays. */
+        for (int i = 0; i < 5; i++)
+                history_add(h, result_of("n1", "tcp", 5));
+        history_free(h); /* saves what is pending */
+        h = NULL;
+        CHECK(history_new(base, s, 2, &h) == 0);
+        CHECK(history_baseline(h, "n1", "tcp", p, "gbps") == 51);
+        q = history_query(h, NULL, NULL, 0);
+        CHECK(json_object_array_length(q) == 2);
+        json_object_put(q);
+        history_free(h);
+        store_close(s);
+        json_object_put(p);
+        event_base_free(base);
+}
+
+static void test_version_one_and_damaged_baselines_load(void)
+{
+        struct event_base *base = event_base_new();
+        struct store *s = NULL;
+        struct history *h = NULL;
+        const char *v1 = "{\"version\":1,\"results\":[{\"peer_id\":\"n1\",\"peer\":\"b\",\"kind\":\"rtt\","
+                         "\"ok\":true}]}";
+        json_object *p = params_of(2, 5);
+        const char *v2 = "{\"version\":2,\"results\":[],\"baselines\":{"
+                         "\"n1/tcp/gbps/duration_s=5/streams=2\":{\"samples\":[1,2,3],\"value\":2},"
+                         "\"bad\":{\"samples\":\"x\"},\"worse\":7}}";
+        json_object *q;
+
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        CHECK(store_write(s, "history.json", v1, strlen(v1)) == 0);
+        CHECK(history_new(base, s, 10, &h) == 0);
+        q = history_query(h, NULL, NULL, 0);
+        CHECK(json_object_array_length(q) == 1);
+        json_object_put(q);
+        history_free(h);
+        h = NULL;
+        /* Entries that are not baselines are dropped one by one, not the whole file. */
+        CHECK(store_write(s, "history.json", v2, strlen(v2)) == 0);
+        CHECK(history_new(base, s, 10, &h) == 0);
+        CHECK(history_baseline(h, "n1", "tcp", p, "gbps") == 2);
+        history_free(h);
+        json_object_put(p);
+        store_close(s);
+        event_base_free(base);
+}
+
+static void test_latest_is_one_per_node_and_kind(void)
+{
+        struct event_base *base = event_base_new();
+        struct history *h = NULL;
+        json_object *latest;
+
+        CHECK(history_new(base, NULL, 10, &h) == 0);
+        history_add(h, result_of("n1", "tcp", 1));
+        history_add(h, result_of("n1", "tcp", 2));
+        history_add(h, result_of("n1", "rtt", 3));
+        history_add(h, result_of("n2", "tcp", 4));
+        latest = history_latest(h);
+        CHECK(json_object_array_length(latest) == 3);
+        {
+                json_object *first = json_object_array_get_idx(latest, 0), *m, *v;
+
+                CHECK(json_object_object_get_ex(first, "measured", &m) &&
+                      json_object_object_get_ex(m, "gbps", &v) && json_object_get_double(v) == 4);
+        }
+        json_object_put(latest);
+        history_free(h);
+        event_base_free(base);
+}
+
+int main(void)
+{
+        if (!mkdtemp(dir))
+                return 1;
+        RUN(test_baseline_is_the_median_of_the_first_three);
+        RUN(test_baseline_is_per_peer_kind_and_parameters);
+        RUN(test_baseline_survives_restart_and_trimmed_results);
+        RUN(test_version_one_and_damaged_baselines_load);
+        RUN(test_latest_is_one_per_node_and_kind);
+        {
+                char cmd[128];
+
+                snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+                if (system(cmd) != 0)
+                        return 1;
+        }
+        return test_result();
+}
