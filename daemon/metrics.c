@@ -104,13 +104,63 @@ static const char *peer_label(json_object *p)
         return "unknown";
 }
 
-char *metrics_render(const char *node, const char *version, double uptime_sec, json_object *links,
-                     json_object *peers, json_object *latest)
+static bool is_up(json_object *p)
+{
+        return str(p, "state") && strcmp(str(p, "state"), "up") == 0;
+}
+
+/* One entry per label value: a series must not appear twice in an exposition. A peer that came
+ * back with a new node id (reinstalled) is listed twice under one name; the connected entry
+ * wins, else the first. */
+static json_object *unique_peers(json_object *list)
+{
+        json_object *out = json_object_new_array(), *index = json_object_new_object();
+
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *at;
+
+                if (!json_object_object_get_ex(index, peer_label(p), &at)) {
+                        json_object_object_add(index, peer_label(p),
+                                               json_object_new_int((int)json_object_array_length(out)));
+                        json_object_array_add(out, json_object_get(p));
+                } else if (is_up(p) && !is_up(json_object_array_get_idx(out, json_object_get_int(at)))) {
+                        json_object_array_put_idx(out, json_object_get_int(at), json_object_get(p));
+                }
+        }
+        json_object_put(index);
+        return out;
+}
+
+/* latest is newest first and unique per (node id, kind); labels carry the peer's name, which
+ * two node ids may share: the newest result of a (name, kind) wins. */
+static json_object *unique_results(json_object *latest)
+{
+        json_object *out = json_object_new_array(), *seen = json_object_new_object();
+
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i);
+                _cleanup_free_ char *key = NULL;
+
+                if (asprintf(&key, "%s\x1f%s", str(r, "peer") ? str(r, "peer") : "",
+                             str(r, "kind") ? str(r, "kind") : "") < 0) {
+                        key = NULL;
+                        continue;
+                }
+                if (json_object_object_get_ex(seen, key, NULL))
+                        continue;
+                json_object_object_add(seen, key, NULL);
+                json_object_array_add(out, json_object_get(r));
+        }
+        json_object_put(seen);
+        return out;
+}
+
+static char *render(const char *node, const char *version, double uptime_sec, json_object *links,
+                    json_object *list, json_object *latest)
 {
         char *text = NULL;
         size_t size = 0;
         FILE *out = open_memstream(&text, &size);
-        json_object *list = NULL;
 
         if (!out)
                 return NULL;
@@ -134,15 +184,13 @@ char *metrics_render(const char *node, const char *version, double uptime_sec, j
         link_family(out, links, "sparkd_link_flapping", "gauge", "1 while the link is flapping.",
                     link_flapping);
 
-        if (peers)
-                json_object_object_get_ex(peers, "peers", &list);
         family(out, "sparkd_peer_up", "gauge", "1 when the peer is connected and authenticated.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
                 json_object *p = json_object_array_get_idx(list, i);
 
                 fprintf(out, "sparkd_peer_up{peer=\"");
                 label(out, peer_label(p));
-                fprintf(out, "\"} %d\n", str(p, "state") && strcmp(str(p, "state"), "up") == 0);
+                fprintf(out, "\"} %d\n", is_up(p));
         }
         family(out, "sparkd_peer_mtu_mismatch", "gauge",
                "1 when the MTU differs at the two ends of the cable.");
@@ -219,6 +267,22 @@ char *metrics_render(const char *node, const char *version, double uptime_sec, j
                 free(text);
                 return NULL;
         }
+        return text;
+}
+
+char *metrics_render(const char *node, const char *version, double uptime_sec, json_object *links,
+                     json_object *peers, json_object *latest)
+{
+        json_object *list = NULL, *unique_list, *unique_latest;
+        char *text;
+
+        if (peers)
+                json_object_object_get_ex(peers, "peers", &list);
+        unique_list = unique_peers(list);
+        unique_latest = unique_results(latest);
+        text = render(node, version, uptime_sec, links, unique_list, unique_latest);
+        json_object_put(unique_list);
+        json_object_put(unique_latest);
         return text;
 }
 

@@ -1,0 +1,85 @@
+#include <stdlib.h>
+
+#include "metrics.h"
+#include "test.h"
+
+static json_object *peer(const char *name, const char *id, const char *state)
+{
+        json_object *p = json_object_new_object();
+
+        json_object_object_add(p, "name", json_object_new_string(name));
+        json_object_object_add(p, "node_id", json_object_new_string(id));
+        json_object_object_add(p, "state", json_object_new_string(state));
+        return p;
+}
+
+static json_object *result(const char *name, const char *id, const char *status, double gbps)
+{
+        json_object *r = json_object_new_object(), *m = json_object_new_object();
+
+        json_object_object_add(r, "peer", json_object_new_string(name));
+        json_object_object_add(r, "peer_id", json_object_new_string(id));
+        json_object_object_add(r, "kind", json_object_new_string("tcp"));
+        json_object_object_add(r, "status", json_object_new_string(status));
+        json_object_object_add(m, "gbps", json_object_new_double(gbps));
+        json_object_object_add(r, "measured", m);
+        return r;
+}
+
+static size_t count(const char *text, const char *needle)
+{
+        size_t n = 0;
+
+        for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+                n++;
+        return n;
+}
+
+/* A node reinstalled under the same name has a new node id: its old results and peer entry
+ * must not give a second series with the same labels, which Prometheus rejects. */
+static void test_one_series_per_label_set(void)
+{
+        json_object *peers = json_object_new_object(), *list = json_object_new_array();
+        json_object *latest = json_object_new_array();
+        char *text;
+
+        json_object_array_add(list, peer("b", "old-id", "down"));
+        json_object_array_add(list, peer("b", "new-id", "up"));
+        json_object_array_add(list, peer("c", "c-id", "down"));
+        json_object_object_add(peers, "peers", list);
+        /* Newest first, as history_latest gives them. */
+        json_object_array_add(latest, result("b", "new-id", "ok", 80));
+        json_object_array_add(latest, result("b", "old-id", "failed", 8));
+        text = metrics_render("a", "1.0", 1, NULL, peers, latest);
+        CHECK(text != NULL);
+        if (text) {
+                CHECK(count(text, "sparkd_peer_up{peer=\"b\"}") == 1);
+                CHECK(count(text, "sparkd_peer_up{peer=\"b\"} 1") == 1);
+                CHECK(count(text, "sparkd_peer_up{peer=\"c\"} 0") == 1);
+                CHECK(count(text, "sparkd_probe_ok{peer=\"b\",kind=\"tcp\"}") == 1);
+                CHECK(count(text, "sparkd_probe_ok{peer=\"b\",kind=\"tcp\"} 1") == 1);
+                CHECK(count(text, "sparkd_probe_tcp_bytes_per_second{peer=\"b\"} 10000000000") == 1);
+        }
+        free(text);
+        json_object_put(peers);
+        json_object_put(latest);
+}
+
+static void test_labels_are_escaped(void)
+{
+        json_object *latest = json_object_new_array();
+        char *text;
+
+        json_object_array_add(latest, result("x\"y\\z\nw", "id", "ok", 8));
+        text = metrics_render("n", "v", 0, NULL, NULL, latest);
+        CHECK(text && strstr(text, "sparkd_probe_ok{peer=\"x\\\"y\\\\z\\nw\",kind=\"tcp\"} 1"));
+        free(text);
+        json_object_put(latest);
+}
+
+int main(void)
+{
+        RUN(test_one_series_per_label_set);
+        RUN(test_labels_are_escaped);
+        return test_result();
+}
