@@ -31,6 +31,15 @@ struct command {
 
 static const struct command commands[];
 
+/* `sparkc COMMAND --help` answers for that command without asking the daemon. */
+static bool wants_help(int argc, char **argv)
+{
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+                if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+                        return true;
+        return false;
+}
+
 static void print_help(void)
 {
         printf("Usage: sparkc [OPTION]... COMMAND [ARG]...\n"
@@ -737,8 +746,13 @@ int main(int argc, char **argv)
         for (const struct command *cmd = commands; cmd->name; cmd++) {
                 size_t n = strcspn(cmd->name, " ");
 
-                if (strlen(argv[optind]) == n && strncmp(cmd->name, argv[optind], n) == 0)
-                        return cmd->run(&o, argc - optind, argv + optind);
+                if (strlen(argv[optind]) != n || strncmp(cmd->name, argv[optind], n) != 0)
+                        continue;
+                if (wants_help(argc - optind, argv + optind)) {
+                        printf("Usage: sparkc [OPTION]... %s\n%s\n", cmd->name, cmd->summary);
+                        return EXIT_OK;
+                }
+                return cmd->run(&o, argc - optind, argv + optind);
         }
         fprintf(stderr, "sparkc: unknown command \"%s\"\nTry 'sparkc --help'.\n", argv[optind]);
         return EXIT_DAEMON_ERROR;

@@ -9,6 +9,9 @@ step "help and version"
 "$SPARKD" --help | grep -q -- "--check-config" || fail "sparkd --help lacks --check-config"
 "$SPARKD" --version | grep -q "^sparkd " || fail "sparkd --version"
 "$SPARKC" --help | grep -q "watch" || fail "sparkc --help lacks watch"
+# Each command answers --help itself, with no daemon to ask.
+"$SPARKC" --socket /nonexistent probe --help | grep -q -- "--peer NAME" || fail "sparkc probe --help"
+"$SPARKC" --socket /nonexistent history --peer b -h | grep -q -- "--limit" || fail "sparkc history -h"
 rc=0; "$SPARKD" --no-such-option 2>/dev/null || rc=$?
 assert_eq "$rc" 1 "exit status for an unknown option"
 
