@@ -368,6 +368,12 @@ static int parse_expect_gbps(struct conf_parse *p, const char *value, const char
         return parse_double(value, 0, 10000, &p->config->probe_expect_tcp_gbps);
 }
 
+static int parse_expect_rdma(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "Gb/s from 0 (the port's payload rate, or learn from the first results) to 10000";
+        return parse_double(value, 0, 10000, &p->config->probe_expect_rdma_gbps);
+}
+
 static int parse_expect_rtt(struct conf_parse *p, const char *value, const char **why)
 {
         *why = "microseconds from 0 (learn from the first results) to 10000000";
@@ -528,6 +534,7 @@ const struct conf_key conf_keys[] = {
         { "probe",  "expect_tcp_gbps",  parse_expect_gbps },
         { "probe",  "expect_rtt_us",    parse_expect_rtt },
         { "probe",  "expect_nccl_busbw", parse_expect_nccl },
+        { "probe",  "expect_rdma_gbps", parse_expect_rdma },
         { "probe",  "degraded_ratio",   parse_degraded_ratio },
         { "probe",  "interval",         parse_probe_interval },
         { "probe",  "jitter",           parse_probe_jitter },

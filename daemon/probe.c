@@ -143,8 +143,11 @@ static void judge(struct probes *ps, struct probe *p, json_object *out, const ch
 {
         const struct probe_kind *k = p->kind;
         double configured = ps->expect[probe_kind_index(k)];
-        double expected = configured
-                                  ? configured
+        double from_hardware =
+                !configured && k->result_expectation ? measured(p->result, k->result_expectation) : 0;
+        double expected = configured ? configured
+                          : from_hardware
+                                  ? from_hardware
                                   : history_baseline(ps->history, p->peer_id, k->name, p->params, k->metric);
         double value = measured(p->result, k->metric);
         json_object *e = json_object_new_object();
@@ -154,9 +157,10 @@ static void judge(struct probes *ps, struct probe *p, json_object *out, const ch
         json_object_object_add(e, "metric", json_object_new_string(k->metric));
         json_object_object_add(e, "value", expected ? json_object_new_double(expected) : NULL);
         json_object_object_add(e, "source",
-                               json_object_new_string(configured ? "config"
-                                                      : expected ? "baseline"
-                                                                 : "learning"));
+                               json_object_new_string(configured      ? "config"
+                                                      : from_hardware ? "port speed"
+                                                      : expected      ? "baseline"
+                                                                      : "learning"));
         json_object_object_add(e, "ratio", json_object_new_double(ps->degraded_ratio));
         json_object_object_add(out, "expected", e);
         if (degraded_by_helper(p, out, status))
@@ -178,7 +182,10 @@ static void judge(struct probes *ps, struct probe *p, json_object *out, const ch
                 snprintf(e_s, sizeof(e_s), "%.2f", expected);
                 event_emit(EVENT_PROBE_DEGRADED, f, ARRAY_SIZE(f),
                            "%s probe to %s degraded: %s %s where %s (%s) is expected", k->name, p->peer_name,
-                           m_s, k->unit, e_s, configured ? "config" : "baseline");
+                           m_s, k->unit, e_s,
+                           configured      ? "config"
+                           : from_hardware ? "port speed"
+                                           : "baseline");
         }
 }
 

@@ -136,6 +136,46 @@ static int nccl_check_params(json_object *params, char *err, size_t err_size)
         return 0;
 }
 
+/* ---- rdma ---- */
+
+static const struct probe_param_spec rdma_params[] = {
+        { "duration_s", 1, 600, 5, "--duration", PROBE_SIDE_CLIENT },
+        { "qps", 1, 16, 4, "--qps", PROBE_SIDE_CLIENT },
+        { "size", 1, 8 << 20, 64 << 10, "--size", PROBE_SIDE_CLIENT },
+        /* Both sides write (the server in the reverse direction) with the same pacing. */
+        { "tx_depth", 1, 1024, 128, "--tx-depth", PROBE_SIDE_BOTH },
+        { "cq_mod", 1, 1024, 100, "--cq-mod", PROBE_SIDE_BOTH },
+        { "lat_iters", 3, 1000000, 1000, "--lat-iters", PROBE_SIDE_CLIENT },
+        { "lat_size", 1, 4096, 2, "--lat-size", PROBE_SIDE_CLIENT },
+        { "one_way", 0, 1, 0, "--one-way", PROBE_SIDE_CLIENT, .is_switch = true },
+        {},
+};
+
+static unsigned rdma_measure_sec(json_object *params)
+{
+        const struct probe_kind *k = probe_kind_find("rdma");
+
+        /* Both directions, then round trips well under a millisecond each on any RoCE link. */
+        return tcp_measure_sec(params) + (unsigned)(probe_kind_param(k, params, "lat_iters") / 1000) + 1;
+}
+
+static double rdma_expectation(const struct sparkd_config *c)
+{
+        return c->probe_expect_rdma_gbps;
+}
+
+static int rdma_check_params(json_object *params, char *err, size_t err_size)
+{
+        const struct probe_kind *k = probe_kind_find("rdma");
+
+        if (probe_kind_param(k, params, "cq_mod") > probe_kind_param(k, params, "tx_depth")) {
+                snprintf(err, err_size,
+                         "the rdma probe's cq_mod is above its tx_depth: no write would be signalled");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static const struct probe_kind kinds[] = {
         {
                 .name = "rtt",
@@ -174,6 +214,22 @@ static const struct probe_kind kinds[] = {
                 .configured_expectation = nccl_expectation,
                 .env_mode_param = "mode",
                 .check_params = nccl_check_params,
+        },
+        {
+                .name = "rdma",
+                .helper = "sparkd-probe-rdma",
+                .summary = "RDMA WRITE Gb/s both ways on both twins of the port, and write latency",
+                .is_bandwidth = true,
+                .metric = "gbps",
+                .unit = "Gb/s",
+                .higher_is_better = true,
+                .params = rdma_params,
+                .measure_sec = rdma_measure_sec,
+                /* RDMA CM address and route resolution and a connect per queue pair. */
+                .setup_sec = 15,
+                .configured_expectation = rdma_expectation,
+                .result_expectation = "expected_gbps",
+                .check_params = rdma_check_params,
         },
 };
 

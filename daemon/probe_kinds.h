@@ -63,6 +63,9 @@ struct probe_kind {
         unsigned setup_sec;
         /* The expected value from the config, 0 when none is set. */
         double (*configured_expectation)(const struct sparkd_config *config);
+        /* A key of the helper's result holding the expectation the hardware implies (rdma: the
+         * port's payload rate at its speed and MTU), used when the config sets none; NULL: none. */
+        const char *result_expectation;
         /* The string parameter naming the environment mode (auto, safe, dmabuf): the helpers then
          * run with the NCCL environment `sparkc env --mode MODE` gives on their node. NULL: none. */
         const char *env_mode_param;
