@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The rdma probe on a machine without an RDMA device (no ConnectX, no soft-RoCE): the helper
+# fails within a second with "no RDMA device: ... the fabric would fall back to TCP" and
+# "unavailable": true; between two daemons in namespaces `sparkc probe --kind rdma` ends
+# `unavailable` with that reason and no alert, and `--kind all` still runs the other kinds.
+# Real hardware: docs/rdma-probe.md.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_peers.sh"
+
+helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
+RDMA=${PROBE_RDMA_BIN:-$helpers/sparkd-probe-rdma}
+[ -x "$RDMA" ] || skip "sparkd-probe-rdma was not built (no librdmacm or libibverbs found)"
+[ -n "$(ls -A /sys/class/infiniband 2>/dev/null)" ] && skip "this machine has RDMA devices: docs/rdma-probe.md covers them"
+
+step "the helper alone fails at once, saying why"
+for side in "--client 10.0.0.1" "--server --bind 10.0.0.1"; do
+        start=$(date +%s%N)
+        rc=0; out=$("$RDMA" $side --json) || rc=$?
+        ms=$((($(date +%s%N) - start) / 1000000))
+        assert_eq "$rc" 1 "exit status without an RDMA device ($side)"
+        result=$(grep '"result"' <<<"$out")
+        assert_eq "$(json_get "$result" 'd["result"]["unavailable"]')" True "unavailable"
+        assert_contains "$(json_get "$result" 'd["result"]["error"]')" "no RDMA device: " "error"
+        assert_contains "$(json_get "$result" 'd["result"]["error"]')" "the fabric would fall back to TCP" "error"
+        [ "$ms" -lt 1000 ] || fail "the helper took $ms ms to find no RDMA device"
+        echo "no RDMA device after $ms ms ($side)"
+done
+rc=0; "$RDMA" --server 2>"$TEST_TMP/usage.err" || rc=$?
+assert_eq "$rc" 2 "a server without --bind"
+assert_contains "$(cat "$TEST_TMP/usage.err")" "the server needs --bind ADDR" "its message"
+rc=0; "$RDMA" --client 10.0.0.1 --tx-depth 16 --cq-mod 32 2>"$TEST_TMP/usage.err" || rc=$?
+assert_eq "$rc" 2 "cq-mod above tx-depth"
+assert_contains "$(cat "$TEST_TMP/usage.err")" "--cq-mod 32 is above --tx-depth 16" "its message"
+assert_contains "$("$RDMA" --help)" "ib_write_bw -q 4 -R" "--help"
+
+"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+a=$(netns_new a)
+b=$(netns_new b)
+veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
+for n in a b; do
+        o=$([ $n = a ] && echo 10.99.0.2 || echo 10.99.0.1)
+        peer_conf $n f$n $o "[probe]" "helper_dir = $helpers" "interval = 0" "rtt_interval = 0"
+done
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 5 || fail "peers not up"
+
+step "probe-kinds describes rdma"
+kinds=$(sparkc_of a --json probe-kinds)
+assert_eq "$(json_get "$kinds" '{p["name"]: p["default"] for k in d["kinds"] if k["name"] == "rdma" for p in k["params"]}')" \
+        "{'duration_s': 5, 'qps': 4, 'size': 65536, 'tx_depth': 128, 'cq_mod': 100, 'lat_iters': 1000, 'lat_size': 2, 'one_way': 0}" \
+        "parameters and defaults"
+
+step "sparkc probe --kind rdma: unavailable, with the reason, at once"
+start=$(date +%s%N)
+rc=0; out=$(sparkc_of a --json probe --peer b --kind rdma) || rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+assert_eq "$rc" 2 "exit status of an unavailable kind asked for by name"
+assert_eq "$(json_get "$out" 'd["status"]')" unavailable "status"
+assert_contains "$(json_get "$out" 'd["error"]')" "no RDMA device: " "reason"
+assert_contains "$(json_get "$out" 'd["error"]')" "the fabric would fall back to TCP" "reason"
+echo "probe unavailable after $ms ms"
+# The helpers fail in milliseconds; the rest is the peer exchange on a loaded machine.
+[ "$ms" -lt 5000 ] || fail "the rdma probe took $ms ms to end unavailable"
+assert_eq "$(grep -c 'event=probe-failed.*kind=rdma' "$(log_of a)" || true)" 0 "probe-failed alerts"
+assert_contains "$(cat "$(log_of a)")" "rdma probe to b unavailable: " "the notice instead"
+
+step "bad parameters are refused with the reason"
+rc=0; err=$(sparkc_of a probe --peer b --kind rdma --param tx_depth=16 --param cq_mod=32 2>&1) || rc=$?
+assert_eq "$rc" 2 "cq_mod above tx_depth"
+assert_contains "$err" "cq_mod is above its tx_depth" "its message"
+rc=0; err=$(sparkc_of a probe --peer b --kind rdma --param qps=17 2>&1) || rc=$?
+assert_contains "$err" "the rdma probe's qps is an integer from 1 to 16" "too many queue pairs"
+
+step "--kind all still runs the other kinds"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?
+assert_eq "$rc" 0 "exit status of --kind all"
+statuses=$(json_get "$out" '{r["kind"]: r["status"] for r in d}')
+assert_contains "$statuses" "'rtt': 'ok', 'tcp': 'ok'" "the other kinds measured"
+assert_contains "$statuses" "'rdma': 'unavailable'" "rdma"
+assert_contains "$(json_get "$out" '[r["error"] for r in d if r["kind"] == "rdma"][0]')" "no RDMA device" "its reason"
