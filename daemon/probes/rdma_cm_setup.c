@@ -108,13 +108,15 @@ int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size)
         return r;
 }
 
+/* The id of a refused request is destroyed by the caller once its event is acknowledged:
+ * rdma_destroy_id waits for that, so destroying it first would never return. */
 static void refuse(struct rdma_session *s, struct rdma_cm_id *id, const char *why)
 {
         s->refused++;
         (void)rdma_reject(id, why, (uint8_t)(strlen(why) + 1));
-        rdma_destroy_id(id);
 }
 
+/* 0: accepted; 1: refused (the caller destroys the id after the ack); <0: a local failure. */
 static int accept_request(struct rdma_session *s, struct rdma_cm_event *ev, char *err, size_t err_size)
 {
         struct rdma_cm_id *id = ev->id;
@@ -136,7 +138,7 @@ static int accept_request(struct rdma_session *s, struct rdma_cm_event *ev, char
         }
         if (r < 0) {
                 refuse(s, id, why);
-                return 0;
+                return 1;
         }
         c = &rr->conns[d.qp];
         c->index = d.qp;
@@ -144,6 +146,7 @@ static int accept_request(struct rdma_session *s, struct rdma_cm_event *ev, char
         s->half = d.size;
         if ((r = rdma_memlock_check(s->registered + 2ULL * d.size, err, err_size)) < 0) {
                 refuse(s, id, "memlock limit");
+                c->id = id; /* the session ends: closing it destroys the id */
                 return r;
         }
         s->registered += 2ULL * d.size;
@@ -180,6 +183,7 @@ static int accept_request(struct rdma_session *s, struct rdma_cm_event *ev, char
 
 int rdma_server_events(struct rdma_session *s, int timeout_ms, char *err, size_t err_size)
 {
+        struct rdma_cm_id *refused;
         struct rdma_cm_event *ev;
         int r;
 
@@ -205,7 +209,12 @@ int rdma_server_events(struct rdma_session *s, int timeout_ms, char *err, size_t
                 default:
                         break;
                 }
+                refused = r == 1 ? ev->id : NULL;
                 rdma_ack_cm_event(ev);
+                if (refused) {
+                        rdma_destroy_id(refused);
+                        r = 0;
+                }
                 if (r < 0)
                         return r;
         }
