@@ -238,6 +238,31 @@ static char *render(const char *node, const char *version, double uptime_sec, js
                 label(out, str(r, "peer"));
                 fprintf(out, "\"} %.17g\n", num(m, "median_us") / 1e6);
         }
+        family(out, "sparkd_probe_rdma_bytes_per_second", "gauge",
+               "RDMA WRITE throughput of the port (both twins) in the weaker direction, latest rdma probe.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "rdma") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                fprintf(out, "sparkd_probe_rdma_bytes_per_second{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "gbps") * 1e9 / 8);
+        }
+        family(out, "sparkd_probe_rdma_write_latency_seconds", "gauge",
+               "Typical one-way RDMA WRITE latency (half the median round trip) of the latest rdma probe.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "rdma") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m) ||
+                    !json_object_object_get_ex(m, "typical_us", NULL))
+                        continue;
+                fprintf(out, "sparkd_probe_rdma_write_latency_seconds{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "typical_us") / 1e6);
+        }
         family(out, "sparkd_probe_nccl_busbw_bytes_per_second", "gauge",
                "NCCL all_reduce bus bandwidth at the largest size of the latest nccl probe to the peer.");
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {

@@ -65,6 +65,26 @@ static void test_one_series_per_label_set(void)
         json_object_put(latest);
 }
 
+static void test_rdma(void)
+{
+        json_object *latest = json_object_new_array(), *r = result("b", "b-id", "ok", 190), *m;
+        char *text;
+
+        json_object_object_add(r, "kind", json_object_new_string("rdma"));
+        json_object_object_get_ex(r, "measured", &m);
+        json_object_object_add(m, "typical_us", json_object_new_double(1.5));
+        json_object_array_add(latest, r);
+        text = metrics_render("a", "1.0", 1, NULL, NULL, latest);
+        CHECK(text != NULL);
+        if (text) {
+                CHECK(count(text, "sparkd_probe_rdma_bytes_per_second{peer=\"b\"} 23750000000") == 1);
+                CHECK(count(text, "sparkd_probe_rdma_write_latency_seconds{peer=\"b\"} 1.5e-06") == 1);
+                CHECK(count(text, "sparkd_probe_tcp_bytes_per_second{") == 0);
+        }
+        free(text);
+        json_object_put(latest);
+}
+
 static void test_labels_are_escaped(void)
 {
         json_object *latest = json_object_new_array();
@@ -80,6 +100,7 @@ static void test_labels_are_escaped(void)
 int main(void)
 {
         RUN(test_one_series_per_label_set);
+        RUN(test_rdma);
         RUN(test_labels_are_escaped);
         return test_result();
 }
