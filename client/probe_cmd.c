@@ -176,6 +176,14 @@ static void print_details(json_object *r)
                                ? "; FELL BACK TO TCP SOCKETS on a node with RDMA devices"
                                : "");
         }
+        if (json_object_object_get_ex(m, "latency", &v) && v)
+                printf("    write latency: typical %.2f us, min %.2f, p99 %.2f, max %.2f (%.0f bytes, %.0f "
+                       "round "
+                       "trips)\n",
+                       number(v, "typical_us"), number(v, "min_us"), number(v, "p99_us"),
+                       number(v, "max_us"), number(v, "size"), number(v, "iterations"));
+        if (json_object_object_get_ex(m, "note", &v) && v)
+                printf("    note: %s\n", json_object_get_string(v));
         if (json_object_object_get_ex(m, "phases_ms", &phases) && phases &&
             json_object_object_length(phases)) {
                 printf("    phases (ms):");

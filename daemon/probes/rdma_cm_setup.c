@@ -20,7 +20,7 @@
 
 static int rail_sockaddr(const struct rdma_rail *rail, uint16_t port, struct sockaddr_storage *ss)
 {
-        char host[48], *pct;
+        char host[64], *pct;
 
         memset(ss, 0, sizeof(*ss));
         snprintf(host, sizeof(host), "%s", rail->address);

@@ -58,7 +58,7 @@ struct rdma_rail {
         char netdev[IF_NAMESIZE];
         int gid_index; /* the RoCE v2 GID the connections must use */
         char gid[40];
-        char address[48]; /* IPv4 (the netdev's address), or IPv6 link-local for a twin without one */
+        char address[64]; /* IPv4 (the netdev's address), or IPv6 link-local for a twin without one */
         bool is_ipv6;
         unsigned active_mtu; /* bytes, 0 unknown */
         int64_t speed_mbps;  /* the netdev's Ethernet speed, -1 unknown */

@@ -184,6 +184,14 @@ static int serve(struct rdma_session *s, json_object *result, char *err)
         while (!s->rails[0].conns[0].is_established)
                 if ((r = rdma_server_events(s, 100, err, ERR_MAX)) < 0)
                         return r;
+        {
+                struct sockaddr *peer = rdma_get_peer_addr(s->rails[0].conns[0].id);
+                char text[INET6_ADDRSTRLEN] = "?";
+
+                if (peer->sa_family == AF_INET)
+                        inet_ntop(AF_INET, &((struct sockaddr_in *)peer)->sin_addr, text, sizeof(text));
+                json_object_object_add(result, "remote", json_object_new_string(text));
+        }
         phase("running");
         for (;;) {
                 struct rdma_ctl_msg m = { .type = RDMA_CTL_REPORT };
@@ -393,7 +401,9 @@ int main(int argc, char **argv)
         if (r < 0) {
                 json_object_put(result);
                 /* RDMA CM without its kernel module is a node without usable RDMA, not a fault. */
-                return fail(r == -ENODEV && strstr(err, "rdma_create_event_channel") != NULL, "%s", err);
+                if (strstr(err, "rdma_create_event_channel"))
+                        return fail(true, "RDMA CM cannot be opened (is rdma_ucm loaded?): %s", err);
+                return fail(false, "%s", err);
         }
         probe_emit(probe_result_line(result));
         return 0;
