@@ -2,7 +2,9 @@
 # The rdma probe on a machine without an RDMA device (no ConnectX, no soft-RoCE): the helper
 # fails within a second with "no RDMA device: ... the fabric would fall back to TCP" and
 # "unavailable": true; between two daemons in namespaces `sparkc probe --kind rdma` ends
-# `unavailable` with that reason and no alert, and `--kind all` still runs the other kinds.
+# `unavailable` with that reason and no alert, and `--kind all` still runs the other kinds. With
+# stand-ins for the helpers of two RDMA nodes: the options and token each side gets, the port
+# speed as the default expectation (ok, then degraded with its alert), history and metrics.
 # Real hardware: docs/rdma-probe.md.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
@@ -79,3 +81,62 @@ statuses=$(json_get "$out" '{r["kind"]: r["status"] for r in d}')
 assert_contains "$statuses" "'rtt': 'ok', 'tcp': 'ok'" "the other kinds measured"
 assert_contains "$statuses" "'rdma': 'unavailable'" "rdma"
 assert_contains "$(json_get "$out" '[r["error"] for r in d if r["kind"] == "rdma"][0]')" "no RDMA device" "its reason"
+
+step "through the daemons: options, token, the port speed as the expectation, history, metrics"
+# Stand-ins for the helpers of two RDMA nodes: the peer's prints the listening line
+# sparkd-probe-rdma prints there, ours records how sparkd started it and prints a client result
+# of the real helper's shape with the port's payload rate (196.1 Gb/s: 200G at MTU 4096).
+mkdir "$TEST_TMP/peer" "$TEST_TMP/here"
+cat >"$TEST_TMP/peer/sparkd-probe-rdma" <<EOF2
+#!/bin/sh
+{ echo "ARGS \$*"; env | grep -E '^SPARKD_PROBE_' | sort; } >"$TEST_TMP/server.env"
+echo '{"phase":"listening","port":18515,"rails":"rocep1s0f1 10.99.0.2/18515, roceP2p1s0f1 fe80::1%enP2p1s0f1np1/40000"}'
+exec sleep 47.5
+EOF2
+cat >"$TEST_TMP/here/sparkd-probe-rdma" <<EOF2
+#!/bin/sh
+{ echo "ARGS \$*"; env | grep -E '^SPARKD_PROBE_' | sort; } >"$TEST_TMP/client.env"
+gbps=\$(cat "$TEST_TMP/gbps")
+rail() { echo "{\"name\":\"\$1\",\"netdev\":\"\$2\",\"gbps\":\$3,\"qps\":4,\"gid_index\":3}"; }
+dir() { echo "{\"direction\":\"\$1\",\"from\":\"\$2\",\"to\":\"\$3\",\"gbps\":\$gbps,\"rails\":[\$(rail rocep1s0f1 enp1s0f1np1 95),\$(rail roceP2p1s0f1 enP2p1s0f1np1 95)]}"; }
+echo "{\"result\":{\"kind\":\"rdma\",\"ok\":true,\"role\":\"client\",\"gbps\":\$gbps,\"expected_gbps\":196.1,\"typical_us\":1.47,\"directions\":[\$(dir forward 10.99.0.1 10.99.0.2),\$(dir reverse 10.99.0.2 10.99.0.1)]}}"
+EOF2
+chmod +x "$TEST_TMP/peer/sparkd-probe-rdma" "$TEST_TMP/here/sparkd-probe-rdma"
+peer_conf a fa 10.99.0.2 "[probe]" "helper_dir = $TEST_TMP/here" "interval = 0" "rtt_interval = 0"
+peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $TEST_TMP/peer" "interval = 0" "rtt_interval = 0"
+sparkc_of a reload >/dev/null || fail "reload of a"
+sparkc_of b reload >/dev/null || fail "reload of b"
+echo 190.5 >"$TEST_TMP/gbps"
+out=$(sparkc_of a --json probe --peer b --kind rdma --duration 2 --param qps=2) || fail "rdma probe: $out"
+assert_eq "$(json_get "$out" 'd["status"]')" ok "status"
+assert_eq "$(json_get "$out" '(d["expected"]["value"], d["expected"]["source"])')" "(196.1, 'port speed')" "expectation"
+client=$(cat "$TEST_TMP/client.env")
+server=$(cat "$TEST_TMP/server.env")
+assert_contains "$client" "--client 10.99.0.2 --port 18515 --bind 10.99.0.1" "the client's arguments"
+assert_contains "$client" "--duration 2 --qps 2 --size 65536 --tx-depth 128 --cq-mod 100 --lat-iters 1000 --lat-size 2" \
+        "the client's options"
+assert_not_contains "$client" "--one-way" "both directions by default"
+assert_contains "$server" "--server --bind 10.99.0.2 --tx-depth 128 --cq-mod 100" "the server's arguments"
+assert_not_contains "$server" "--qps" "the client's options stay on the client"
+token=$(grep SPARKD_PROBE_TOKEN= <<<"$client")
+[ ${#token} -eq $((19 + 32)) ] || fail "the client's token: $token"
+assert_contains "$server" "$token" "the same one-time token on both sides"
+assert_contains "$client" "SPARKD_PROBE_RAILS=rocep1s0f1 10.99.0.2/18515" "the listening line's fields reach the client"
+wait_until 10 sh -c "! pgrep -f '[s]leep 47.5' >/dev/null" || fail "the peer's helper outlived the probe"
+
+echo 120.25 >"$TEST_TMP/gbps"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind rdma --duration 1) || rc=$?
+assert_eq "$rc" 1 "exit status of a degraded probe"
+assert_eq "$(json_get "$out" 'd["status"]')" degraded "a port below 0.8 of its payload rate"
+assert_contains "$(cat "$(log_of a)")" "rdma probe to b degraded: 120.25 Gb/s where 196.10 (port speed) is expected" "the alert"
+assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind rdma)" '[r["status"] for r in d["results"]]')" \
+        "['degraded', 'ok', 'unavailable', 'unavailable']" "history"
+metrics=$(sparkc_of a metrics)
+assert_contains "$metrics" 'sparkd_probe_rdma_bytes_per_second{peer="b"} 15031250000' "throughput metric"
+assert_contains "$metrics" 'sparkd_probe_rdma_write_latency_seconds{peer="b"} 1.4' "latency metric"
+if command -v promtool >/dev/null; then
+        promtool check metrics <<<"$metrics" || fail "promtool rejects the metrics"
+fi
+sparkd_stop a
+sparkd_stop b
+pass
