@@ -92,7 +92,7 @@ int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size)
                         snprintf(err, err_size, "%s: not an address: %s", rr->rail.device, rr->rail.address);
                         return -EINVAL;
                 }
-                if (rdma_create_id(s->channel, &rr->listen_id, rr, RDMA_PS_TCP) < 0)
+                if (rdma_create_id(s->channel, &rr->listen_id, NULL, RDMA_PS_TCP) < 0)
                         return rdma_verbs_error(err, err_size, "rdma_create_id", rr->rail.device, errno);
                 if (rdma_bind_addr(rr->listen_id, (struct sockaddr *)&ss) < 0)
                         return rdma_verbs_error(err, err_size, "rdma_bind_addr", rr->rail.address, errno);
@@ -188,6 +188,8 @@ int rdma_server_events(struct rdma_session *s, int timeout_ms, char *err, size_t
         int r;
 
         while ((r = next_event(s, timeout_ms, &ev, err, err_size)) == 0) {
+                /* NULL for a connection request (the listening ids have none); an accepted one's is
+                 * its rdma_conn. */
                 struct rdma_conn *c = ev->id->context;
 
                 timeout_ms = 0;
@@ -253,12 +255,23 @@ static int wait_for(struct rdma_session *s, struct rdma_cm_id *id, enum rdma_cm_
                         rdma_ack_cm_event(ev);
                         return 0;
                 }
-                if (ev->event == RDMA_CM_EVENT_REJECTED && ev->param.conn.private_data_len > 0) {
-                        char why[96];
+                if (ev->event == RDMA_CM_EVENT_REJECTED) {
+                        const char *data = ev->param.conn.private_data;
+                        size_t len = 0;
 
-                        snprintf(why, sizeof(why), "%.*s", (int)ev->param.conn.private_data_len,
-                                 (const char *)ev->param.conn.private_data);
-                        snprintf(err, err_size, "the server refused the connection: %s", why);
+                        /* Our server's reason is a short printable string; the kernel's own reject
+                         * (nobody listening) carries zeros. */
+                        while (data && len < ev->param.conn.private_data_len && len < 95 &&
+                               data[len] >= 0x20 && data[len] < 0x7f)
+                                len++;
+                        if (len)
+                                snprintf(err, err_size, "the server refused the connection: %.*s", (int)len,
+                                         data);
+                        else
+                                snprintf(err, err_size,
+                                         "the connection was rejected (RDMA CM status %d): is "
+                                         "a " RDMA_PROBE_PROG " server listening at that address and port?",
+                                         ev->status);
                 } else {
                         snprintf(err, err_size, "%s where %s was expected (status %d)",
                                  rdma_event_str(ev->event), rdma_event_str(want), ev->status);

@@ -228,6 +228,11 @@ int rdma_cq_poll(struct rdma_session *s, struct rdma_rail_res *rr, char *err, si
         if (n < 0)
                 return rdma_verbs_error(err, err_size, "ibv_poll_cq", rr->rail.device, EIO);
         for (int i = 0; i < n; i++) {
+                /* The control RECV flushed: the peer disconnected (after its last message). */
+                if (wc[i].status == IBV_WC_WR_FLUSH_ERR && wc[i].wr_id == WRID_CTL_RECV) {
+                        s->is_disconnected = true;
+                        continue;
+                }
                 if (wc[i].status != IBV_WC_SUCCESS) {
                         snprintf(err, err_size, "work completion on %s: %s (status %d, vendor error 0x%x)",
                                  rr->rail.device, ibv_wc_status_str(wc[i].status), wc[i].status,
@@ -293,8 +298,10 @@ int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char 
                 if (++spins % 4096 == 0) {
                         if (s->o->is_server && (r = rdma_server_events(s, 0, err, err_size)) < 0)
                                 return r;
-                        if (s->is_disconnected)
+                        if (s->is_disconnected) {
+                                snprintf(err, err_size, "the peer disconnected");
                                 return -ECONNRESET;
+                        }
                         if (probe_now() > until) {
                                 snprintf(err, err_size, "no control message from the peer within %.0f s",
                                          timeout_s);
