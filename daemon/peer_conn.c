@@ -98,6 +98,29 @@ void peer_conn_close(struct peer_conn *c, const char *reason)
                 peer_schedule_retry(p);
 }
 
+/* The peer may have sent on the old connection before its own hello on the new one told it of
+ * the switch: the old one is read a while longer and then closed quietly. */
+static void conn_retire(struct peer_conn *old)
+{
+        struct timeval tv = { .tv_sec = RETIRE_GRACE_SEC };
+
+        old->is_retiring = true;
+        if (old->deadline)
+                evtimer_add(old->deadline, &tv);
+}
+
+/* A static entry not yet connected that dials this address: an inbound connection from it
+ * fills that entry instead of making a second one, which would dial again later. */
+static struct peer *peer_find_unnamed_by_address(struct peers *ps, const char *address)
+{
+        struct peer *p;
+
+        LIST_FOREACH(p, &ps->peers, link)
+                if (!p->node_id[0] && !p->conn && strv_contains(p->addresses, address))
+                        return p;
+        return NULL;
+}
+
 static int conn_handle_hello(struct peer_conn *c, json_object *m)
 {
         struct peers *ps = c->owner;
@@ -134,7 +157,9 @@ static int conn_handle_hello(struct peer_conn *c, json_object *m)
                 if (!p->dialing)
                         p->dialing = c;
         } else if (!p) {
-                p = existing ? existing : peer_new(ps);
+                p = existing ? existing : peer_find_unnamed_by_address(ps, c->remote);
+                if (!p)
+                        p = peer_new(ps);
                 if (!p)
                         return -ENOMEM;
         }
@@ -158,13 +183,8 @@ static int conn_handle_hello(struct peer_conn *c, json_object *m)
                         c->peer = NULL;
                         return -EALREADY;
                 }
-                {
-                        struct peer_conn *old = p->conn;
-
-                        p->conn = NULL;
-                        old->peer = NULL;
-                        peer_conn_free(old);
-                }
+                conn_retire(p->conn);
+                p->conn = NULL;
         }
         if (p->dialing == c)
                 p->dialing = NULL;
@@ -326,6 +346,10 @@ static void conn_on_deadline(evutil_socket_t fd, short what, void *userdata)
 {
         struct peer_conn *c = userdata;
 
+        if (c->is_retiring) {
+                peer_conn_close(c, NULL);
+                return;
+        }
         if (!c->is_outbound)
                 peer_log_inbound_reject(c->owner, c->remote, "no TLS handshake and hello within 5 s");
         else if (c->peer) {

@@ -17,8 +17,11 @@
 #include "links.h"
 #include "peers.h"
 
-#define PEER_PROTO          1
-#define HELLO_TIMEOUT_SEC   5
+#define PEER_PROTO        1
+#define HELLO_TIMEOUT_SEC 5
+/* How long a connection replaced by a duplicate is still read: what the peer sent on it before
+ * it learned of the other one arrives, instead of being lost with it. */
+#define RETIRE_GRACE_SEC    5
 #define MAX_PENDING_INBOUND 64
 #define BACKOFF_MIN_MS      500
 #define BACKOFF_MAX_MS      30000
@@ -68,6 +71,7 @@ struct peer_conn {
         bool is_outbound;
         bool is_tls_up;
         bool is_hello_done;
+        bool is_retiring; /* replaced by a duplicate: read until RETIRE_GRACE_SEC, only heartbeats sent */
         char remote[64];
         char local[64];
         uint64_t last_rx_usec;

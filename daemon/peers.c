@@ -258,6 +258,13 @@ struct peer *peer_new(struct peers *ps)
 
 void peer_free(struct peer *p)
 {
+        struct peer_conn *c, *next;
+
+        for (c = LIST_FIRST(&p->owner->conns); c; c = next) {
+                next = LIST_NEXT(c, link);
+                if (c->peer == p && c->is_retiring)
+                        peer_conn_free(c);
+        }
         if (p->conn)
                 peer_conn_free(p->conn);
         if (p->dialing)
