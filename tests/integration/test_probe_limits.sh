@@ -39,7 +39,10 @@ assert_eq "$(json_get "$(cat "$TEST_TMP/ab.json")" 'd["status"]')" ok "the probe
 
 step "the history keeps history_size results, also after a restart"
 for i in $(seq 12); do
-        sparkc_of a --json probe --peer b --kind rtt --count 10 >/dev/null || fail "rtt probe $i"
+        # From the fourth on, results are judged against the learned baseline: degraded (1) is
+        # an answer too on a loaded machine.
+        rc=0; sparkc_of a --json probe --peer b --kind rtt --count 10 >/dev/null || rc=$?
+        [ "$rc" -le 1 ] || fail "rtt probe $i: exit status $rc"
 done
 count_results() { json_get "$(sparkc_of a --json history)" 'len(d["results"])'; }
 assert_eq "$(count_results)" 10 "results kept"
