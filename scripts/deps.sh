@@ -16,6 +16,7 @@ test_packages=(
         iperf3 prometheus
         clang-format
         dpkg-dev debhelper fakeroot lintian
+        debootstrap systemd-container
 )
 
 case "${1:-build}" in
