@@ -55,8 +55,10 @@ machine_logs() {
         local m
         for m in "${!leader[@]}"; do
                 [ -n "${leader[$m]}" ] || continue
-                echo "--- journal of $m (last 40 lines)"
-                on "$m" journalctl --no-pager -n 40 2>&1 || true
+                echo "--- journal of $m: sparkd (last 60 lines)"
+                on "$m" journalctl --no-pager -n 60 -u sparkd -u sparkd.socket 2>&1 || true
+                echo "--- journal of $m: everything else (last 20 lines)"
+                on "$m" journalctl --no-pager -n 20 _PID=1 + SYSLOG_IDENTIFIER=kernel 2>&1 || true
         done
         for m in a b; do
                 [ -f "$tmp/$m.console" ] || continue
