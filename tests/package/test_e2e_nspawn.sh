@@ -57,7 +57,7 @@ machine_logs() {
                 [ -n "${leader[$m]}" ] || continue
                 echo "--- journal of $m: sparkd (last 60 lines)"
                 on "$m" journalctl --no-pager -n 60 -u sparkd -u sparkd.socket 2>&1 || true
-                echo "--- journal of $m: everything else (last 20 lines)"
+                echo "--- journal of $m: systemd and the kernel (last 20 lines)"
                 on "$m" journalctl --no-pager -n 20 _PID=1 + SYSLOG_IDENTIFIER=kernel 2>&1 || true
         done
         for m in a b; do
@@ -255,14 +255,15 @@ for m in a b; do
         ok "$m: $(head -n 1 <<<"$status")"
 done
 
-# peer_state MACHINE PEER_NAME: the state MACHINE's daemon gives the peer of that name.
-peer_state() {
+# peer_field MACHINE PEER_NAME FIELD: what MACHINE's daemon says of the peer of that name.
+peer_field() {
         on "$1" sparkc --json peers 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(next((p["state"] for p in d["peers"] if p.get("name") == sys.argv[1]), "none"))' "$2"
+print(next((p.get(sys.argv[2]) for p in d["peers"] if p.get("name") == sys.argv[1]), "none"))' "$2" "$3"
 }
-peer_up() { [ "$(peer_state "$1" "$2")" = up ]; }
+peer_up() { [ "$(peer_field "$1" "$2" state)" = up ]; }
+peer_discovered() { [ "$(peer_field "$1" "$2" discovered)" = True ]; }
 
 step "sparkc peers shows the other"
 for m in a b; do
@@ -274,6 +275,13 @@ for m in a b; do
         ok "$m sees ${name_of[$o]} up"
 done
 echo "$peers" | sed 's/^/    /'
+# The static address made the connection; Avahi in the machines must find the peer as well.
+for m in a b; do
+        o=${other[$m]}
+        wait_for 15 peer_discovered "$m" "${name_of[$o]}" ||
+                fail "$m did not find ${name_of[$o]} over mDNS: $(on "$m" sparkc --json peers 2>&1)"
+done
+ok "each found the other over mDNS too"
 
 step "sparkc probe --peer spark2 --kind tcp"
 probe=$(on a sparkc probe --peer spark2 --kind tcp 2>&1) || fail "probe failed: $probe"
