@@ -27,17 +27,7 @@ rc=0; "$NCCL" --client 10.0.0.1 2>"$TEST_TMP/noid.err" || rc=$?
 assert_eq "$rc" 2 "a client without the unique id"
 assert_contains "$(cat "$TEST_TMP/noid.err")" "SPARKD_PROBE_NCCL_ID" "its message"
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
-for n in a b; do
-        o=$([ $n = a ] && echo 10.99.0.2 || echo 10.99.0.1)
-        peer_conf $n f$n $o "[probe]" "helper_dir = $helpers" "interval = 0" "rtt_interval = 0"
-done
-sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-wait_peer_state a b up 5 || fail "peers not up"
+two_probe_nodes
 
 step "probe-kinds describes nccl's parameters"
 kinds=$(sparkc_of a --json probe-kinds)

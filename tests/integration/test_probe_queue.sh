@@ -8,18 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
-for n in a b; do
-        o=$([ $n = a ] && echo 10.99.0.2 || echo 10.99.0.1)
-        peer_conf $n f$n $o "[probe]" "helper_dir = $helpers" "interval = 0" "rtt_interval = 0"
-done
-sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-wait_peer_state a b up 5 || fail "peers not up"
+two_probe_nodes
 watch_events a
 tcp_helper_on_a() { [ -n "$(pids_in_ns "$a" 'sparkd-probe-tcp')" ]; }
 no_helpers() { [ -z "$(pids_in_ns "$a" "$b" 'sparkd-probe-tcp')" ]; }
