@@ -20,6 +20,7 @@
 #include "config.h"
 #include "log.h"
 #include "macro.h"
+#include "probe_memory.h"
 #include "strutil.h"
 
 #define CONF_MAX_LINE      4096
@@ -322,6 +323,7 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->probe_rtt_interval_usec = 300 * 1000000ULL;
         c->probe_duration_sec = 5;
         c->probe_streams = 4;
+        c->probe_memory_margin = PROBE_MEMORY_MARGIN_DEFAULT;
         if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);

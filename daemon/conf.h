@@ -71,7 +71,8 @@ struct sparkd_config {
         uint64_t probe_rtt_interval_usec; /* all-pairs RTT; 0: off */
         unsigned probe_duration_sec;
         unsigned probe_streams;
-        char **probe_kinds; /* the bandwidth kinds a scheduled round runs, in order */
+        uint64_t probe_memory_margin; /* bytes a nccl/rdma probe must leave available */
+        char **probe_kinds;           /* the bandwidth kinds a scheduled round runs, in order */
 
         /* [metrics] */
         char *metrics_textfile; /* NULL: not written */

@@ -452,6 +452,12 @@ static int parse_probe_duration(struct conf_parse *p, const char *value, const c
         return r;
 }
 
+static int parse_memory_margin(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a size from 0 to 1024G (K, M, G suffixes)";
+        return parse_size(value, 0, 1024ULL << 30, &p->config->probe_memory_margin);
+}
+
 static int parse_probe_kinds(struct conf_parse *p, const char *value, const char **why)
 {
         static char what[224];
@@ -542,6 +548,7 @@ const struct conf_key conf_keys[] = {
         { "probe",  "duration",         parse_probe_duration },
         { "probe",  "streams",          parse_probe_streams },
         { "probe",  "kinds",            parse_probe_kinds },
+        { "probe",  "memory_margin",    parse_memory_margin },
         { "diagnosis", "healthy_gbps",  parse_healthy_gbps },
         { "diagnosis", "stale_min_gbps", parse_stale_min_gbps },
         { "diagnosis", "stale_max_gbps", parse_stale_max_gbps },

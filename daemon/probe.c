@@ -300,7 +300,7 @@ static void probe_run(struct probe *p)
         p->started = time(NULL);
         arm_deadline(p);
         p->phase = "request";
-        if (!probe_helper_is_installed(p)) {
+        if (probe_check_memory(p) < 0 || !probe_helper_is_installed(p)) {
                 probe_finish(p, p->error);
                 return;
         }
@@ -665,6 +665,8 @@ int probes_configure(struct probes *ps, const struct sparkd_config *c)
         struct timeval second = { .tv_sec = 1 };
 
         snprintf(ps->helper_dir, sizeof(ps->helper_dir), "%s", c->probe_helper_dir);
+        snprintf(ps->host_root, sizeof(ps->host_root), "%s", c->host_root);
+        ps->memory_margin = c->probe_memory_margin;
         history_set_limit(ps->history, c->probe_history_size);
         for (size_t i = 0; probe_kind_at(i); i++) {
                 const struct probe_kind *k = probe_kind_at(i);

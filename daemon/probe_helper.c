@@ -12,6 +12,7 @@
 #include "child.h"
 #include "macro.h"
 #include "probe_internal.h"
+#include "probe_memory.h"
 #include "strutil.h"
 
 #define READY_FIELDS_MAX 8
@@ -198,6 +199,22 @@ static int helper_environment(struct probe *p)
         return r;
 }
 
+int probe_check_memory(struct probe *p)
+{
+        struct probes *ps = p->owner;
+        bool unified = false;
+        struct fabric_facts f;
+
+        if (!p->kind->memory_needed)
+                return 0;
+        if (ps->gather_facts && ps->gather_facts(ps->facts_userdata, &f) == 0) {
+                unified = f.host.has_unified_memory;
+                fabric_facts_free(&f);
+        }
+        return probe_memory_guard(p->kind, p->params, unified, ps->host_root, ps->memory_margin, p->error,
+                                  sizeof(p->error));
+}
+
 int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready)
 {
         struct probes *ps = p->owner;
@@ -210,6 +227,9 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         size_t n = 0, n_env = 0, n_ready = 0;
         int r;
 
+        /* The initiator checked before asking (probe_run); the peer checks its own memory here. */
+        if (server && (r = probe_check_memory(p)) < 0)
+                return r;
         if (!probe_helper_is_installed(p))
                 return -ENOENT;
         r = helper_environment(p);

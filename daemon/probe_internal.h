@@ -52,6 +52,8 @@ struct probes {
         struct history *history;
         char node_id[33];
         char helper_dir[PATH_MAX];
+        char host_root[PATH_MAX];       /* where /proc/meminfo is read for the memory guard */
+        uint64_t memory_margin;         /* bytes a probe must leave available */
         double expect[PROBE_KINDS_MAX]; /* from the config, by kind index; 0: learn a baseline */
         double degraded_ratio;
         struct diagnosis_thresholds diagnosis;
@@ -90,6 +92,8 @@ bool probe_helper_is_installed(struct probe *p);
 int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
 /* Fields from a peer's probe-ready: what a client helper may get in its environment. */
 bool probe_ready_fields_ok(json_object *fields);
+/* The memory guard (probe_memory.h) for p on this node: 0, or p->error says why it is refused. */
+int probe_check_memory(struct probe *p);
 
 /* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
  * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */

@@ -73,8 +73,9 @@ static const char *const nccl_ops[] = { "all_reduce", "all_gather", NULL };
 static const char *const env_modes[] = { "auto", "safe", "dmabuf", NULL };
 
 static const struct probe_param_spec nccl_params[] = {
-        { "min_bytes", 1024, 8ULL << 30, 1 << 20, "--min-bytes", PROBE_SIDE_BOTH },
-        { "max_bytes", 1024, 8ULL << 30, 256 << 20, "--max-bytes", PROBE_SIDE_BOTH },
+        /* Up to the largest GB10's memory: the memory guard decides what fits on the node. */
+        { "min_bytes", 1024, 128ULL << 30, 1 << 20, "--min-bytes", PROBE_SIDE_BOTH },
+        { "max_bytes", 1024, 128ULL << 30, 256 << 20, "--max-bytes", PROBE_SIDE_BOTH },
         { "step_factor", 2, 1024, 2, "--step-factor", PROBE_SIDE_BOTH },
         { "iters", 1, 10000, 20, "--iters", PROBE_SIDE_BOTH },
         { "warmup_iters", 0, 1000, 1, "--warmup-iters", PROBE_SIDE_BOTH },
@@ -118,6 +119,15 @@ static unsigned nccl_measure_sec(json_object *params)
         }
         return (unsigned)(probe_kind_param(k, params, "init_timeout_ms") / 1000 +
                           bytes / NCCL_FLOOR_BYTES_PER_SEC + checked * 2 / 1e9 + 1);
+}
+
+/* What sparkd-probe-nccl allocates (nccl_run.c): a host buffer of max_bytes for the pattern and
+ * the check, and send and receive buffers of max_bytes each on the GPU. */
+static uint64_t nccl_memory_needed(json_object *params, bool unified_memory)
+{
+        uint64_t max = probe_kind_param(probe_kind_find("nccl"), params, "max_bytes");
+
+        return max + (unified_memory ? 2 * max : 0);
 }
 
 static double nccl_expectation(const struct sparkd_config *c)
@@ -214,6 +224,7 @@ static const struct probe_kind kinds[] = {
                 .configured_expectation = nccl_expectation,
                 .env_mode_param = "mode",
                 .check_params = nccl_check_params,
+                .memory_needed = nccl_memory_needed,
         },
         {
                 .name = "rdma",

@@ -71,6 +71,11 @@ struct probe_kind {
         const char *env_mode_param;
         /* Checks what one parameter alone cannot (min below max, say); NULL: nothing more. */
         int (*check_params)(json_object *params, char *err, size_t err_size);
+        /* Bytes of this node's memory the helper takes with these parameters: its host buffers,
+         * and its device buffers when the GPU shares the node's memory (unified_memory). The
+         * memory guard (probe_memory.h) refuses a probe that would leave too little. NULL: the
+         * kind's memory does not grow with its parameters. */
+        uint64_t (*memory_needed)(json_object *params, bool unified_memory);
 };
 
 const struct probe_kind *probe_kind_find(const char *name);

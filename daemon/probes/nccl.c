@@ -61,7 +61,7 @@ static void usage(void)
                "      --nranks N          ranks in the communicator, 2..%d (default 2)\n"
                "  -d, --device N          the CUDA device (default 0; CUDA_VISIBLE_DEVICES applies)\n"
                "  -b, --min-bytes SIZE    smallest size (default 1M; K, M, G suffixes)\n"
-               "  -e, --max-bytes SIZE    largest size (default 256M, at most 8G)\n"
+               "  -e, --max-bytes SIZE    largest size (default 256M, at most 128G)\n"
                "  -f, --step-factor N     each size is N times the one before (default 2)\n"
                "  -n, --iters N           timed iterations per size (default 20)\n"
                "  -w, --warmup-iters N    warm-up iterations per size (default 1)\n"

@@ -18,7 +18,7 @@
 #define UNIFIED_ENV    "SPARKD_PROBE_UNIFIED_MEMORY"
 #define RDMA_ENV       "SPARKD_PROBE_RDMA_DEVICES"
 #define NCCL_RANKS_MAX 64
-#define NCCL_BYTES_MAX (8ULL << 30)
+#define NCCL_BYTES_MAX (128ULL << 30)
 
 struct nccl_options {
         bool is_server;

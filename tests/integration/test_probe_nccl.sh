@@ -123,6 +123,39 @@ if command -v promtool >/dev/null; then
 fi
 sparkc_of a status >/dev/null || fail "a stopped serving"
 sparkc_of b status >/dev/null || fail "b stopped serving"
+
+step "a size that would leave too little free memory is refused with the numbers, on either side"
+# Host roots whose meminfo says 20 GiB (a) and 200 GiB (b) are available; sysfs stays the real one.
+for n in a b; do
+        mkdir -p "$TEST_TMP/root-$n/proc"
+        ln -s /sys "$TEST_TMP/root-$n/sys"
+done
+printf 'MemTotal:       131072000 kB\nMemAvailable:   20971520 kB\n' >"$TEST_TMP/root-a/proc/meminfo"
+printf 'MemTotal:       262144000 kB\nMemAvailable:   209715200 kB\n' >"$TEST_TMP/root-b/proc/meminfo"
+sparkd_stop a
+sparkd_stop b
+peer_conf a fa 10.99.0.2 "[probe]" "helper_dir = $TEST_TMP/here" "[daemon]" "host_root = $TEST_TMP/root-a"
+peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $TEST_TMP/peer" "memory_margin = 197G" \
+        "[daemon]" "host_root = $TEST_TMP/root-b"
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 5 || fail "peers not up after the restart"
+rm -f "$TEST_TMP/client.env" "$TEST_TMP/server.env"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind nccl --param max_bytes=16G) || rc=$?
+assert_eq "$(json_get "$out" 'd["status"]')" failed "status of 16 GiB with 20 GiB available and 8 GiB to keep"
+err=$(json_get "$out" 'd["error"]')
+assert_contains "$err" "needs 16.0 GiB (17179869184 bytes)" "what was asked"
+assert_contains "$err" "has 20.0 GiB (21474836480 bytes) available" "what is available"
+assert_contains "$err" "8.0 GiB (8589934592 bytes) must stay free" "the default margin"
+[ ! -e "$TEST_TMP/client.env" ] && [ ! -e "$TEST_TMP/server.env" ] || fail "a helper ran for a refused probe"
+# 4 GiB fits on a; b must keep 197 GiB of its 200 GiB free and refuses.
+rc=0; out=$(sparkc_of a --json probe --peer b --kind nccl --param max_bytes=4G) || rc=$?
+assert_eq "$(json_get "$out" 'd["status"]')" failed "status of 4 GiB refused by the peer"
+err=$(json_get "$out" 'd["error"]')
+assert_contains "$err" "needs 4.0 GiB" "the peer's numbers: asked"
+assert_contains "$err" "has 200.0 GiB" "the peer's numbers: available"
+assert_contains "$err" "197.0 GiB" "the peer's numbers: margin"
+[ ! -e "$TEST_TMP/server.env" ] || fail "the peer's helper ran for a refused probe"
 sparkd_stop a
 sparkd_stop b
 pass
