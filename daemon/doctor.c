@@ -475,14 +475,16 @@ static void check_roce_gid(struct check *c, const struct fabric_facts *f)
                 for (size_t p = 0; p < d->n_ports; p++) {
                         const struct rdma_port *port = &d->ports[p];
                         char ip[16];
+                        int index;
 
                         if (port->state != RDMA_PORT_ACTIVE || strcmp(port->link_layer, "Ethernet") != 0 ||
                             !port->netdev[0] || !fabric_ipv4_of(f, port->netdev, ip, sizeof(ip)))
                                 continue;
                         checked++;
-                        if (port->roce_v2_ipv4_gid >= 0 && rdma_port_gid_for_ipv4(port, ip) >= 0) {
+                        index = rdma_port_gid_for_ipv4(port, ip);
+                        if (index >= 0) {
                                 evidence(c, "%s port %u: RoCE v2 GID %d for %s (%s)", d->name, port->num,
-                                         rdma_port_gid_for_ipv4(port, ip), ip, port->netdev);
+                                         index, ip, port->netdev);
                                 continue;
                         }
                         evidence(c, "%s port %u: no RoCE v2 GID for %s (%s)", d->name, port->num, ip,

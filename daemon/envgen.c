@@ -111,18 +111,20 @@ static enum env_mode choose_mode(const struct hostfacts *h, enum env_mode reques
 
 static void add_gid_index(json_object *vars, json_object *notes, const struct active_port *ports, size_t n)
 {
-        char why[1024] = "", missing[256] = "", indices[256] = "";
+        char why[1024] = "", missing[256] = "", unmapped[256] = "", indices[256] = "";
         int index = -2;
         bool same = true;
 
         for (size_t i = 0; i < n; i++) {
-                int g = ports[i].port->roce_v2_ipv4_gid;
+                /* By the netdev's own address: the first IPv4 GID of the table may belong to a VLAN
+                 * or macvlan on top of it, another subnet. */
+                int g = rdma_port_gid_for_ipv4(ports[i].port, ports[i].ipv4);
                 char one[96];
 
                 if (strcmp(ports[i].port->link_layer, "Ethernet") != 0)
                         continue;
                 if (g < 0) {
-                        list_add(missing, sizeof(missing), ports[i].dev->name);
+                        list_add(ports[i].ipv4[0] ? unmapped : missing, sizeof(missing), ports[i].dev->name);
                         same = false;
                         continue;
                 }
@@ -132,7 +134,7 @@ static void add_gid_index(json_object *vars, json_object *notes, const struct ac
                         same = false;
                 index = g;
         }
-        if (index == -2 && !missing[0])
+        if (index == -2 && !missing[0] && !unmapped[0])
                 return; /* InfiniBand only: no GID index to choose */
         if (same && index >= 0) {
                 char value[16];
@@ -145,7 +147,13 @@ static void add_gid_index(json_object *vars, json_object *notes, const struct ac
                 return;
         }
         /* NCCL takes one index for all devices; a wrong one makes QP setup time out. */
-        if (missing[0])
+        if (unmapped[0])
+                snprintf(why, sizeof(why),
+                         "NCCL_IB_GID_INDEX not set: %s has no RoCE v2 GID for its netdev's IPv4 address "
+                         "(check `show_gids`; the entry appears when the address is on the netdev)%s%s; "
+                         "NCCL 2.21+ picks each device's RoCE v2 GID itself",
+                         unmapped, indices[0] ? ", others: " : "", indices);
+        else if (missing[0])
                 snprintf(why, sizeof(why),
                          "NCCL_IB_GID_INDEX not set: %s has no RoCE v2 IPv4 GID (no IPv4 address on its "
                          "netdev)%s%s; "

@@ -62,7 +62,8 @@ struct rdma_port {
         int64_t netdev_speed_mbps; /* its negotiated Ethernet speed (class/net/IF/speed), -1 unknown */
         struct rdma_gid *gids;     /* valid (non-zero) entries only, by index */
         size_t n_gids;
-        int roce_v2_ipv4_gid; /* index of the first RoCE v2 IPv4-mapped GID, -1 none */
+        int roce_v2_ipv4_gid; /* the first RoCE v2 IPv4-mapped GID, -1 none: shown, never used to choose
+                               * (a VLAN's address may come first; see rdma_port_gid_for_ipv4) */
 };
 
 struct rdma_device {

@@ -212,6 +212,9 @@ static void test_gid_index(void)
         golden_host("gid-missing", ENV_MODE_AUTO, "env.sh", &mode, &code);
         CHECK(code == 2);
         free((char *)mode);
+        /* A VLAN's IPv4 GID first in the table: the netdev's own address decides, index 5. */
+        golden_host("gid-vlan", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        free((char *)mode);
 }
 
 static void test_no_fabric(void)
