@@ -59,6 +59,8 @@ struct links {
         struct netlink *nl;
         struct event *save_timer;
         struct event *recheck_timer;
+        void (*on_change)(void *userdata);
+        void *change_userdata;
         struct link **v;
         size_t n;
         struct saved_counters *saved; /* counters of links not (yet) present */
@@ -544,6 +546,8 @@ static void on_netlink_link(const struct netlink_link *now, bool removed, void *
 
         if (!ls->configured)
                 return;
+        if (ls->on_change)
+                ls->on_change(ls->change_userdata);
         if (removed) {
                 if (l) {
                         if (l->is_fabric)
@@ -574,6 +578,20 @@ static void on_netlink_link(const struct netlink_link *now, bool removed, void *
 
 /* ---- the whole set ---- */
 
+static void on_netlink_address(void *userdata)
+{
+        struct links *ls = userdata;
+
+        if (ls->on_change)
+                ls->on_change(ls->change_userdata);
+}
+
+void links_set_change_hook(struct links *ls, void (*fn)(void *userdata), void *userdata)
+{
+        ls->on_change = fn;
+        ls->change_userdata = userdata;
+}
+
 static void on_recheck_timer(evutil_socket_t fd, short what, void *userdata)
 {
         links_recheck(userdata);
@@ -600,6 +618,7 @@ int links_new(struct event_base *base, struct store *store, struct links **ret)
                 links_free(ls);
                 return r;
         }
+        netlink_set_address_hook(ls->nl, on_netlink_address, ls);
         *ret = ls;
         return 0;
 }

@@ -26,6 +26,10 @@ int links_configure(struct links *links, const struct sparkd_config *config);
 void links_recheck(struct links *links);
 json_object *links_to_json(struct links *links);
 
+/* fn is called after every link or address change the kernel reports (re-reads of what depends
+ * on them, such as the GID tables). */
+void links_set_change_hook(struct links *links, void (*fn)(void *userdata), void *userdata);
+
 /* Calls fn for every address on every link the kernel reported ("ADDR/PREFIX"). */
 void links_foreach_address(struct links *links,
                            void (*fn)(const char *ifname, const char *address, void *userdata),

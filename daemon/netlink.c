@@ -26,6 +26,8 @@ struct netlink {
         struct event *readable;
         netlink_link_fn on_link;
         void *userdata;
+        void (*on_address)(void *userdata);
+        void *address_userdata;
         /* The carrier counter last reported per link. libnl reports a notification only when
          * the attributes it compares differ, and a burst of flaps that ends as it began, which
          * the kernel merges into one notification for a physical NIC, differs in this counter
@@ -158,7 +160,17 @@ static void sweep_cb(struct nl_object *obj, void *userdata)
 
 static void on_addr_change(struct nl_cache *cache, struct nl_object *obj, int action, void *userdata)
 {
-        /* The cache itself is what callers read; nothing else to do. */
+        struct netlink *nl = userdata;
+
+        /* The cache itself is what callers read; the hook only learns that it changed. */
+        if (nl->on_address)
+                nl->on_address(nl->address_userdata);
+}
+
+void netlink_set_address_hook(struct netlink *nl, void (*fn)(void *userdata), void *userdata)
+{
+        nl->on_address = fn;
+        nl->address_userdata = userdata;
 }
 
 static void foreach_cb(struct nl_object *obj, void *userdata)

@@ -31,6 +31,9 @@ typedef void (*netlink_link_fn)(const struct netlink_link *link, bool removed, v
 int netlink_new(struct event_base *base, netlink_link_fn on_link, void *userdata, struct netlink **ret);
 void netlink_free(struct netlink *nl);
 
+/* Called after every address added or removed (the address cache is then current). */
+void netlink_set_address_hook(struct netlink *nl, void (*fn)(void *userdata), void *userdata);
+
 /* Calls fn for every link in the cache, as if each had just been reported. */
 void netlink_foreach_link(struct netlink *nl, netlink_link_fn fn, void *userdata);
 
