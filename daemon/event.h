@@ -33,6 +33,7 @@ enum event_type {
         EVENT_PROBE_DEGRADED,
         EVENT_PROBE_FAILED,
         EVENT_STALE_INITIALIZATION,
+        EVENT_GID_CHANGED,
         _EVENT_TYPE_MAX,
 };
 
