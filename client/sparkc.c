@@ -161,6 +161,20 @@ static int no_args(const char *name, int argc)
         return 0;
 }
 
+/* The GID table moved since `sparkc env` was last asked: jobs started before may fail. */
+static void print_env_changed(json_object *status)
+{
+        json_object *gid;
+        const char *at;
+
+        if (!json_object_object_get_ex(status, "gid", &gid) ||
+            !(at = client_get_string(gid, "env_changed_at", NULL)))
+                return;
+        printf("env changed %s: %s; NCCL jobs started before then may fail (\"GID table changed\"); "
+               "`sparkc env` gives the new environment\n",
+               at, client_get_string(gid, "env_changed_reason", "?"));
+}
+
 static int cmd_status(const struct client_options *o, int argc, char **argv)
 {
         struct jsonrpc_response resp;
@@ -190,6 +204,7 @@ static int cmd_status(const struct client_options *o, int argc, char **argv)
                        get_bool(s, "socket_activated") ? " (from systemd)" : "");
                 printf("state dir   %s%s\n", client_get_string(s, "state_dir", "?"),
                        get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
+                print_env_changed(s);
         }
         jsonrpc_response_done(&resp);
         return EXIT_OK;
@@ -666,7 +681,7 @@ static int cmd_metrics(const struct client_options *o, int argc, char **argv)
 }
 
 static const struct command commands[] = {
-        { "status", "the node, version, uptime, config and enforcement mode", cmd_status },
+        { "status", "the node, version, uptime, config, mode; GID changes since `sparkc env`", cmd_status },
         { "version", "the client's and the daemon's versions", cmd_version },
         { "reload", "re-read the config (root or the admin group)", cmd_reload },
         { "links", "fabric interfaces: twin, state, MTU, speed, flaps, corrections, drift; sysctls",

@@ -70,6 +70,7 @@ static int method_status(struct api_request *req, json_object *params, void *use
                                json_object_new_boolean(api_server_is_activated(d->api)));
         json_object_object_add(o, "state_dir", json_object_new_string(sparkd_state_dir(d)));
         json_object_object_add(o, "state_saved", json_object_new_boolean(d->store != NULL));
+        json_object_object_add(o, "gid", gid_watch_to_json(d->gid_watch));
         api_request_reply(req, o);
         return 0;
 }

@@ -71,6 +71,8 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = peers_configure(d->peers, d->config);
         if (r < 0)
                 return r;
+        /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
+        gid_watch_configure(d->gid_watch, d->config->recheck_usec);
         return probes_configure(d->probes, d->config);
 }
 
@@ -86,6 +88,13 @@ static void warn_restart_needed(const struct sparkd *d, const struct sparkd_conf
 }
 
 static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata);
+
+static void on_links_changed(void *userdata)
+{
+        struct sparkd *d = userdata;
+
+        gid_watch_poke(d->gid_watch);
+}
 
 int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
 {
@@ -251,6 +260,10 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
+        r = gid_watch_new(d->base, sparkd_gid_table, d, &d->gid_watch);
+        if (r < 0)
+                goto fail;
+        links_set_change_hook(d->links, on_links_changed, d);
         {
                 struct fabric_facts f;
 
@@ -321,6 +334,7 @@ void sparkd_free(struct sparkd *d)
         event_set_sink(NULL, NULL);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
+        gid_watch_free(d->gid_watch);
         peers_free(d->peers);
         links_free(d->links);
         sysctl_keeper_free(d->sysctls);

@@ -13,6 +13,7 @@
 #include "api.h"
 #include "conf.h"
 #include "fabric.h"
+#include "gid_watch.h"
 #include "links.h"
 #include "log.h"
 #include "node_id.h"
@@ -41,6 +42,7 @@ struct sparkd {
         struct peers *peers;
         struct probes *probes;
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
+        struct gid_watch *gid_watch;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
@@ -74,3 +76,5 @@ char *sparkd_metrics_text(struct sparkd *d);
 int fabric_api_register(struct sparkd *d);
 /* This node's fabric facts as those methods see them, read afresh (fabric_facts_free frees them). */
 int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f);
+/* The GID choice of every fabric port now (a gid_read_fn; userdata is the daemon). */
+int sparkd_gid_table(void *userdata, struct gid_table *out);

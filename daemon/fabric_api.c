@@ -18,6 +18,27 @@ static void add_address(const char *ifname, const char *address, void *userdata)
         (void)fabric_facts_add_address(userdata, ifname, address);
 }
 
+static const char *ipv4_of(const char *ifname, char *buf, size_t size, void *userdata)
+{
+        return fabric_ipv4_of(userdata, ifname, buf, size);
+}
+
+int sparkd_gid_table(void *userdata, struct gid_table *out)
+{
+        struct sparkd *d = userdata;
+        struct fabric_facts f = { 0 };
+        int r;
+
+        /* Only what the GID choice depends on: the RDMA tables and the netdevs' addresses. */
+        r = rdma_scan(d->config->sysfs_root, false, &f.rdma);
+        if (r < 0)
+                return r;
+        links_foreach_address(d->links, add_address, &f);
+        r = gid_table_build(&f.rdma, ipv4_of, &f, out);
+        fabric_facts_free(&f);
+        return r;
+}
+
 int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
 {
         /* libibverbs sees only the running system: ask it only when that is what is read. */
@@ -113,9 +134,12 @@ static int method_env(struct api_request *req, json_object *params, void *userda
                                         "\"mode\" must be \"auto\", \"safe\" or \"dmabuf\"", NULL);
                 return 0;
         }
+        /* A change not seen yet is logged first; this environment then matches the table. */
+        gid_watch_check(d->gid_watch);
         r = sparkd_fabric_facts(d, &f);
         if (r < 0)
                 return r;
+        gid_watch_env_served(d->gid_watch);
         o = with_version(envgen_build(&f, mode));
         json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
         api_request_reply(req, o);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The GID watch end to end. Node a's host root is a copy of a fixture Spark whose rail
+# enp1s0f1np1 is a veth here; veth has no RDMA device, so the test rewrites rocep1s0f1's GID
+# table in the host root as the kernel would (each state swapped in whole, by renaming a
+# symlink, so the daemon never reads half a table) alongside the real address and carrier
+# changes. gid-changed must come exactly where the RoCE v2 GID of the netdev's address changed:
+# not for a second address, not for a flap that leaves the table as it was; once for a flap
+# that moves the address to GID 5, once for the address removed, once for a table change
+# found only on reload (the backstop: 192.168.178.21 to GID 3). `sparkc status` says the environment changed until
+# `sparkc env` is asked again.
+. "$(dirname "$0")/lib.sh"
+
+root="$TEST_TMP/host"
+cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$root"
+dev=$(cd "$root/sys/class/infiniband/rocep1s0f1" && pwd -P)
+a=$(netns_new a)
+b=$(netns_new b)
+veth_pair "$a" enp1s0f1np1 "$b" fb 192.168.177.11/24 192.168.177.12/24
+# No backstop timer during the test (1h): only netlink changes and the reload re-read the tables.
+printf '[daemon]\nhost_root = %s\nrecheck_interval = 1h\n[fabric]\ninterfaces = enp1s0f1np1\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
+        "$root" >"$TEST_TMP/a.conf"
+
+mac=fe80:0000:0000:0000:0e42:a1ff:fe5b:0011
+mapped() { # 192.168.177.11 -> 0000:...:ffff:c0a8:b10b
+        local IFS=.
+        set -- $1
+        printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+}
+# gid_table NAME GID...: port 1 of rocep1s0f1 with these GIDs at 0, 1, ... as RoCE v1/v2 pairs
+# (each GID twice), "-" an empty entry pair; then made the live table.
+gid_table() {
+        local name=$1 dir="$dev/ports.$1" i=0 g t
+        shift
+        cp -a "$dev/ports.base" "$dir"
+        rm -rf "$dir/1/gids" "$dir/1/gid_attrs"
+        mkdir -p "$dir/1/gids" "$dir/1/gid_attrs/types" "$dir/1/gid_attrs/ndevs"
+        for g in "$@"; do
+                for t in "IB/RoCE v1" "RoCE v2"; do
+                        if [ "$g" = - ]; then
+                                echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$dir/1/gids/$i"
+                        else
+                                echo "$g" >"$dir/1/gids/$i"
+                                echo "$t" >"$dir/1/gid_attrs/types/$i"
+                                echo enp1s0f1np1 >"$dir/1/gid_attrs/ndevs/$i"
+                        fi
+                        i=$((i + 1))
+                done
+        done
+        ln -sfn "ports.$name" "$dev/ports.next"
+        mv -T "$dev/ports.next" "$dev/ports"
+}
+mv "$dev/ports" "$dev/ports.base"
+gid_table start "$mac" "$(mapped 192.168.177.11)"
+
+gid_index() { json_get "$(sparkc_of a --json status)" \
+        '[p["gid_index"] for p in d["gid"]["ports"] if p["device"] == "rocep1s0f1"][0]'; }
+changed_at() { json_get "$(sparkc_of a --json status)" 'd["gid"]["env_changed_at"]'; }
+settle() { sleep 1.5; } # the watch re-reads 0.5 s after the last change
+
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+watch_events a
+
+step "at start: 192.168.177.11 at GID 3, nothing changed"
+assert_eq "$(gid_index)" 3 "GID index at start"
+assert_eq "$(changed_at)" None "env_changed_at at start"
+out=$(sparkc_of a status)
+case "$out" in *"env changed"*) fail "status says the env changed at start: $out" ;; esac
+
+# Another subnet: removing a primary address removes the secondaries of its subnet with it.
+step "a second address (its GIDs after the first): no gid-changed"
+gid_table second "$mac" "$(mapped 192.168.177.11)" "$(mapped 192.168.178.21)"
+ip -n "$a" addr add 192.168.178.21/24 dev enp1s0f1np1
+settle
+assert_eq "$(count_events a gid-changed)" 0 "gid-changed after a second address"
+assert_eq "$(gid_index)" 3 "GID index after a second address"
+
+step "a flap that leaves the table as it was: no gid-changed"
+ip -n "$b" link set fb down
+sleep 1.1 # the kernel merges carrier toggles closer than ~1 s
+ip -n "$b" link set fb up
+wait_events a link-up enp1s0f1np1 1 5 || fail "no link-up after the flap"
+settle
+assert_eq "$(count_events a gid-changed)" 0 "gid-changed after a flap with the same table"
+
+step "a flap after which an IPv6 address comes first: 192.168.177.11 moves to GID 5"
+ip -n "$b" link set fb down
+gid_table moved "$mac" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)" \
+        "$(mapped 192.168.178.21)"
+sleep 1.1
+ip -n "$b" link set fb up
+wait_events a gid-changed enp1s0f1np1 1 5 || fail "no gid-changed after the table moved"
+settle
+assert_eq "$(count_events a gid-changed)" 1 "gid-changed after the table moved"
+ev=$(grep '"gid-changed"' "$TEST_TMP/a.events" | tail -1)
+assert_eq "$(json_get "$ev" 'd["fields"]["device"] + " " + d["fields"]["port"]')" "rocep1s0f1 1" "device and port"
+assert_eq "$(json_get "$ev" 'd["fields"]["old_index"] + "->" + d["fields"]["new_index"]')" "3->5" "old and new index"
+assert_eq "$(json_get "$ev" 'd["fields"]["old_address"] + " " + d["fields"]["new_address"]')" \
+        "192.168.177.11 192.168.177.11" "addresses"
+assert_eq "$(json_get "$ev" 'd["priority"]')" warning "priority"
+assert_eq "$(gid_index)" 5 "GID index after the table moved"
+[ "$(changed_at)" != None ] || fail "status has no env_changed_at after the change"
+out=$(sparkc_of a status)
+assert_contains "$out" "env changed" "sparkc status after the change"
+assert_contains "$out" "192.168.177.11 moved from GID 3 to GID 5" "sparkc status reason"
+
+step "sparkc env gives the new index and clears the mark"
+out=$(sparkc_of a env)
+assert_contains "$out" "rocep1s0f1:5" "env after the change"
+assert_eq "$(changed_at)" None "env_changed_at after sparkc env"
+out=$(sparkc_of a status)
+case "$out" in *"env changed"*) fail "status still says the env changed: $out" ;; esac
+
+step "the first address removed: the netdev's address is now 192.168.178.21 at GID 7"
+gid_table removed "$mac" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 - "$(mapped 192.168.178.21)"
+ip -n "$a" addr del 192.168.177.11/24 dev enp1s0f1np1
+wait_events a gid-changed enp1s0f1np1 2 5 || fail "no gid-changed after the address was removed"
+settle
+assert_eq "$(count_events a gid-changed)" 2 "gid-changed after the address was removed"
+ev=$(grep '"gid-changed"' "$TEST_TMP/a.events" | tail -1)
+assert_eq "$(json_get "$ev" 'd["fields"]["old_address"] + "/" + d["fields"]["old_index"] + " " + d["fields"]["new_address"] + "/" + d["fields"]["new_index"]')" \
+        "192.168.177.11/5 192.168.178.21/7" "old and new address and index"
+
+step "a table change without any netlink change: found on reload"
+gid_table reordered "$mac" "$(mapped 192.168.178.21)"
+sleep 1
+assert_eq "$(count_events a gid-changed)" 2 "gid-changed before the reload (no notification)"
+sparkc_of a reload >/dev/null || fail "reload failed"
+wait_events a gid-changed enp1s0f1np1 3 5 || fail "no gid-changed after the reload"
+settle
+assert_eq "$(count_events a gid-changed)" 3 "gid-changed after the reload"
+assert_eq "$(gid_index)" 3 "GID index after the reload"
+sparkd_stop a
+pass
