@@ -67,9 +67,10 @@ struct rdma_rail {
 
 /*
  * The rails for local address ipv4 in inv: first the device whose RoCE v2 GID is ipv4's
- * IPv4-mapped address, then (max_rails 2) its twin, by its own RoCE v2 IPv4 GID or else its RoCE
- * v2 link-local GID. A twin that is not ACTIVE or has no RoCE v2 GID is left out with a sentence
- * in note. -ENODEV with why in err ("no RDMA device: ...; the fabric would fall back to TCP").
+ * IPv4-mapped address, then (max_rails 2) its twin, by the RoCE v2 GID of its netdev's own IPv4
+ * address (not a VLAN's on top of it) or else its RoCE v2 link-local GID. A twin that is not ACTIVE or has
+ * no RoCE v2 GID is left out with a sentence in note. -ENODEV with why in err ("no RDMA device: ...; the
+ * fabric would fall back to TCP").
  */
 int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, unsigned max_rails,
                       struct rdma_rail *rails, size_t *n_rails, char *note, size_t note_size, char *err,

@@ -50,6 +50,17 @@ static const struct rdma_gid *link_local_gid(const struct rdma_port *port)
         return NULL;
 }
 
+/* The RoCE v2 GID of the port's netdev's own IPv4 address: the table also holds the addresses of
+ * VLANs and macvlans on top of it (their entries name their own netdev), another subnet. */
+static const struct rdma_gid *own_ipv4_gid(const struct rdma_port *port)
+{
+        for (size_t i = 0; i < port->n_gids; i++)
+                if (port->gids[i].type == RDMA_GID_ROCE_V2 && port->gids[i].ipv4[0] && port->netdev[0] &&
+                    strcmp(port->gids[i].netdev, port->netdev) == 0)
+                        return &port->gids[i];
+        return NULL;
+}
+
 static int no_device(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int no_device(char *err, size_t err_size, const char *fmt, ...)
 {
@@ -104,7 +115,9 @@ int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, unsign
                          tport && tport->state_name[0] ? tport->state_name : "not ACTIVE");
                 return 0;
         }
-        gid = tport->roce_v2_ipv4_gid >= 0 ? gid_at(tport, tport->roce_v2_ipv4_gid) : link_local_gid(tport);
+        gid = own_ipv4_gid(tport);
+        if (!gid)
+                gid = link_local_gid(tport);
         if (!gid) {
                 snprintf(note, note_size, "twin %s left out: no RoCE v2 GID on its netdev %s", twin->name,
                          tport->netdev[0] ? tport->netdev : "(none)");

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdma_params.h"
@@ -120,6 +121,44 @@ static void test_rails_gid_index_5(void)
                                 sizeof(err)) == 0);
         CHECK(n == 2 && rails[0].gid_index == 5);
         CHECK(rails[1].is_ipv6 && rails[1].gid_index == 1);
+        rdma_inventory_free(&inv);
+}
+
+static void test_rails_by_address(void)
+{
+        struct rdma_inventory inv;
+        struct rdma_rail rails[RDMA_RAILS_MAX];
+        struct rdma_port *twin;
+        char note[256], err[256];
+        size_t n = 0;
+
+        /* A VLAN's address first in the table (GID 3): the netdev's own address is at 5. */
+        CHECK(scan("gid-vlan", &inv) == 0);
+        CHECK(rdma_rails_choose(&inv, "192.168.100.1", 1, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+              0);
+        CHECK(n == 1 && rails[0].gid_index == 5);
+        CHECK_STREQ(rails[0].address, "192.168.100.1");
+        rdma_inventory_free(&inv);
+
+        /* The twin's table with a VLAN entry before its own address: its own one is chosen. */
+        CHECK(scan("spark-twins", &inv) == 0);
+        twin = (struct rdma_port *)&rdma_find_device(&inv, "roceP2p1s0f1")->ports[0];
+        twin->gids = realloc(twin->gids, (twin->n_gids + 2) * sizeof(*twin->gids));
+        CHECK(twin->gids != NULL);
+        twin->gids[twin->n_gids++] = (struct rdma_gid){ .index = 3,
+                                                        .gid = "0000:0000:0000:0000:0000:ffff:0a64:0002",
+                                                        .type = RDMA_GID_ROCE_V2,
+                                                        .netdev = "vlan100",
+                                                        .ipv4 = "10.100.0.2" };
+        twin->gids[twin->n_gids++] = (struct rdma_gid){ .index = 5,
+                                                        .gid = "0000:0000:0000:0000:0000:ffff:c0a8:b10d",
+                                                        .type = RDMA_GID_ROCE_V2,
+                                                        .netdev = "enP2p1s0f1np1",
+                                                        .ipv4 = "192.168.177.13" };
+        CHECK(rdma_rails_choose(&inv, "192.168.177.11", 2, rails, &n, note, sizeof(note), err,
+                                sizeof(err)) == 0);
+        CHECK(n == 2 && rails[1].gid_index == 5 && !rails[1].is_ipv6);
+        CHECK_STREQ(rails[1].address, "192.168.177.13");
         rdma_inventory_free(&inv);
 }
 
@@ -247,6 +286,7 @@ int main(void)
         RUN(test_options);
         RUN(test_rails_spark_twins);
         RUN(test_rails_gid_index_5);
+        RUN(test_rails_by_address);
         RUN(test_rails_unusable);
         RUN(test_conn_data);
         RUN(test_arithmetic);
