@@ -238,6 +238,22 @@ static char *render(const char *node, const char *version, double uptime_sec, js
                 label(out, str(r, "peer"));
                 fprintf(out, "\"} %.17g\n", num(m, "median_us") / 1e6);
         }
+        family(out, "sparkd_probe_pathmtu_largest_payload_bytes", "gauge",
+               "Largest UDP payload that crossed the path to the peer with don't-fragment, latest "
+               "pathmtu probe (the interface MTU - 28 when the path carries it).");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                /* A path-mtu failure measured too: its size is in the helper's result. */
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "pathmtu") != 0 ||
+                    (!json_object_object_get_ex(r, "measured", &m) &&
+                     !json_object_object_get_ex(r, "detail", &m)) ||
+                    !json_object_object_get_ex(m, "largest_payload", NULL))
+                        continue;
+                fprintf(out, "sparkd_probe_pathmtu_largest_payload_bytes{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "largest_payload"));
+        }
         family(out, "sparkd_probe_rdma_bytes_per_second", "gauge",
                "RDMA WRITE throughput of the port (both twins) in the weaker direction, latest rdma probe.");
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {

@@ -1,5 +1,6 @@
 /*
- * Probes between this node and its peers: `rtt` (round trips), `tcp` (throughput) and `nccl`
+ * Probes between this node and its peers: `rtt` (round trips), `tcp` (throughput), `pathmtu`
+ * (whether full-MTU packets cross the path), `rdma` and `nccl`
  * (NCCL bus bandwidth), run by helper executables (sparkd-probe-KIND) as children with
  * deadlines, set up through the authenticated peer channel with a one-time token: the initiator
  * asks, the peer starts the server side and says where it listens (a port, or what the kind's

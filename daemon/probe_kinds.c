@@ -186,6 +186,26 @@ static int rdma_check_params(json_object *params, char *err, size_t err_size)
         return 0;
 }
 
+/* ---- pathmtu ---- */
+
+static const struct probe_param_spec pathmtu_params[] = {
+        { "timeout_ms", 10, 10000, 300, "--timeout-ms", PROBE_SIDE_CLIENT },
+        { "tries", 1, 10, 3, "--tries", PROBE_SIDE_CLIENT },
+        {},
+};
+
+/* The helper's search: the full size, then a binary search down to 68 bytes, at most 17 sizes
+ * for the largest MTU; a size that gets no answer costs every try's timeout. */
+#define PATHMTU_MAX_SIZES 17
+
+static unsigned pathmtu_measure_sec(json_object *params)
+{
+        const struct probe_kind *k = probe_kind_find("pathmtu");
+
+        return (unsigned)(1 + PATHMTU_MAX_SIZES * probe_kind_param(k, params, "tries") *
+                                      probe_kind_param(k, params, "timeout_ms") / 1000);
+}
+
 static const struct probe_kind kinds[] = {
         {
                 .name = "rtt",
@@ -241,6 +261,17 @@ static const struct probe_kind kinds[] = {
                 .configured_expectation = rdma_expectation,
                 .result_expectation = "expected_gbps",
                 .check_params = rdma_check_params,
+        },
+        {
+                .name = "pathmtu",
+                .helper = "sparkd-probe-pathmtu",
+                .summary = "the largest UDP payload that crosses the path with don't-fragment; fails "
+                           "below the MTU - 28",
+                .metric = "largest_payload",
+                .unit = "bytes of payload",
+                .higher_is_better = true,
+                .params = pathmtu_params,
+                .measure_sec = pathmtu_measure_sec,
         },
 };
 

@@ -105,10 +105,13 @@ static void schedule_rtt(struct probes *ps, time_t now)
                 return;
         ps->last_rtt_round = now;
         ids = schedule_members(ps, &peers_json);
-        /* RTT is cheap: every pair, started by the lower id. */
-        for (char **id = ids + 1; id && *id; id++)
+        /* RTT is cheap: every pair, started by the lower id. The path MTU is measured in the
+         * initiator's direction (the answers are small), so every node checks its way to each. */
+        for (char **id = ids + 1; id && *id; id++) {
                 if (strcmp(ps->node_id, *id) < 0)
                         schedule_start(ps, "rtt", *id);
+                schedule_start(ps, "pathmtu", *id);
+        }
         strv_free(ids);
         json_object_put(peers_json);
 }

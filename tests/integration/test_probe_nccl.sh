@@ -46,7 +46,7 @@ assert_contains "$table" "unavailable" "the table"
 step "--kind all does not count it"
 rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?
 assert_eq "$rc" 0 "exit status of --kind all"
-assert_eq "$(json_get "$out" '{r["kind"]: r["status"] for r in d}')" "{'rtt': 'ok', 'tcp': 'ok', 'nccl': 'unavailable', 'rdma': 'unavailable'}" "statuses"
+assert_eq "$(json_get "$out" '{r["kind"]: r["status"] for r in d}')" "{'rtt': 'ok', 'tcp': 'ok', 'nccl': 'unavailable', 'rdma': 'unavailable', 'pathmtu': 'ok'}" "statuses"
 assert_eq "$(grep -c 'event=probe-failed.*kind=nccl' "$(log_of a)" || true)" 0 "probe-failed alerts for an unavailable kind"
 assert_contains "$(cat "$(log_of a)")" "nccl probe to b unavailable: " "the notice instead"
 

@@ -34,7 +34,13 @@ for _ in $(seq 150); do [ "$(scheduled tcp)" -ge 1 ] && break; sleep 0.2; done
 nccl_done() { json_get "$(sparkc_of "$starter" --json history --kind nccl)" 'len([r for r in d["results"] if r["scheduled"] and r["status"] in ("ok", "unavailable")])'; }
 for _ in $(seq 100); do [ "$(nccl_done)" -ge 1 ] && break; sleep 0.2; done
 [ "$(nccl_done)" -ge 1 ] || fail "no scheduled nccl probe after the tcp one: $(sparkc_of "$starter" history)"
-assert_eq "$(json_get "$(sparkc_of "$other" --json history)" 'len(d["results"])')" 0 "probes started by the higher id"
+# pathmtu measures one direction: every node starts it, with the rtt schedule.
+assert_eq "$(json_get "$(sparkc_of "$other" --json history)" 'len([r for r in d["results"] if r["kind"] != "pathmtu"])')" 0 \
+        "probes other than pathmtu started by the higher id"
+for n in a b; do
+        assert_eq "$(json_get "$(sparkc_of "$n" --json history --kind pathmtu)" 'sorted(set((r["scheduled"], r["status"]) for r in d["results"]))')" \
+                "[(True, 'ok')]" "scheduled pathmtu results of $n"
+done
 
 step "metrics pass promtool and carry the results"
 command -v promtool >/dev/null || skip "needs promtool (Debian: prometheus)"

@@ -69,6 +69,7 @@ else
         fail "no sparkd.service under lib/systemd/system or usr/lib/systemd/system"
 fi
 for f in usr/sbin/sparkd usr/bin/sparkc usr/libexec/sparkd/sparkd-probe-tcp usr/libexec/sparkd/sparkd-probe-rtt \
+         usr/libexec/sparkd/sparkd-probe-pathmtu \
          usr/libexec/sparkd/sparkd-probe-rdma etc/sparkd/sparkd.conf \
          ${unitdir:+$unitdir/sparkd.socket} \
          usr/lib/sysusers.d/sparkd.conf usr/lib/tmpfiles.d/sparkd.conf; do
