@@ -613,6 +613,7 @@ json_object *doctor_run(const struct fabric_facts *f)
         check_rdma_devices(&c, f);
         check_ports(&c, f);
         check_mtu(&c, f);
+        doctor_check_profiles(&c, f);
         check_sysctls(&c, f);
         check_memlock(&c, f);
         check_twin_subnets(&c, f);

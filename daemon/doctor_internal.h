@@ -23,3 +23,5 @@ void check_end(struct check *c, enum doctor_status status, const char *fix, cons
 
 /* doctor_rails.c: the PCIe link, Ethernet speed and AER counters of every RDMA device. */
 void doctor_check_rails(struct check *c, const struct fabric_facts *f);
+/* doctor_profiles.c: the MTU NetworkManager or netplan will apply to each fabric netdev. */
+void doctor_check_profiles(struct check *c, const struct fabric_facts *f);

@@ -27,6 +27,9 @@ int fabric_facts_read(const char *host_root, char *const *patterns, bool use_ver
         r = hostfacts_read(host_root, &out->host);
         if (r < 0)
                 goto fail;
+        r = netprofiles_read(host_root, &out->profiles);
+        if (r < 0)
+                goto fail;
         return 0;
 fail:
         fabric_facts_free(out);
@@ -38,6 +41,7 @@ void fabric_facts_free(struct fabric_facts *f)
         netif_list_free(&f->netifs);
         rdma_inventory_free(&f->rdma);
         hostfacts_free(&f->host);
+        netprofiles_free(&f->profiles);
         free(f->addresses);
         free(f->sysctls);
         json_object_put(f->peers);

@@ -3,7 +3,8 @@
  * NCCL environment (envgen.c) and the checks (doctor.c) are pure functions of it: the fabric
  * netdevs (netif.c), the RDMA devices and GIDs (rdma.c), the driver, GPU and library facts
  * (hostfacts.c), the addresses on each netdev (from netlink in the daemon, from a file in
- * tests), the daemon's own memlock limit and the state of the sysctls it keeps.
+ * tests), the NetworkManager and netplan profiles (netprofile.c), the daemon's own memlock
+ * limit and the state of the sysctls it keeps.
  */
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "hostfacts.h"
 #include "netif.h"
+#include "netprofile.h"
 #include "rdma.h"
 
 struct fabric_address {
@@ -30,6 +32,7 @@ struct fabric_facts {
         struct netif_list netifs;
         struct rdma_inventory rdma;
         struct hostfacts host;
+        struct netprofiles profiles; /* NetworkManager and netplan profiles under the host root */
         struct fabric_address *addresses;
         size_t n_addresses;
         uint64_t memlock_daemon; /* bytes, HOSTFACTS_UNLIMITED for unlimited */

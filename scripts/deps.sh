@@ -7,7 +7,7 @@ build_packages=(
         build-essential meson ninja-build pkg-config
         libevent-dev libjson-c-dev libsystemd-dev libinih-dev
         libnl-3-dev libnl-route-3-dev libssl-dev libavahi-client-dev libibverbs-dev librdmacm-dev
-        systemd
+        libyaml-dev systemd
 )
 test_packages=(
         "${build_packages[@]}"

@@ -43,7 +43,9 @@ ip -n "$b" link add enp1s0f1np1 type veth peer name peer0
 ip -n "$b" addr add 192.168.177.11/24 dev enp1s0f1np1
 ip -n "$b" link set enp1s0f1np1 up
 ip -n "$b" link set peer0 up
-fixture=$(cd "$TESTS_DIR/../fixtures/hosts/spark-twins" && pwd)
+# A copy, so a step can change its NetworkManager profiles.
+cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/spark-twins"
+fixture=$TEST_TMP/spark-twins
 printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' "$fixture" >"$TEST_TMP/b.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
 sparkc_of b --json env >/dev/null || fail "env --json with a fabric must exit 0"
@@ -63,5 +65,14 @@ rc=0; sparkc_of b env --mode turbo >/dev/null 2>&1 || rc=$?
 assert_eq "$rc" 1 "bad --mode"
 out=$(sparkc_of b fabric)
 assert_contains "$out" "rocep1s0f1" "fabric table"
+
+step "doctor: the NetworkManager profiles of the fabric netdevs, read afresh at each request"
+out=$(sparkc_of b doctor) || true
+assert_contains "$out" "[ ok ] mtu-profile     no profile of a fabric netdev sets an MTU other than 9000" "doctor"
+sed -i 's/^mtu=9000$/mtu=1500/' "$fixture/etc/NetworkManager/system-connections/enp1s0f1np1.nmconnection"
+rc=0; out=$(sparkc_of b doctor) || rc=$?
+assert_contains "$out" "[WARN] mtu-profile     1 profile will set a fabric netdev's MTU other than 9000 on reconnect" "doctor"
+assert_contains "$out" "fix: nmcli connection modify enp1s0f1np1 802-3-ethernet.mtu 9000" "doctor"
+[ "$rc" -ge 1 ] || fail "doctor exit status $rc with a profile that undoes the MTU"
 sparkd_stop b
 pass
