@@ -96,7 +96,7 @@ void doctor_check_profiles(struct check *c, const struct fabric_facts *f)
                 for (size_t k = 0; k < ps->n; k++) {
                         const struct netprofile *p = &ps->v[k];
 
-                        if (!netprofile_matches(p, n->name))
+                        if (!netprofile_matches(p, n->name, n->mac))
                                 continue;
                         matched++;
                         profile_evidence(c, n->name, p);
@@ -106,12 +106,13 @@ void doctor_check_profiles(struct check *c, const struct fabric_facts *f)
                         }
                 }
         }
-        for (size_t k = 0; k < ps->n; k++)
-                if (ps->v[k].is_mac_only && ps->v[k].mtu && ps->v[k].mtu != f->mtu_wanted)
-                        evidence(c,
-                                 "%s profile \"%s\" (%s) matches by MAC address and applies MTU %u: not "
-                                 "compared",
-                                 manager_name(&ps->v[k]), ps->v[k].name, ps->v[k].file, ps->v[k].mtu);
+        for (size_t k = 0; k < ps->n; k++) {
+                const struct netprofile *p = &ps->v[k];
+
+                if (p->other_match[0] && p->mtu && p->mtu != f->mtu_wanted)
+                        evidence(c, "%s profile \"%s\" (%s) matches by %s and applies MTU %u: not compared",
+                                 manager_name(p), p->name, p->file, p->other_match, p->mtu);
+        }
         for (char **w = ps->warnings; w && *w; w++)
                 evidence(c, "%s", *w);
         if (wrong) {

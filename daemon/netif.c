@@ -72,6 +72,8 @@ static int netif_read(const char *root, const char *name, struct netif *n)
                 n->has_carrier = v == 1;
         if (sysfs_read(root, n->operstate, sizeof(n->operstate), "class/net/%s/operstate", name) < 0)
                 snprintf(n->operstate, sizeof(n->operstate), "unknown");
+        if (sysfs_read(root, n->mac, sizeof(n->mac), "class/net/%s/address", name) < 0)
+                n->mac[0] = '\0';
         /* speed is -1 or unreadable while down; only a positive number is a speed. */
         if (sysfs_read(root, buf, sizeof(buf), "class/net/%s/speed", name) == 0 && buf[0] >= '1' &&
             buf[0] <= '9')

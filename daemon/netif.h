@@ -22,6 +22,7 @@ struct netif {
         bool is_admin_up;
         bool has_carrier;
         char operstate[16];
+        char mac[24];       /* "aa:bb:cc:dd:ee:ff" (class/net/IF/address), "" when unreadable */
         unsigned mtu;       /* 0 when the kernel's mtu file could not be read */
         int64_t speed_mbps; /* -1 when the kernel does not say (link down, virtual device) */
 };

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
 #include "macro.h"
@@ -60,8 +61,8 @@ static int parse_mtu(const char *s, unsigned *mtu)
 /* NetworkManager keyfiles: GKeyFile syntax; the ethernet setting is [ethernet] or its long
  * name [802-3-ethernet]; mtu 0 means automatic (NetworkManager leaves the MTU alone). */
 struct keyfile {
-        char id[128], ifname[64], type[64];
-        bool has_mac, has_ethernet_section;
+        char id[128], ifname[64], type[64], mac[24];
+        bool has_ethernet_section;
         unsigned mtu, mtu_line;
 };
 
@@ -88,8 +89,8 @@ static int keyfile_value(struct netprofiles *out, const char *file, unsigned lin
                                 return -EINVAL;
                         }
                         k->mtu_line = line;
-                } else if (strcmp(key, "mac-address") == 0 && value[0]) {
-                        k->has_mac = true;
+                } else if (strcmp(key, "mac-address") == 0) {
+                        snprintf(k->mac, sizeof(k->mac), "%s", value);
                 }
         }
         return 0;
@@ -161,7 +162,7 @@ int netprofiles_parse_keyfile(struct netprofiles *out, const char *file, const c
                 id_from_file_name(file, p->name, sizeof(p->name));
         snprintf(p->file, sizeof(p->file), "%s", file);
         snprintf(p->ifname, sizeof(p->ifname), "%s", k.ifname);
-        p->is_mac_only = !k.ifname[0] && k.has_mac;
+        snprintf(p->mac, sizeof(p->mac), "%s", k.mac);
         p->mtu = k.mtu;
         p->line = k.mtu_line ? k.mtu_line : 1;
         return 0;
@@ -246,19 +247,20 @@ static int netplan_ethernet(struct yaml_walk *w, const char *id, yaml_node_t *de
                 p->line = line_of(mtu);
         }
         if (match) {
-                const char *name;
+                const char *name, *mac;
 
                 if (expect_mapping(w, match, "match") < 0)
                         return -EINVAL;
                 name = scalar(mapping_get(w->doc, match, "name"));
+                mac = scalar(mapping_get(w->doc, match, "macaddress"));
                 snprintf(p->ifname, sizeof(p->ifname), "%s", name ? name : "");
-                p->is_mac_only = !name && mapping_get(w->doc, match, "macaddress");
+                snprintf(p->mac, sizeof(p->mac), "%s", mac ? mac : "");
+                snprintf(p->other_match, sizeof(p->other_match), "%s",
+                         mapping_get(w->doc, match, "driver") ? "driver" : "");
         }
         /* set-name renames the matched netdev: the profile then applies to that name. */
-        if (scalar(set_name)) {
+        if (scalar(set_name))
                 snprintf(p->ifname, sizeof(p->ifname), "%s", scalar(set_name));
-                p->is_mac_only = false;
-        }
         return 0;
 }
 
@@ -324,10 +326,14 @@ int netprofiles_parse_netplan(struct netprofiles *out, const char *file, const c
         return r;
 }
 
-bool netprofile_matches(const struct netprofile *p, const char *ifname)
+bool netprofile_matches(const struct netprofile *p, const char *ifname, const char *mac)
 {
-        if (!p->ifname[0])
+        if ((!p->ifname[0] && !p->mac[0]) || p->other_match[0])
                 return false;
+        if (p->mac[0] && strcasecmp(p->mac, mac) != 0)
+                return false;
+        if (!p->ifname[0])
+                return true;
         if (p->manager == NETPROFILE_NETPLAN)
                 return fnmatch(p->ifname, ifname, 0) == 0;
         return strcmp(p->ifname, ifname) == 0;

@@ -20,13 +20,14 @@ enum netprofile_manager {
 
 struct netprofile {
         enum netprofile_manager manager;
-        char name[128];    /* NetworkManager: the connection id; netplan: the ethernets key */
-        char file[256];    /* as the host sees it: "/etc/netplan/50-cloud-init.yaml" */
-        char ifname[64];   /* what it matches: an interface name, a netplan match glob, or "" */
-        bool is_mac_only;  /* matched only by MAC address: sparkd cannot tell which netdev */
-        unsigned mtu;      /* 0: the profile sets none (the kernel's MTU stays on reconnect) */
-        unsigned line;     /* of the mtu setting, or of the profile when it sets none */
-        char renderer[32]; /* netplan: "networkd" or "NetworkManager" */
+        char name[128];       /* NetworkManager: the connection id; netplan: the ethernets key */
+        char file[256];       /* as the host sees it: "/etc/netplan/50-cloud-init.yaml" */
+        char ifname[64];      /* the interface name it applies to (netplan: a glob), "" any */
+        char mac[24];         /* the MAC address it applies to, "" any */
+        char other_match[32]; /* a netplan match key sparkd does not judge ("driver"), or "" */
+        unsigned mtu;         /* 0: the profile sets none (the kernel's MTU stays on reconnect) */
+        unsigned line;        /* of the mtu setting, or of the profile when it sets none */
+        char renderer[32];    /* netplan: "networkd" or "NetworkManager" */
 };
 
 struct netprofiles {
@@ -38,8 +39,9 @@ struct netprofiles {
 /* Reads both kinds under host_root. Missing directories are no profiles, not errors. */
 int netprofiles_read(const char *host_root, struct netprofiles *out);
 void netprofiles_free(struct netprofiles *profiles);
-/* Does p configure the netdev ifname? */
-bool netprofile_matches(const struct netprofile *p, const char *ifname);
+/* Does p configure the netdev ifname whose MAC address is mac ("" unknown)? A profile that
+ * names neither, or matches by a key sparkd does not judge (other_match), matches none. */
+bool netprofile_matches(const struct netprofile *p, const char *ifname, const char *mac);
 
 /* Pure parsers, for tests. file is the host path used in profiles and warnings. A parse error
  * adds a warning and returns -EINVAL; profiles found before it stay. */

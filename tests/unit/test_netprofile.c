@@ -33,8 +33,8 @@ static void test_keyfile(void)
         CHECK_STREQ(ps.v[0].name, "fabric0");
         CHECK_STREQ(ps.v[0].ifname, "enp1s0f1np1");
         CHECK(ps.v[0].mtu == 1500 && ps.v[0].line == 8);
-        CHECK(netprofile_matches(&ps.v[0], "enp1s0f1np1"));
-        CHECK(!netprofile_matches(&ps.v[0], "enp1s0f1np"));
+        CHECK(netprofile_matches(&ps.v[0], "enp1s0f1np1", ""));
+        CHECK(!netprofile_matches(&ps.v[0], "enp1s0f1np", ""));
         /* The long setting name, no id (the file name is the id), mtu 0 = automatic. */
         CHECK(netprofiles_parse_keyfile(&ps, "/etc/NetworkManager/system-connections/rail 2.nmconnection",
                                         "[connection]\ntype=802-3-ethernet\ninterface-name = enP2p1s0f1np1\n"
@@ -43,12 +43,13 @@ static void test_keyfile(void)
         CHECK_STREQ(ps.v[1].name, "rail 2");
         CHECK_STREQ(ps.v[1].ifname, "enP2p1s0f1np1");
         CHECK(ps.v[1].mtu == 0);
-        /* Only by MAC address; not Ethernet at all. */
+        /* Only by MAC address (in any case); not Ethernet at all. */
         CHECK(netprofiles_parse_keyfile(
                       &ps, NM_FILE,
                       "[connection]\nid=m\ntype=ethernet\n[ethernet]\nmac-address=AA:BB:CC:DD:EE:FF\n"
                       "mtu=1500\n") == 0);
-        CHECK(ps.n == 3 && ps.v[2].is_mac_only && !netprofile_matches(&ps.v[2], "enp1s0f1np1"));
+        CHECK(ps.n == 3 && !netprofile_matches(&ps.v[2], "enp1s0f1np1", "aa:bb:cc:dd:ee:00"));
+        CHECK(ps.n == 3 && netprofile_matches(&ps.v[2], "enp1s0f1np1", "aa:bb:cc:dd:ee:ff"));
         CHECK(netprofiles_parse_keyfile(&ps, NM_FILE,
                                         "[connection]\nid=w\ntype=wifi\ninterface-name=wlan0\n") == 0);
         CHECK(ps.n == 3);
@@ -103,26 +104,35 @@ static void test_netplan(void)
                             "      set-name: fab0\n"
                             "    bymac:\n"
                             "      match: {macaddress: \"aa:bb:cc:dd:ee:00\"}\n"
+                            "      mtu: 1500\n"
+                            "    bydriver:\n"
+                            "      match: {driver: mlx5_core}\n"
                             "      mtu: 1500\n") == 0);
-        CHECK(ps.n == 5 && !ps.warnings);
-        if (ps.n == 5) {
+        CHECK(ps.n == 6 && !ps.warnings);
+        if (ps.n == 6) {
                 CHECK_STREQ(ps.v[0].name, "eno1");
                 CHECK(ps.v[0].mtu == 0);
                 CHECK_STREQ(ps.v[1].name, "enp65s0f0np0");
                 CHECK(ps.v[1].mtu == 1500 && ps.v[1].line == 7);
                 CHECK_STREQ(ps.v[1].renderer, "networkd");
-                CHECK(netprofile_matches(&ps.v[1], "enp65s0f0np0"));
-                CHECK(netprofile_matches(&ps.v[2], "enp1s0f1np1") && ps.v[2].mtu == 9000);
-                CHECK(!netprofile_matches(&ps.v[2], "enP2p1s0f1np1"));
-                CHECK(netprofile_matches(&ps.v[3], "fab0") && !ps.v[3].is_mac_only);
-                CHECK(ps.v[4].is_mac_only && !netprofile_matches(&ps.v[4], "bymac"));
+                CHECK(netprofile_matches(&ps.v[1], "enp65s0f0np0", ""));
+                CHECK(netprofile_matches(&ps.v[2], "enp1s0f1np1", "") && ps.v[2].mtu == 9000);
+                CHECK(!netprofile_matches(&ps.v[2], "enP2p1s0f1np1", ""));
+                /* set-name: the renamed netdev with that MAC address. */
+                CHECK(netprofile_matches(&ps.v[3], "fab0", "AA:BB:CC:DD:EE:FF"));
+                CHECK(!netprofile_matches(&ps.v[3], "fab0", "aa:bb:cc:dd:ee:00"));
+                CHECK(netprofile_matches(&ps.v[4], "enp1s0f0np0", "aa:bb:cc:dd:ee:00"));
+                CHECK(!netprofile_matches(&ps.v[4], "bymac", ""));
+                /* By driver: not judged, matches nothing. */
+                CHECK_STREQ(ps.v[5].other_match, "driver");
+                CHECK(!netprofile_matches(&ps.v[5], "bydriver", ""));
         }
         /* A later file overrides the MTU of the same id, as netplan merges; the renderer too. */
         CHECK(parse_netplan(&ps, "/etc/netplan/90-mtu.yaml",
                             "network:\n  renderer: NetworkManager\n  ethernets:\n    enp65s0f0np0:\n"
                             "      mtu: 9000\n") == 0);
-        CHECK(ps.n == 5);
-        if (ps.n == 5) {
+        CHECK(ps.n == 6);
+        if (ps.n == 6) {
                 CHECK(ps.v[1].mtu == 9000 && ps.v[1].line == 5);
                 CHECK_STREQ(ps.v[1].file, "/etc/netplan/90-mtu.yaml");
                 CHECK_STREQ(ps.v[1].renderer, "NetworkManager");
@@ -130,7 +140,7 @@ static void test_netplan(void)
         /* Empty files and files about other things are no profiles. */
         CHECK(parse_netplan(&ps, "/etc/netplan/empty.yaml", "") == 0);
         CHECK(parse_netplan(&ps, "/etc/netplan/wifi.yaml", "network:\n  wifis:\n    wlan0: {}\n") == 0);
-        CHECK(ps.n == 5 && !ps.warnings);
+        CHECK(ps.n == 6 && !ps.warnings);
         netprofiles_free(&ps);
 }
 
@@ -159,7 +169,10 @@ static void test_netplan_errors(void)
 static json_object *profile_check(struct netprofiles *ps, bool is_admin_up, const char **status,
                                   const char **fix)
 {
-        struct netif n = { .name = "enp1s0f1np1", .is_configured = true, .is_admin_up = is_admin_up };
+        struct netif n = { .name = "enp1s0f1np1",
+                           .mac = "4c:bb:47:01:02:03",
+                           .is_configured = true,
+                           .is_admin_up = is_admin_up };
         struct fabric_facts f = { .netifs = { .v = &n, .n = 1 }, .profiles = *ps, .mtu_wanted = 9000 };
         json_object *doctor = doctor_run(&f), *checks, *v;
 
@@ -227,6 +240,17 @@ static void test_doctor(void)
                                         "interface-name=enp1s0f1np1\n[ethernet]\nmtu=1500\n") == 0);
         d = profile_check(&ps, true, &status, &fix);
         CHECK_STREQ(fix, "nmcli connection modify 'Wired connection 1' 802-3-ethernet.mtu 9000");
+        json_object_put(d);
+        netprofiles_free(&ps);
+        /* A cloud-init profile that finds the netdev by its MAC address. */
+        CHECK(parse_netplan(
+                      &ps, "/etc/netplan/50-cloud-init.yaml",
+                      "network:\n  ethernets:\n    eth1:\n      match: {macaddress: \"4C:BB:47:01:02:03\"}\n"
+                      "      mtu: 1500\n") == 0);
+        d = profile_check(&ps, true, &status, &fix);
+        CHECK_STREQ(status, "warn");
+        CHECK_STREQ(fix, "set network.ethernets.eth1.mtu: 9000 in /etc/netplan/50-cloud-init.yaml (line 5), "
+                         "then run netplan apply");
         json_object_put(d);
         netprofiles_free(&ps);
         /* A file that cannot be read warns: the doctor cannot tell what it will apply. */
