@@ -115,6 +115,8 @@ void doctor_check_profiles(struct check *c, const struct fabric_facts *f)
         }
         for (char **w = ps->warnings; w && *w; w++)
                 evidence(c, "%s", *w);
+        for (char **u = ps->unreadable; u && *u; u++)
+                evidence(c, "%s: sparkd may not read it (root's only), so it is not checked", *u);
         if (wrong) {
                 check_end(c, DOCTOR_WARN, fix,
                           "%zu profile%s will set a fabric netdev's MTU other than %u on reconnect", wrong,
@@ -127,6 +129,13 @@ void doctor_check_profiles(struct check *c, const struct fabric_facts *f)
                           "either)",
                           "%zu network profile file%s could not be read", strv_length(ps->warnings),
                           strv_length(ps->warnings) == 1 ? "" : "s");
+                return;
+        }
+        if (ps->unreadable) {
+                check_end(c, DOCTOR_OK, NULL,
+                          "%zu network profile file%s not checked: only root may read them (see "
+                          "the README to let sparkd read them)",
+                          strv_length(ps->unreadable), strv_length(ps->unreadable) == 1 ? " is" : "s are");
                 return;
         }
         if (matched == 0) {

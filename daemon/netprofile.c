@@ -395,6 +395,13 @@ static int read_dir(struct netprofiles *out, const char *host_root, const char *
                         r = k;
                         goto next;
                 }
+                /* NetworkManager keeps keyfiles root's only (it refuses others), and netplan wants
+                 * its files so too: a daemon that is not root cannot judge them, which is not an
+                 * error in the files. */
+                if (k == -EACCES) {
+                        r = strv_push(&out->unreadable, host_path);
+                        goto next;
+                }
                 if (k < 0) {
                         r = warn(out, host_path, 0, "cannot read: %s",
                                  k == -EFBIG ? "larger than 256 KiB" : strerror(-k));
@@ -428,5 +435,6 @@ void netprofiles_free(struct netprofiles *p)
 {
         free(p->v);
         strv_free(p->warnings);
+        strv_free(p->unreadable);
         *p = (struct netprofiles){ 0 };
 }

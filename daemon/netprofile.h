@@ -33,7 +33,8 @@ struct netprofile {
 struct netprofiles {
         struct netprofile *v;
         size_t n;
-        char **warnings; /* "FILE:LINE: what is wrong" per file that could not be read */
+        char **warnings;   /* "FILE:LINE: what is wrong" per file that could not be parsed or read */
+        char **unreadable; /* host paths of files sparkd may not read (EACCES: root's only) */
 };
 
 /* Reads both kinds under host_root. Missing directories are no profiles, not errors. */

@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "doctor.h"
 #include "fabric.h"
 #include "netprofile.h"
+#include "strutil.h"
 #include "test.h"
 
 #define NM_FILE "/etc/NetworkManager/system-connections/fabric0.nmconnection"
@@ -253,6 +256,19 @@ static void test_doctor(void)
                          "then run netplan apply");
         json_object_put(d);
         netprofiles_free(&ps);
+        /* Files only root may read (the daemon runs as its own user): said, not a warning. */
+        CHECK(strv_push(&ps.unreadable, "/etc/NetworkManager/system-connections/a.nmconnection") == 0);
+        d = profile_check(&ps, true, &status, &fix);
+        CHECK_STREQ(status, "ok");
+        CHECK(strstr(json_object_to_json_string(d), "1 network profile file is not checked") != NULL);
+        json_object_put(d);
+        /* ... but what it could read still counts. */
+        CHECK(netprofiles_parse_keyfile(&ps, NM_FILE, keyfile_1500) == 0);
+        d = profile_check(&ps, true, &status, &fix);
+        CHECK_STREQ(status, "warn");
+        CHECK(strstr(json_object_to_json_string(d), "a.nmconnection: sparkd may not read it") != NULL);
+        json_object_put(d);
+        netprofiles_free(&ps);
         /* A file that cannot be read warns: the doctor cannot tell what it will apply. */
         CHECK(parse_netplan(&ps, "/etc/netplan/01-fabric.yaml", "network: [\n") == -EINVAL);
         d = profile_check(&ps, true, &status, &fix);
@@ -284,6 +300,55 @@ static void test_read_host_root(void)
         netprofiles_free(&ps);
 }
 
+/* As another user than root, a keyfile only root may read is listed, not parsed or warned about. */
+static void test_unreadable(void)
+{
+        char root[] = "/tmp/test-netprofile-XXXXXX", path[256];
+        struct netprofiles ps;
+        FILE *f;
+
+        if (geteuid() != 0) {
+                printf("skip test_unreadable: needs root to act as another user\n");
+                return;
+        }
+        CHECK(mkdtemp(root) != NULL);
+        CHECK(chmod(root, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/etc", root);
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/etc/NetworkManager", root);
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/etc/NetworkManager/system-connections", root);
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/etc/NetworkManager/system-connections/fabric0.nmconnection", root);
+        f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+                fputs(keyfile_1500, f);
+                fclose(f);
+        }
+        CHECK(chmod(path, 0600) == 0);
+        CHECK(seteuid(65534) == 0);
+        CHECK(netprofiles_read(root, &ps) == 0);
+        CHECK(seteuid(0) == 0);
+        CHECK(ps.n == 0 && !ps.warnings);
+        CHECK(ps.unreadable && ps.unreadable[0] && !ps.unreadable[1]);
+        if (ps.unreadable && ps.unreadable[0])
+                CHECK_STREQ(ps.unreadable[0], NM_FILE);
+        netprofiles_free(&ps);
+        /* As root it is read. */
+        CHECK(netprofiles_read(root, &ps) == 0);
+        CHECK(ps.n == 1 && !ps.unreadable && ps.v[0].mtu == 1500);
+        netprofiles_free(&ps);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/etc/NetworkManager/system-connections", root);
+        rmdir(path);
+        snprintf(path, sizeof(path), "%s/etc/NetworkManager", root);
+        rmdir(path);
+        snprintf(path, sizeof(path), "%s/etc", root);
+        rmdir(path);
+        rmdir(root);
+}
+
 int main(void)
 {
         RUN(test_keyfile);
@@ -292,5 +357,6 @@ int main(void)
         RUN(test_netplan_errors);
         RUN(test_doctor);
         RUN(test_read_host_root);
+        RUN(test_unreadable);
         return test_result();
 }
