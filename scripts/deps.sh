@@ -7,7 +7,7 @@ build_packages=(
         build-essential meson ninja-build pkg-config
         libevent-dev libjson-c-dev libsystemd-dev libinih-dev
         libnl-3-dev libnl-route-3-dev libssl-dev libavahi-client-dev libibverbs-dev librdmacm-dev
-        libyaml-dev systemd
+        libyaml-dev systemd scdoc
 )
 test_packages=(
         "${build_packages[@]}"
@@ -15,7 +15,7 @@ test_packages=(
         avahi-daemon avahi-utils dbus
         iperf3 prometheus
         clang-format
-        dpkg-dev debhelper fakeroot lintian
+        dpkg-dev debhelper fakeroot lintian bash-completion
         debootstrap systemd-container
 )
 

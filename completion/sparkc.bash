@@ -1,0 +1,101 @@
+# bash completion for sparkc: commands and their options from `sparkc --help` (so they follow the
+# client that is installed), --kind values, event names, and peer names from the running daemon.
+
+_sparkc_peers()
+{
+        # One short request to the local socket; nothing when the daemon is not there.
+        sparkc --timeout 1 "$@" peers 2>/dev/null | awk 'f && NF { print $1 } /^PEER / { f = 1 }'
+}
+
+_sparkc()
+{
+        local cur prev words cword
+        _init_completion -s || return
+
+        local global_opts='--socket --json --timeout --help --version'
+        local kinds='rtt tcp rdma nccl all'
+        local events='daemon-started daemon-stopping config-reloaded config-rejected state-quarantined
+                link-down link-up link-flapping link-stable mtu-corrected mtu-drift
+                admin-state-corrected admin-state-drift sysctl-corrected sysctl-drift peer-up
+                peer-down peer-rejected mtu-mismatch probe-done probe-degraded probe-failed
+                stale-initialization'
+
+        # The command is the first word that is no option and no option's argument; options
+        # before it (and a --socket given there, which peer lookups need too) are sparkc's own.
+        local i cmd= sock=()
+        for ((i = 1; i < cword; i++)); do
+                case ${words[i]} in
+                -s | --socket)
+                        sock=(--socket "${words[i + 1]}")
+                        ((i++))
+                        ;;
+                -t | --timeout) ((i++)) ;;
+                --socket=*) sock=("${words[i]}") ;;
+                -*) ;;
+                *)
+                        cmd=${words[i]}
+                        break
+                        ;;
+                esac
+        done
+
+        if [[ -z $cmd ]]; then
+                case $prev in
+                -s | --socket)
+                        _filedir
+                        return
+                        ;;
+                -t | --timeout) return ;;
+                esac
+                if [[ $cur == -* ]]; then
+                        COMPREPLY=($(compgen -W "$global_opts" -- "$cur"))
+                else
+                        local commands
+                        commands=$(sparkc --help 2>/dev/null | awk '/^Commands:/ { f = 1; next }
+                                f && /^  [a-z]/ { print $1 }')
+                        COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+                fi
+                return
+        fi
+
+        case $prev in
+        --peer)
+                COMPREPLY=($(compgen -W "$(_sparkc_peers "${sock[@]}")" -- "$cur"))
+                return
+                ;;
+        --kind)
+                COMPREPLY=($(compgen -W "$kinds" -- "$cur"))
+                return
+                ;;
+        --mode)
+                COMPREPLY=($(compgen -W 'auto safe dmabuf' -- "$cur"))
+                return
+                ;;
+        --format)
+                COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
+                return
+                ;;
+        --duration | --size | --streams | --count | --limit | --env | --param) return ;;
+        esac
+
+        case $cmd in
+        keygen)
+                if [[ $cur == -* ]]; then
+                        COMPREPLY=($(compgen -W '--force --help' -- "$cur"))
+                else
+                        _filedir
+                fi
+                return
+                ;;
+        watch)
+                COMPREPLY=($(compgen -W "$events --help" -- "$cur"))
+                return
+                ;;
+        esac
+        if [[ $cur == -* ]]; then
+                # `sparkc CMD --help` prints the command's usage line, options included.
+                local opts
+                opts=$(sparkc "$cmd" --help 2>/dev/null | head -n 1 | grep -o -- '--[a-z-]*')
+                COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+        fi
+} && complete -F _sparkc sparkc
