@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # End to end with systemd as PID 1: two Debian bookworm machines (systemd-nspawn, booted) on one
 # cable install the package built from this tree and follow the README's install section: apt
-# install, cluster key, a drop-in naming the fabric port and the other node, systemctl enable
-# --now, sparkc status / peers / probe --kind tcp. Then: a link flapped from outside gives the
-# link-flapping alert in the journal, systemctl reload keeps the daemon, the watchdog restarts a
-# hung daemon (SIGSTOP), and systemctl stop leaves no process.
+# install (which makes a cluster key), one node's key copied to the other, a drop-in naming the
+# fabric port and the other node, systemctl enable --now, sparkc status / peers / probe --kind
+# tcp. Then: a link flapped from outside gives the link-flapping alert in the journal, systemctl
+# reload keeps the daemon, the watchdog restarts a hung daemon (SIGSTOP), and systemctl stop
+# leaves no process.
 #
 # The cable: each machine's fab0 is one end of a veth whose other end is a port of a bridge in a
 # network namespace of this test, so nothing leaves the host and the link can be flapped from the
@@ -231,9 +232,12 @@ for m in a b; do
         ok "installed on $m"
 done
 
-step "sparkc keygen on a, the key copied to b"
-on a sparkc keygen >/dev/null || fail "sparkc keygen on a"
-on a chown sparkd:sparkd /etc/sparkd/cluster.key
+step "the key the package made on a, copied to b"
+for m in a b; do
+        [ "$(on "$m" stat -c '%U:%G %a' /etc/sparkd/cluster.key 2>&1)" = "sparkd:sparkd 600" ] ||
+                fail "the package made no sparkd-owned, mode 600 key on $m: $(on "$m" ls -l /etc/sparkd 2>&1)"
+done
+! on a sparkc keygen >/dev/null 2>&1 || fail "sparkc keygen replaced the package's key without --force"
 on a cat /etc/sparkd/cluster.key |
         on b install -m 600 -o sparkd -g sparkd /dev/stdin /etc/sparkd/cluster.key || fail "copying the key to b"
 [ "$(on a sha256sum </dev/null /etc/sparkd/cluster.key | cut -d' ' -f1)" = \
