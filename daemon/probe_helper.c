@@ -140,9 +140,13 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
                          *stderr_tail ? ": " : "", stderr_tail);
         if (p->is_initiator) {
                 probe_finish(p, why);
+        } else if (p->result && ok && json_object_get_boolean(ok)) {
+                /* The initiator is still reading its own helper's result: a probe this node
+                 * started now would reach it busy and be refused. Held until its probe-done, or
+                 * the deadline if that never comes. */
+                p->phase = "done";
         } else {
-                if (p->result == NULL || !ok || !json_object_get_boolean(ok))
-                        probe_send_message(p, "probe-failed", why, p->is_unavailable);
+                probe_send_message(p, "probe-failed", why, p->is_unavailable);
                 probe_free(p);
                 probe_start_next(ps);
         }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The bounds a user meets, three nodes in a triangle: a node already in a bandwidth probe refuses
-# a third node's with the reason (and the caller gets exit 2); the history keeps only
+# a third node's with the reason (and the caller gets exit 2), but its own probe queued behind the
+# one it answers runs once both ends are done; the history keeps only
 # history_size results, also after a restart; sparkc's live progress line appears on a terminal
 # and never in a pipe.
 . "$(dirname "$0")/lib.sh"
@@ -37,6 +38,15 @@ assert_contains "$(json_get "$out" 'd["error"]')" "the peer refused: busy: a tcp
 wait "$ab" || fail "the a-b probe: $(cat "$TEST_TMP/ab.json")"
 assert_eq "$(json_get "$(cat "$TEST_TMP/ab.json")" 'd["status"]')" ok "the probe that held b"
 
+step "a probe queued behind the one a node answers starts after the other end is done, not refused"
+# b's helper exits before a has read its own; b must not ask a until a's probe-done came.
+sparkc_of a --json probe --peer b --kind tcp --duration 1 >"$TEST_TMP/ab.json" 2>&1 &
+ab=$!
+wait_until 5 tcp_helper_on_b || fail "the a-b probe did not start"
+out=$(sparkc_of b --json probe --peer a --kind tcp --duration 1) || fail "b's probe, queued behind a's: $out"
+assert_eq "$(json_get "$out" 'd["ok"]')" True "b's probe, queued behind a's"
+wait "$ab" || fail "the a-b probe: $(cat "$TEST_TMP/ab.json")"
+
 step "the history keeps history_size results, also after a restart"
 for i in $(seq 12); do
         # From the fourth on, results are judged against the learned baseline: degraded (1) is
@@ -49,7 +59,7 @@ assert_eq "$(count_results)" 10 "results kept"
 sparkd_stop a
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 assert_eq "$(count_results)" 10 "results kept after a restart"
-# 13 results were made (the tcp one first): the oldest three are gone, the oldest kept is rtt.
+# 14 results were made (the two tcp ones first): the oldest four are gone, the oldest kept is rtt.
 assert_eq "$(json_get "$(sparkc_of a --json history)" 'd["results"][9]["kind"]')" rtt "oldest result kept"
 
 step "a live progress line on a terminal, none in a pipe"
