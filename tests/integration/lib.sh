@@ -18,15 +18,20 @@ TEST_TMP=$(mktemp -d "/tmp/sparkd-$TEST_NAME.XXXXXX")
 chmod 755 "$TEST_TMP"
 declare -a DAEMON_PIDS=()
 declare -A DAEMON_PID_OF=()
+# Commands cleanup runs after the daemons are gone (a test's mounts, users, groups).
+declare -a CLEANUP_CMDS=()
 
 cleanup() {
-        local rc=$? pid ns
+        local rc=$? pid ns i
         for pid in "${DAEMON_PIDS[@]}"; do
                 kill -TERM "$pid" 2>/dev/null || true
         done
         for pid in "${DAEMON_PIDS[@]}"; do
                 for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
                 kill -KILL "$pid" 2>/dev/null || true
+        done
+        for ((i = ${#CLEANUP_CMDS[@]} - 1; i >= 0; i--)); do
+                eval "${CLEANUP_CMDS[i]}" >/dev/null 2>&1 || true
         done
         for ns in $(ip netns list | awk '{print $1}' | grep "^sparkd-$$-" || true); do
                 ip netns del "$ns" 2>/dev/null || true
