@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jsonrpc.h"
@@ -43,7 +44,8 @@ struct api_conn {
         bool is_admin;
         bool closing;
         bool subscribed;
-        char **event_types; /* NULL: every type */
+        char **event_types;          /* NULL: every type */
+        uint64_t partial_since_usec; /* 0: no half-sent line */
 };
 
 struct api_request {
@@ -296,11 +298,49 @@ static void conn_refuse_oversize(struct api_conn *conn)
         conn_close_after_flush(conn);
 }
 
+static uint64_t monotonic_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* A read timeout restarts with every byte, so a client that trickles a line would never time
+ * out; the clock therefore runs from the line's first byte and the timeout is what is left. */
+static bool conn_arm_partial_timeout(struct api_conn *conn, size_t buffered)
+{
+        const uint64_t limit = (uint64_t)PARTIAL_LINE_TIMEOUT_SEC * 1000000;
+        uint64_t now, left;
+        struct timeval tv;
+
+        if (buffered == 0) {
+                conn->partial_since_usec = 0;
+                bufferevent_set_timeouts(conn->bev, NULL, NULL);
+                return true;
+        }
+        now = monotonic_usec();
+        if (!conn->partial_since_usec)
+                conn->partial_since_usec = now;
+        if (now - conn->partial_since_usec >= limit)
+                return false;
+        left = limit - (now - conn->partial_since_usec);
+        tv = (struct timeval){ .tv_sec = (time_t)(left / 1000000),
+                               .tv_usec = (suseconds_t)(left % 1000000) };
+        bufferevent_set_timeouts(conn->bev, &tv, NULL);
+        return true;
+}
+
+static void conn_log_partial_timeout(const struct api_conn *conn)
+{
+        log_notice("api: closing connection of pid %d: no complete line within %d s", (int)conn->pid,
+                   PARTIAL_LINE_TIMEOUT_SEC);
+}
+
 /* Handles every complete line in the input; returns false when the input holds an oversize line. */
 static void conn_process_input(struct api_conn *conn, bool at_eof)
 {
         struct evbuffer *in = bufferevent_get_input(conn->bev);
-        struct timeval timeout = { .tv_sec = PARTIAL_LINE_TIMEOUT_SEC };
 
         while (!conn->closing) {
                 size_t eol_len = 0, len;
@@ -332,11 +372,18 @@ static void conn_process_input(struct api_conn *conn, bool at_eof)
                 evbuffer_remove(in, line, len);
                 evbuffer_drain(in, eol_len);
                 line[len] = '\0';
+                conn->partial_since_usec = 0;
                 conn_handle_line(conn, line, len);
                 free(line);
         }
+        if (conn->closing)
+                return;
         /* Only a half-sent line is on the clock: an idle client may wait as long as it likes. */
-        bufferevent_set_timeouts(conn->bev, evbuffer_get_length(in) > 0 ? &timeout : NULL, NULL);
+        if (!conn_arm_partial_timeout(conn, evbuffer_get_length(in))) {
+                conn_log_partial_timeout(conn);
+                evbuffer_drain(in, evbuffer_get_length(in));
+                conn_close_after_flush(conn);
+        }
 }
 
 static void conn_on_read(struct bufferevent *bev, void *userdata)
@@ -369,8 +416,7 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
                 return;
         }
         if (what & BEV_EVENT_TIMEOUT)
-                log_notice("api: closing connection of pid %d: no complete line within %d s", (int)conn->pid,
-                           PARTIAL_LINE_TIMEOUT_SEC);
+                conn_log_partial_timeout(conn);
         conn_free(conn);
 }
 
