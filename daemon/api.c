@@ -5,6 +5,7 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@
 #define MAX_PEER_GROUPS        256
 /* Clients that may wait for accept(); the kernel caps it at net.core.somaxconn. */
 #define LISTEN_BACKLOG 4096
+/* A storm of refused clients is logged once per this interval, with a count, not line by line. */
+#define REFUSAL_LOG_INTERVAL_USEC (10 * 1000000ULL)
 
 struct method_entry {
         const struct api_method *method;
@@ -70,6 +73,8 @@ struct api_server {
         size_t n_methods;
         LIST_HEAD(, api_conn) conns;
         unsigned n_conns;
+        uint64_t refusal_logged_usec; /* 0: none logged yet */
+        uint64_t refusals_unlogged;
 };
 
 static void conn_free(struct api_conn *conn)
@@ -448,6 +453,24 @@ static void server_refuse(int fd, const char *message)
         close(fd);
 }
 
+static void server_log_refusal(struct api_server *s)
+{
+        uint64_t now = monotonic_usec();
+
+        if (s->refusal_logged_usec && now - s->refusal_logged_usec < REFUSAL_LOG_INTERVAL_USEC) {
+                s->refusals_unlogged++;
+                return;
+        }
+        if (s->refusals_unlogged)
+                log_warning("api: refusing a client: %u connections open (max_clients); %" PRIu64
+                            " more refused since the last report",
+                            s->n_conns, s->refusals_unlogged);
+        else
+                log_warning("api: refusing a client: %u connections open (max_clients)", s->n_conns);
+        s->refusal_logged_usec = now;
+        s->refusals_unlogged = 0;
+}
+
 static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
                              int socklen, void *userdata)
 {
@@ -457,7 +480,7 @@ static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd
         struct api_conn *conn;
 
         if (s->n_conns >= s->access.max_clients) {
-                log_warning("api: refusing a client: %u connections open (max_clients)", s->n_conns);
+                server_log_refusal(s);
                 server_refuse(fd, "too many clients");
                 return;
         }
