@@ -115,7 +115,10 @@ dd if=/dev/zero of="$TEST_TMP/tiny/filler" bs=4k status=none 2>/dev/null || true
 load_start
 wait_until 20 grep -q "cannot save .*No space left on device" "$(log_of a)" || { load_stop; fail "a full disk not logged"; }
 load_stop
-sparkc_of a --json probe --peer b --kind rtt >/dev/null || fail "probes stop on a full disk"
+# The exit status says whether the result met its baseline (on a loaded machine it may not);
+# the probe running and measuring is what counts here.
+out=$(sparkc_of a --json probe --peer b --kind rtt) || true
+json_get "$out" 'd["measured"]["median_us"] > 0' | grep -q True || fail "probes stop on a full disk: $out"
 sparkc_of a status >/dev/null || fail "not serving on a full disk"
 writes=$(grep -c "cannot save" "$(log_of a)")
 echo "full disk: $writes failed saves logged"
