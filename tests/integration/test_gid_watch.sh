@@ -1,56 +1,23 @@
 #!/usr/bin/env bash
 # The GID watch end to end. Node a's host root is a copy of a fixture Spark whose rail
 # enp1s0f1np1 is a veth here; veth has no RDMA device, so the test rewrites rocep1s0f1's GID
-# table in the host root as the kernel would (each state swapped in whole, by renaming a
-# symlink, so the daemon never reads half a table) alongside the real address and carrier
-# changes. gid-changed must come exactly where the RoCE v2 GID of the netdev's address changed:
-# not for a second address, not for a flap that leaves the table as it was; once for a flap
-# that moves the address to GID 5, once for the address removed, once for a table change
-# found only on reload (the backstop: 192.168.178.21 to GID 3). `sparkc status` says the environment changed until
-# `sparkc env` is asked again.
+# table in the host root as the kernel would (lib_gid.sh) alongside the real address and
+# carrier changes. gid-changed must come exactly where the RoCE v2 GID of the netdev's address
+# changed: not for a second address, not for a flap that leaves the table as it was; once for a
+# flap that moves the address to GID 5, once for the address removed, once for a table change
+# found only on reload (the backstop: 192.168.178.21 to GID 3). `sparkc status` says the
+# environment changed until `sparkc env` is asked again.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_gid.sh"
 
-root="$TEST_TMP/host"
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$root"
-dev=$(cd "$root/sys/class/infiniband/rocep1s0f1" && pwd -P)
+gid_fixture_new
 a=$(netns_new a)
 b=$(netns_new b)
 veth_pair "$a" enp1s0f1np1 "$b" fb 192.168.177.11/24 192.168.177.12/24
 # No backstop timer during the test (1h): only netlink changes and the reload re-read the tables.
 printf '[daemon]\nhost_root = %s\nrecheck_interval = 1h\n[fabric]\ninterfaces = enp1s0f1np1\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
-        "$root" >"$TEST_TMP/a.conf"
-
-mac=fe80:0000:0000:0000:0e42:a1ff:fe5b:0011
-mapped() { # 192.168.177.11 -> 0000:...:ffff:c0a8:b10b
-        local IFS=.
-        set -- $1
-        printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
-}
-# gid_table NAME GID...: port 1 of rocep1s0f1 with these GIDs at 0, 1, ... as RoCE v1/v2 pairs
-# (each GID twice), "-" an empty entry pair; then made the live table.
-gid_table() {
-        local name=$1 dir="$dev/ports.$1" i=0 g t
-        shift
-        cp -a "$dev/ports.base" "$dir"
-        rm -rf "$dir/1/gids" "$dir/1/gid_attrs"
-        mkdir -p "$dir/1/gids" "$dir/1/gid_attrs/types" "$dir/1/gid_attrs/ndevs"
-        for g in "$@"; do
-                for t in "IB/RoCE v1" "RoCE v2"; do
-                        if [ "$g" = - ]; then
-                                echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$dir/1/gids/$i"
-                        else
-                                echo "$g" >"$dir/1/gids/$i"
-                                echo "$t" >"$dir/1/gid_attrs/types/$i"
-                                echo enp1s0f1np1 >"$dir/1/gid_attrs/ndevs/$i"
-                        fi
-                        i=$((i + 1))
-                done
-        done
-        ln -sfn "ports.$name" "$dev/ports.next"
-        mv -T "$dev/ports.next" "$dev/ports"
-}
-mv "$dev/ports" "$dev/ports.base"
-gid_table start "$mac" "$(mapped 192.168.177.11)"
+        "$TEST_TMP/host" >"$TEST_TMP/a.conf"
+gid_table start "$GID_MAC" "$(mapped 192.168.177.11)"
 
 gid_index() { json_get "$(sparkc_of a --json status)" \
         '[p["gid_index"] for p in d["gid"]["ports"] if p["device"] == "rocep1s0f1"][0]'; }
@@ -68,7 +35,7 @@ case "$out" in *"env changed"*) fail "status says the env changed at start: $out
 
 # Another subnet: removing a primary address removes the secondaries of its subnet with it.
 step "a second address (its GIDs after the first): no gid-changed"
-gid_table second "$mac" "$(mapped 192.168.177.11)" "$(mapped 192.168.178.21)"
+gid_table second "$GID_MAC" "$(mapped 192.168.177.11)" "$(mapped 192.168.178.21)"
 ip -n "$a" addr add 192.168.178.21/24 dev enp1s0f1np1
 settle
 assert_eq "$(count_events a gid-changed)" 0 "gid-changed after a second address"
@@ -84,7 +51,7 @@ assert_eq "$(count_events a gid-changed)" 0 "gid-changed after a flap with the s
 
 step "a flap after which an IPv6 address comes first: 192.168.177.11 moves to GID 5"
 ip -n "$b" link set fb down
-gid_table moved "$mac" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)" \
+gid_table moved "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)" \
         "$(mapped 192.168.178.21)"
 sleep 1.1
 ip -n "$b" link set fb up
@@ -111,7 +78,7 @@ out=$(sparkc_of a status)
 case "$out" in *"env changed"*) fail "status still says the env changed: $out" ;; esac
 
 step "the first address removed: the netdev's address is now 192.168.178.21 at GID 7"
-gid_table removed "$mac" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 - "$(mapped 192.168.178.21)"
+gid_table removed "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 - "$(mapped 192.168.178.21)"
 ip -n "$a" addr del 192.168.177.11/24 dev enp1s0f1np1
 wait_events a gid-changed enp1s0f1np1 2 5 || fail "no gid-changed after the address was removed"
 settle
@@ -121,7 +88,7 @@ assert_eq "$(json_get "$ev" 'd["fields"]["old_address"] + "/" + d["fields"]["old
         "192.168.177.11/5 192.168.178.21/7" "old and new address and index"
 
 step "a table change without any netlink change: found on reload"
-gid_table reordered "$mac" "$(mapped 192.168.178.21)"
+gid_table reordered "$GID_MAC" "$(mapped 192.168.178.21)"
 sleep 1
 assert_eq "$(count_events a gid-changed)" 2 "gid-changed before the reload (no notification)"
 sparkc_of a reload >/dev/null || fail "reload failed"
