@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "strutil.h"
@@ -169,6 +170,23 @@ static unsigned rdma_measure_sec(json_object *params)
         return tcp_measure_sec(params) + (unsigned)(probe_kind_param(k, params, "lat_iters") / 1000) + 1;
 }
 
+/* The RDMA buffers sparkd-probe-rdma registers (pinned host memory, on either kind of GPU): per
+ * queue pair on each rail (both twins of a port at most, RDMA_RAILS_MAX in probes/rdma_params.h)
+ * an inbox and an outbox of max(size, lat_size) rounded up to pages, and a page of control
+ * messages. */
+#define RDMA_PROBE_RAILS_MAX 2
+
+static uint64_t rdma_memory_needed(json_object *params, bool unified_memory)
+{
+        const struct probe_kind *k = probe_kind_find("rdma");
+        uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), size = probe_kind_param(k, params, "size"),
+                 lat_size = probe_kind_param(k, params, "lat_size");
+        uint64_t half = size > lat_size ? size : lat_size;
+
+        half = (half + page - 1) / page * page;
+        return RDMA_PROBE_RAILS_MAX * probe_kind_param(k, params, "qps") * 2 * half + page;
+}
+
 static double rdma_expectation(const struct sparkd_config *c)
 {
         return c->probe_expect_rdma_gbps;
@@ -261,6 +279,7 @@ static const struct probe_kind kinds[] = {
                 .configured_expectation = rdma_expectation,
                 .result_expectation = "expected_gbps",
                 .check_params = rdma_check_params,
+                .memory_needed = rdma_memory_needed,
         },
         {
                 .name = "pathmtu",

@@ -12,8 +12,10 @@ peer_conf() {
                 printf '[peers]\nkey_file = %s\nstatic = %s\nmdns = no\n' "${KEY_FILE:-$TEST_TMP/cluster.key}" "$static"
                 printf 'heartbeat_interval = 300ms\ntimeout = 1500ms\n'
                 printf '[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n'
-                # No probes by themselves unless a test asks (its [probe] lines come later and win).
-                printf '[probe]\ninterval = 0\nrtt_interval = 0\n'
+                # No probes by themselves unless a test asks (its [probe] lines come later and win),
+                # and no memory margin: the free memory of the machine running the tests must not
+                # decide them (tests of the memory guard set their own host root and margin).
+                printf '[probe]\ninterval = 0\nrtt_interval = 0\nmemory_margin = 0\n'
                 for line in "$@"; do printf '%s\n' "$line"; done
         } >"$TEST_TMP/$name.conf"
 }

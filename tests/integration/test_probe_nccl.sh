@@ -134,7 +134,8 @@ printf 'MemTotal:       131072000 kB\nMemAvailable:   20971520 kB\n' >"$TEST_TMP
 printf 'MemTotal:       262144000 kB\nMemAvailable:   209715200 kB\n' >"$TEST_TMP/root-b/proc/meminfo"
 sparkd_stop a
 sparkd_stop b
-peer_conf a fa 10.99.0.2 "[probe]" "helper_dir = $TEST_TMP/here" "[daemon]" "host_root = $TEST_TMP/root-a"
+peer_conf a fa 10.99.0.2 "[probe]" "helper_dir = $TEST_TMP/here" "memory_margin = 8G" \
+        "[daemon]" "host_root = $TEST_TMP/root-a"
 peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $TEST_TMP/peer" "memory_margin = 197G" \
         "[daemon]" "host_root = $TEST_TMP/root-b"
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
@@ -146,7 +147,7 @@ assert_eq "$(json_get "$out" 'd["status"]')" failed "status of 16 GiB with 20 Gi
 err=$(json_get "$out" 'd["error"]')
 assert_contains "$err" "needs 16.0 GiB (17179869184 bytes)" "what was asked"
 assert_contains "$err" "has 20.0 GiB (21474836480 bytes) available" "what is available"
-assert_contains "$err" "8.0 GiB (8589934592 bytes) must stay free" "the default margin"
+assert_contains "$err" "8.0 GiB (8589934592 bytes) must stay free" "the margin"
 [ ! -e "$TEST_TMP/client.env" ] && [ ! -e "$TEST_TMP/server.env" ] || fail "a helper ran for a refused probe"
 # 4 GiB fits on a; b must keep 197 GiB of its 200 GiB free and refuses.
 rc=0; out=$(sparkc_of a --json probe --peer b --kind nccl --param max_bytes=4G) || rc=$?

@@ -57,6 +57,20 @@ static void test_nccl_needed(void)
         CHECK(k->memory_needed(params, false) == 16 * GIB);
         CHECK(k->memory_needed(params, true) == 48 * GIB);
         CHECK(probe_kind_find("rtt")->memory_needed == NULL);
+        json_object_put(params);
+        params = NULL;
+
+        /* rdma: 2 rails x 16 queue pairs x inbox and outbox of 8 MiB, and a page of control. */
+        k = probe_kind_find("rdma");
+        CHECK(k && k->memory_needed);
+        json_object_put(given);
+        given = json_object_new_object();
+        json_object_object_add(given, "qps", json_object_new_int(16));
+        json_object_object_add(given, "size", json_object_new_int(8 << 20));
+        CHECK(probe_kind_params(k, given, &params, err, sizeof(err)) == 0);
+        CHECK(k->memory_needed(params, false) ==
+              2ULL * 16 * 2 * (8 << 20) + (uint64_t)sysconf(_SC_PAGESIZE));
+        CHECK(k->memory_needed(params, true) == k->memory_needed(params, false));
         json_object_put(given);
         json_object_put(params);
 }
