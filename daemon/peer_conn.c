@@ -134,7 +134,8 @@ static int conn_handle_hello(struct peer_conn *c, json_object *m)
             strlen(name) == 0 || strlen(name) > 63)
                 return -EBADMSG;
         (void)jsonrpc_param_string(m, "version", &version);
-        json_object_object_get_ex(m, "ports", &ports);
+        if (json_object_object_get_ex(m, "ports", &ports) && !json_object_is_type(ports, json_type_array))
+                return -EBADMSG;
 
         if (strcmp(node_id, ps->node_id) == 0) {
                 if (c->peer && c->peer->static_spec) {
@@ -215,7 +216,7 @@ static int conn_handle_hello(struct peer_conn *c, json_object *m)
 static int conn_handle_line(struct peer_conn *c, const char *line, size_t len)
 {
         json_tokener *tok = json_tokener_new();
-        json_object *m = json_tokener_parse_ex(tok, line, (int)len), *ports;
+        json_object *m = json_tokener_parse_ex(tok, line, (int)len), *ports = NULL;
         const char *type = NULL;
         int r = 0;
 
@@ -229,7 +230,10 @@ static int conn_handle_line(struct peer_conn *c, const char *line, size_t len)
         } else if (!c->is_hello_done) {
                 r = -EPROTO;
         } else if (strcmp(type, "heartbeat") == 0) {
-                if (json_object_object_get_ex(m, "ports", &ports) && c->peer) {
+                if (json_object_object_get_ex(m, "ports", &ports) &&
+                    !json_object_is_type(ports, json_type_array))
+                        r = -EBADMSG;
+                else if (ports && c->peer) {
                         json_object_put(c->peer->ports);
                         c->peer->ports = json_object_get(ports);
                         peer_check_mtu(c->peer);
@@ -239,6 +243,23 @@ static int conn_handle_line(struct peer_conn *c, const char *line, size_t len)
         /* Types nobody handles belong to later protocol versions: ignored, not fatal. */
         json_object_put(m);
         return r;
+}
+
+int peer_conn_receive(struct peer_conn *c, const char *line, size_t len)
+{
+        int r = conn_handle_line(c, line, len);
+
+        if (r == -EALREADY || r == -ELOOP) {
+                peer_conn_close(c, NULL);
+                return r;
+        }
+        if (r < 0) {
+                if (!c->peer)
+                        peer_log_inbound_reject(c->owner, c->remote, "not the sparkd peer protocol");
+                peer_conn_close(c, "protocol error");
+                return r;
+        }
+        return 0;
 }
 
 static void conn_on_read(struct bufferevent *bev, void *userdata)
@@ -270,18 +291,10 @@ static void conn_on_read(struct bufferevent *bev, void *userdata)
                 evbuffer_remove(in, line, (size_t)eol.pos);
                 evbuffer_drain(in, eol_len);
                 line[eol.pos] = '\0';
-                r = conn_handle_line(c, line, (size_t)eol.pos);
+                r = peer_conn_receive(c, line, (size_t)eol.pos);
                 free(line);
-                if (r == -EALREADY || r == -ELOOP) {
-                        peer_conn_close(c, NULL);
+                if (r < 0)
                         return;
-                }
-                if (r < 0) {
-                        if (!c->peer)
-                                peer_log_inbound_reject(c->owner, c->remote, "not the sparkd peer protocol");
-                        peer_conn_close(c, "protocol error");
-                        return;
-                }
         }
 }
 

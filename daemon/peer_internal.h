@@ -130,6 +130,9 @@ void peer_conn_free(struct peer_conn *c);
 void peer_conn_close(struct peer_conn *c, const char *reason);
 void peer_conn_send_heartbeat(struct peer_conn *c);
 void peer_conn_send(struct peer_conn *c, json_object *msg);
+/* Handles one line the peer sent (without its newline); on a protocol error, a duplicate or a
+ * connection to itself the connection is closed (c freed) and a negative errno returned. */
+int peer_conn_receive(struct peer_conn *c, const char *line, size_t len);
 void peer_conn_on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *addr, int len,
                          void *userdata);
 void peer_dial_address(struct peer *p, const char *address);

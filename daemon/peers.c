@@ -65,7 +65,12 @@ void peer_set_state(struct peer *p, enum peer_state state)
 /* This node's fabric ports as the peer protocol describes them: [{ifname, addresses, mtu}]. */
 json_object *peer_local_ports(struct peers *ps)
 {
-        json_object *links = links_to_json(ps->links), *out = json_object_new_array();
+        json_object *links, *out = json_object_new_array();
+
+        /* A table without fabric links (a tool or test driving peer messages) has no ports. */
+        if (!ps->links)
+                return out;
+        links = links_to_json(ps->links);
 
         for (size_t i = 0; i < json_object_array_length(links); i++) {
                 json_object *l = json_object_array_get_idx(links, i), *name, *addrs, *mtu, *down, *port;
@@ -105,12 +110,15 @@ json_object *peer_port_for_address(json_object *ports, const char *ip, bool by_s
 {
         struct in_addr target;
 
-        if (!ports || !peer_ipv4_parse(ip, &target, NULL))
+        /* ports comes from the peer: anything but an array of objects with an array of addresses
+         * names no port. */
+        if (!json_object_is_type(ports, json_type_array) || !peer_ipv4_parse(ip, &target, NULL))
                 return NULL;
         for (size_t i = 0; i < json_object_array_length(ports); i++) {
                 json_object *port = json_object_array_get_idx(ports, i), *addrs;
 
-                if (!json_object_object_get_ex(port, "addresses", &addrs))
+                if (!json_object_object_get_ex(port, "addresses", &addrs) ||
+                    !json_object_is_type(addrs, json_type_array))
                         continue;
                 for (size_t k = 0; k < json_object_array_length(addrs); k++) {
                         const char *a = json_object_get_string(json_object_array_get_idx(addrs, k));
