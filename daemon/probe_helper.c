@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "jsonrpc.h"
 #include "macro.h"
 #include "probe_internal.h"
 #include "probe_memory.h"
@@ -63,39 +64,58 @@ static struct probe *probe_of_child(struct probes *ps, struct child *c)
         return NULL;
 }
 
+enum helper_line probe_helper_line_kind(json_object *line)
+{
+        const char *phase = NULL;
+
+        if (!json_object_is_type(line, json_type_object))
+                return HELPER_LINE_OTHER;
+        if (json_object_object_get_ex(line, "result", NULL))
+                return HELPER_LINE_RESULT;
+        /* A phase that is no string (null included) is no phase: the line is not shown. */
+        if (jsonrpc_param_string(line, "phase", &phase) <= 0)
+                return HELPER_LINE_OTHER;
+        return strcmp(phase, "listening") == 0 ? HELPER_LINE_LISTENING : HELPER_LINE_PROGRESS;
+}
+
+json_object *probe_ready_message(const char *id, json_object *line)
+{
+        json_object *port, *m = json_object_new_object(), *fields = json_object_new_object();
+
+        json_object_object_add(m, "type", json_object_new_string("probe-ready"));
+        json_object_object_add(m, "id", json_object_new_string(id));
+        if (json_object_object_get_ex(line, "port", &port))
+                json_object_object_add(m, "port", json_object_get(port));
+        /* What else the listening line says is for the client helper (NCCL's unique id). */
+        json_object_object_foreach(line, key, value) {
+                if (strcmp(key, "phase") != 0 && strcmp(key, "port") != 0 && strcmp(key, "address") != 0 &&
+                    ready_field_ok(key, value))
+                        json_object_object_add(fields, key, json_object_get(value));
+        }
+        if (json_object_object_length(fields))
+                json_object_object_add(m, "fields", fields);
+        else
+                json_object_put(fields);
+        return m;
+}
+
 static void on_child_line(struct child *c, json_object *line, void *userdata)
 {
         struct probe *p = probe_of_child(userdata, c);
+        enum helper_line kind = probe_helper_line_kind(line);
         json_object *v;
 
-        if (!p)
+        if (!p || kind == HELPER_LINE_OTHER)
                 return;
-        if (json_object_object_get_ex(line, "result", &v)) {
+        if (kind == HELPER_LINE_RESULT) {
+                json_object_object_get_ex(line, "result", &v);
                 json_object_put(p->result);
                 p->result = json_object_get(v);
                 return;
         }
-        if (!json_object_object_get_ex(line, "phase", &v))
-                return;
-        if (!p->is_initiator && strcmp(json_object_get_string(v), "listening") == 0) {
-                json_object *port, *m = json_object_new_object(), *fields = json_object_new_object();
-
-                json_object_object_add(m, "type", json_object_new_string("probe-ready"));
-                json_object_object_add(m, "id", json_object_new_string(p->id));
-                if (json_object_object_get_ex(line, "port", &port))
-                        json_object_object_add(m, "port", json_object_get(port));
-                /* What else the listening line says is for the client helper (NCCL's unique id). */
-                json_object_object_foreach(line, key, value) {
-                        if (strcmp(key, "phase") != 0 && strcmp(key, "port") != 0 &&
-                            strcmp(key, "address") != 0 && ready_field_ok(key, value))
-                                json_object_object_add(fields, key, json_object_get(value));
-                }
-                if (json_object_object_length(fields))
-                        json_object_object_add(m, "fields", fields);
-                else
-                        json_object_put(fields);
+        if (!p->is_initiator && kind == HELPER_LINE_LISTENING) {
                 p->phase = "running";
-                (void)peers_send(p->owner->peers, p->peer_id, m);
+                (void)peers_send(p->owner->peers, p->peer_id, probe_ready_message(p->id, line));
                 return;
         }
         if (p->is_initiator && p->req) {

@@ -92,6 +92,16 @@ bool probe_helper_is_installed(struct probe *p);
 int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
 /* Fields from a peer's probe-ready: what a client helper may get in its environment. */
 bool probe_ready_fields_ok(json_object *fields);
+/* What one JSON line from a helper's stdout is; a phase must be a string to count. */
+enum helper_line {
+        HELPER_LINE_OTHER, /* not for the daemon: ignored */
+        HELPER_LINE_RESULT,
+        HELPER_LINE_LISTENING, /* the server helper's port and fields for the client helper */
+        HELPER_LINE_PROGRESS,
+};
+enum helper_line probe_helper_line_kind(json_object *line);
+/* The probe-ready peer message for a listening line: its port and the fields that may travel. */
+json_object *probe_ready_message(const char *id, json_object *line);
 /* The memory guard (probe_memory.h) for p on this node: 0, or p->error says why it is refused. */
 int probe_check_memory(struct probe *p);
 
