@@ -15,6 +15,7 @@ test_packages=(
         avahi-daemon avahi-utils dbus
         iperf3 prometheus
         clang-format
+        clang libclang-rt-dev valgrind
         dpkg-dev debhelper fakeroot lintian bash-completion
         debootstrap systemd-container
 )

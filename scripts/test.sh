@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds sparkd twice and runs every test suite: once with
-# warnings as errors, once more under AddressSanitizer and UndefinedBehaviorSanitizer.
+# warnings as errors, once more under AddressSanitizer and UndefinedBehaviorSanitizer. The fuzz
+# suite (tests/fuzz/run.sh) builds the fuzz targets with clang in build-fuzz and runs each a while.
 # Run as root: the integration tests make network namespaces. The last line is the count,
 # "N passed, N failed, N skipped".
 set -uo pipefail
@@ -31,7 +32,7 @@ run_build() {
         logs+=("$top/$dir/meson-logs/testlog.json")
 }
 
-run_build build-ci "lint unit integration package" -Dbuildtype=debugoptimized
+run_build build-ci "lint unit integration package fuzz" -Dbuildtype=debugoptimized
 run_build build-asan "unit integration" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 
 python3 - "${logs[@]}" <<'PY'
