@@ -116,9 +116,9 @@ sparkd_start() {
         pid=$!
         DAEMON_PIDS+=("$pid")
         DAEMON_PID_OF[$name]=$pid
-        if ! wait_until 10 sparkc_of "$name" status; then
+        if ! wait_until "${SPARKD_START_TIMEOUT:-10}" sparkc_of "$name" status; then
                 kill -0 "$pid" 2>/dev/null || fail "sparkd $name exited during start-up"
-                fail "sparkd $name did not answer on $(sock_of "$name") within 10 s"
+                fail "sparkd $name did not answer on $(sock_of "$name") within ${SPARKD_START_TIMEOUT:-10} s"
         fi
 }
 
