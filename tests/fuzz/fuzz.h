@@ -9,3 +9,8 @@
 #include <stdint.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Makes a directory of the target's own: under $SPARKD_FUZZ_TMPDIR when set (run.sh removes it,
+ * as libFuzzer may end without atexit), else in /dev/shm where there is a tmpfs (a disk's block
+ * discards on every rewrite would cost more than the parse), else in /tmp. Aborts on failure. */
+void fuzz_tmpdir(const char *target, char *buf, size_t size);

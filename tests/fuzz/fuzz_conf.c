@@ -10,7 +10,7 @@
 #include "conf.h"
 #include "fuzz.h"
 
-static char dir[64], path[80];
+static char dir[256], path[300];
 
 /* The group database is the harness's: the host's NSS (systemd's userdb walks directories on
  * every lookup) would be most of the time of each run, and its answers the host's. */
@@ -48,14 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FILE *f;
 
         if (!path[0]) {
-                /* In memory where there is a tmpfs: a disk's block discards on every rewrite would
-                 * cost more than the parse. */
-                snprintf(dir, sizeof(dir), "/dev/shm/sparkd-fuzz-conf.XXXXXX");
-                if (!mkdtemp(dir)) {
-                        snprintf(dir, sizeof(dir), "/tmp/sparkd-fuzz-conf.XXXXXX");
-                        if (!mkdtemp(dir))
-                                abort();
-                }
+                fuzz_tmpdir("conf", dir, sizeof(dir));
                 snprintf(path, sizeof(path), "%s/sparkd.conf", dir);
                 atexit(remove_dir);
         }

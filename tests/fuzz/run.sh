@@ -3,15 +3,15 @@
 # runs each for a while from its seed corpus; any crash, leak, sanitizer report or timeout fails.
 # A finding is left under the build dir's fuzz-findings/TARGET/ (commit it as a regression input
 # under tests/fuzz/regressions/TARGET/ with the fix).
-#   FUZZ_SECONDS   seconds per target (default 25)
+#   FUZZ_SECONDS   seconds per target (default 20)
 #   FUZZ_TARGETS   which targets (default: all)
 #   FUZZ_BUILD_DIR the clang build dir (default: SOURCE/build-fuzz)
 # Exit 77 (skipped) when clang or libFuzzer's runtime is missing.
 set -uo pipefail
 src=${SPARKD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
-seconds=${FUZZ_SECONDS:-25}
-targets=${FUZZ_TARGETS:-"jsonrpc conf peer probe_output sysfs"}
+seconds=${FUZZ_SECONDS:-20}
+targets=${FUZZ_TARGETS:-"jsonrpc conf peer probe_output sysfs inventory"}
 
 if ! command -v clang >/dev/null; then
         echo "SKIP: clang not installed (Debian: clang, libclang-rt-dev)"
@@ -39,6 +39,8 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 failed=0
 for t in $targets; do
         work=$(mktemp -d)
+        SPARKD_FUZZ_TMPDIR=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
+        export SPARKD_FUZZ_TMPDIR
         findings=$build/fuzz-findings/$t
         mkdir -p "$findings"
         cp "$src/tests/fuzz/corpus/$t/"* "$work/"
@@ -56,6 +58,6 @@ for t in $targets; do
                 echo "FAIL: fuzz-$t (exit $rc); input in $findings/"
                 failed=1
         fi
-        rm -rf "$work"
+        rm -rf "$work" "$SPARKD_FUZZ_TMPDIR"
 done
 exit $failed
