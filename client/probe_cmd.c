@@ -92,6 +92,9 @@ static void print_result_row(json_object *r, json_object *kinds)
         if (m && strcmp(name, "rtt") == 0)
                 snprintf(value, sizeof(value), "%.1f/%.1f/%.1f us", number(m, "min_us"),
                          number(m, "median_us"), number(m, "p99_us"));
+        else if (m && strcmp(name, "pathmtu") == 0)
+                snprintf(value, sizeof(value), "%.0f of %.0f bytes", number(m, "largest_payload"),
+                         number(m, "full_payload"));
         else if (m && kind)
                 snprintf(value, sizeof(value), "%.2f %s", number(m, client_get_string(kind, "metric", "")),
                          client_get_string(kind, "unit", ""));

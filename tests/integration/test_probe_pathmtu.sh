@@ -58,6 +58,7 @@ wait_until 5 grep -q 'event=probe-failed.*kind=pathmtu.*path-mtu: ' "$(log_of a)
 assert_contains "$(sparkc_of a metrics)" 'sparkd_probe_pathmtu_largest_payload_bytes{peer="b"} 1472' "metrics"
 assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind pathmtu)" '[r["status"] for r in d["results"]]')" \
         "['failed', 'failed']" "history"
+assert_contains "$(sparkc_of a history --peer b --kind pathmtu)" "path-mtu: " "sparkc history"
 
 step "the same path with the router's links at 9000 passes with 8972 bytes, both ways"
 ip -n "$r" link set ra mtu 9000
@@ -66,6 +67,8 @@ out=$(sparkc_of a --json probe --peer b --kind pathmtu) || fail "pathmtu probe f
 assert_eq "$(json_get "$out" 'd["status"]')" ok "status"
 assert_eq "$(json_get "$out" '[d["measured"][k] for k in ("largest_payload", "path_mtu", "tries", "over_mtu_refused")]')" \
         "[8972, 9000, 1, True]" "the numbers"
+table=$(sparkc_of a probe --peer b --kind pathmtu) || fail "pathmtu probe failed: $table"
+assert_contains "$table" "8972 of 8972 bytes" "the table"
 out=$(sparkc_of b --json probe --peer a --kind pathmtu) || fail "pathmtu probe from b failed: $out"
 assert_eq "$(json_get "$out" 'd["measured"]["largest_payload"]')" 8972 "from b"
 assert_contains "$(sparkc_of a metrics)" 'sparkd_probe_pathmtu_largest_payload_bytes{peer="b"} 8972' "metrics"
