@@ -9,7 +9,8 @@
  * refused from what an earlier packet taught the kernel) to the server, which answers each with a
  * short acknowledgement. It tries MTU - 28 bytes of payload first, then searches (binary, from 68
  * bytes) for the largest size that gets through; each size gets --tries sends of --timeout-ms.
- * One byte more than MTU - 28 must be refused by the local stack (don't-fragment in effect).
+ * One byte more than the interface's MTU - 28 must be refused by the local stack (don't-fragment
+ * in effect).
  *
  * Datagrams: "SPMTU1 P SEQ TOKEN\n" padded to the size (probe), "SPMTU1 A SEQ BYTES\n" (the
  * acknowledgement), "SPMTU1 B 0 TOKEN\n" (the client is done; the server exits).
@@ -494,9 +495,9 @@ static int run_client(const struct options *o, const char *token)
         struct pathmtu_search s;
         int mode = IP_PMTUDISC_PROBE, kernel_mtu = 0, r;
         socklen_t len = sizeof(kernel_mtu);
-        uint64_t mtu = o->mtu;
+        uint64_t mtu = o->mtu, iface_mtu = 0;
         uint32_t full, floor;
-        bool over_refused;
+        bool over_checked, over_refused = false;
         json_object *result;
 
         if (!buf)
@@ -515,13 +516,15 @@ static int run_client(const struct options *o, const char *token)
         probe_sockname(fd, false, local, sizeof(local));
         probe_sockname(fd, true, remote, sizeof(remote));
         r = probe_netdev_of(local, ifname, sizeof(ifname));
+        if (r == 0 && ifname[0])
+                r = interface_mtu(ifname, &iface_mtu);
         if (mtu == 0) {
-                if (r < 0 || !ifname[0])
+                if (!ifname[0])
                         return probe_fail("cannot tell which interface holds %s to read its MTU%s%s", local,
                                           r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
-                r = interface_mtu(ifname, &mtu);
                 if (r < 0)
                         return probe_fail("cannot read the MTU of %s: %s", ifname, strerror(-r));
+                mtu = iface_mtu;
                 if (mtu < PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES || mtu > MAX_MTU)
                         return probe_fail("%s has MTU %llu, outside %d..%d", ifname, (unsigned long long)mtu,
                                           PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES, MAX_MTU);
@@ -541,10 +544,14 @@ static int run_client(const struct options *o, const char *token)
                 send_bye(&c);
                 return probe_fail("%s", c.why);
         }
-        /* One byte above MTU - 28 must be refused here: else don't-fragment is not in effect and
-         * the sizes above would have been fragmented rather than tested. */
-        clear_socket_error(fd);
-        over_refused = send(fd, buf, full + 1, 0) < 0 && errno == EMSGSIZE;
+        /* One byte above the interface's MTU - 28 must be refused here: else don't-fragment is not
+         * in effect and the sizes above would have been fragmented rather than tested. */
+        over_checked = iface_mtu > PATHMTU_HEADER_BYTES && iface_mtu <= MAX_MTU;
+        if (over_checked) {
+                clear_socket_error(fd);
+                over_refused =
+                        send(fd, buf, iface_mtu - PATHMTU_HEADER_BYTES + 1, 0) < 0 && errno == EMSGSIZE;
+        }
         (void)getsockopt(fd, IPPROTO_IP, IP_MTU, &kernel_mtu, &len);
         send_bye(&c);
 
@@ -564,19 +571,21 @@ static int run_client(const struct options *o, const char *token)
         json_object_object_add(result, "tries", json_object_new_int64(s.tries));
         json_object_object_add(result, "timeouts", json_object_new_int64(c.timeouts));
         json_object_object_add(result, "icmp", json_object_new_boolean(c.icmp));
-        json_object_object_add(result, "over_mtu_refused", json_object_new_boolean(over_refused));
+        if (over_checked)
+                json_object_object_add(result, "over_mtu_refused", json_object_new_boolean(over_refused));
         if (kernel_mtu > 0)
                 json_object_object_add(result, "kernel_path_mtu", json_object_new_int(kernel_mtu));
-        if (s.largest == full && over_refused) {
+        if (s.largest == full && (!over_checked || over_refused)) {
                 json_object_object_add(result, "ok", json_object_new_boolean(true));
                 probe_emit(probe_result_line(result));
                 return 0;
         }
         if (s.largest == full)
                 snprintf(verdict, sizeof(verdict),
-                         "a datagram of %u bytes (one above MTU %llu - 28) was sent although don't-fragment "
-                         "was asked: this path cannot be tested",
-                         full + 1, (unsigned long long)mtu);
+                         "a datagram of %llu bytes (one above MTU %llu - 28 of %s) was sent although "
+                         "don't-fragment was asked: this path cannot be tested",
+                         (unsigned long long)iface_mtu - PATHMTU_HEADER_BYTES + 1,
+                         (unsigned long long)iface_mtu, ifname);
         else if (s.largest == 0)
                 snprintf(
                         verdict, sizeof(verdict),

@@ -3,7 +3,8 @@
 # namespace between them (forwarding on) whose links have MTU 1500. The probe ends `failed` with
 # a path-mtu error naming 1472 bytes as the largest payload that got through, an alert, a history
 # entry and the size in the metrics; with the router's links at 9000 the same path passes with
-# 8972. The helper alone refuses bad command lines, and the rtt schedule runs it by itself.
+# 8972. The helper alone refuses bad command lines, answers only datagrams with its token and
+# takes an MTU to check (--mtu) below the interface's; the rtt schedule runs the kind by itself.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -34,6 +35,34 @@ ip -n "$r" link set rb mtu 1500
 # router would make them. The probe's UDP is not affected.
 ip -n "$a" route add 10.99.2.0/24 via 10.99.1.254 advmss 1400
 ip -n "$b" route add 10.99.1.0/24 via 10.99.2.254 advmss 1400
+
+step "by hand: datagrams without the server's token get no answer; with it, --mtu 1500 passes"
+ip -n "$a" link set fa mtu 9000
+ip -n "$b" link set fb mtu 9000
+# pathmtu_pair SERVER_TOKEN CLIENT_TOKEN CLIENT_OPTIONS...: a server in b, the client in a; the
+# client's output in client.out, the server's pid in $server.
+pathmtu_pair() {
+        local server_token=$1 client_token=$2 port
+        shift 2
+        SPARKD_PROBE_TOKEN=$server_token ip netns exec "$b" "$PATHMTU" --server --bind 10.99.2.1 --json \
+                --deadline 10 >"$TEST_TMP/server.out" &
+        server=$!
+        wait_until 5 grep -q listening "$TEST_TMP/server.out" || fail "the server does not listen"
+        port=$(json_get "$(head -1 "$TEST_TMP/server.out")" 'd["port"]')
+        SPARKD_PROBE_TOKEN=$client_token ip netns exec "$a" "$PATHMTU" --client 10.99.2.1 --port "$port" \
+                --bind 10.99.1.1 --json "$@" >"$TEST_TMP/client.out" || true
+}
+pathmtu_pair right-token wrong-token --tries 1 --timeout-ms 20
+assert_contains "$(json_get "$(tail -1 "$TEST_TMP/client.out")" 'd["result"]["error"]')" \
+        "path-mtu: not even 68 bytes of UDP payload got through" "a wrong token"
+kill "$server"
+wait "$server" || true
+pathmtu_pair right-token right-token --mtu 1500
+assert_eq "$(json_get "$(tail -1 "$TEST_TMP/client.out")" '[d["result"][k] for k in ("ok", "largest_payload", "tries")]')" \
+        "[True, 1472, 1]" "--mtu 1500 with the token"
+wait "$server" || fail "the server did not end with the client's goodbye"
+assert_eq "$(json_get "$(tail -1 "$TEST_TMP/server.out")" '[d["result"][k] for k in ("received", "largest_received")]')" "[1, 1472]" "the server's account"
+
 peer_conf a fa 10.99.2.1 "[probe]" "helper_dir = $helpers"
 peer_conf b fb 10.99.1.1 "[probe]" "helper_dir = $helpers"
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
