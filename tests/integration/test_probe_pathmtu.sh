@@ -44,6 +44,9 @@ ip -n "$b" link set fb mtu 9000
 pathmtu_pair() {
         local server_token=$1 client_token=$2 port
         shift 2
+        # Emptied here, not by the background job's redirection: that may come after the wait
+        # below has read the previous server's listening line.
+        : >"$TEST_TMP/server.out"
         SPARKD_PROBE_TOKEN=$server_token ip netns exec "$b" "$PATHMTU" --server --bind 10.99.2.1 --json \
                 --deadline 10 >"$TEST_TMP/server.out" &
         server=$!
