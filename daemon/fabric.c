@@ -21,6 +21,9 @@ int fabric_facts_read(const char *host_root, char *const *patterns, bool use_ver
         r = netif_scan(sysfs, patterns, &out->netifs);
         if (r < 0 && r != -ENOENT)
                 goto fail;
+        r = hostif_scan(host_root, &out->hostifs);
+        if (r < 0 && r != -ENOENT)
+                goto fail;
         r = rdma_scan(sysfs, use_verbs, &out->rdma);
         if (r < 0)
                 goto fail;
@@ -39,6 +42,7 @@ fail:
 void fabric_facts_free(struct fabric_facts *f)
 {
         netif_list_free(&f->netifs);
+        hostif_list_free(&f->hostifs);
         rdma_inventory_free(&f->rdma);
         hostfacts_free(&f->host);
         netprofiles_free(&f->profiles);
@@ -96,6 +100,14 @@ int fabric_facts_load_addresses(struct fabric_facts *f, const char *path)
         return 0;
 }
 
+bool fabric_has_address(const struct fabric_facts *f, const char *ifname)
+{
+        for (size_t i = 0; i < f->n_addresses; i++)
+                if (strcmp(f->addresses[i].ifname, ifname) == 0)
+                        return true;
+        return false;
+}
+
 const char *fabric_ipv4_of(const struct fabric_facts *f, const char *ifname, char *buf, size_t size)
 {
         for (size_t i = 0; i < f->n_addresses; i++) {
@@ -114,21 +126,43 @@ const char *fabric_ipv4_of(const struct fabric_facts *f, const char *ifname, cha
         return NULL;
 }
 
+static json_object *addresses_to_json(const struct fabric_facts *f, const char *ifname)
+{
+        json_object *addrs = json_object_new_array();
+
+        for (size_t k = 0; k < f->n_addresses; k++)
+                if (strcmp(f->addresses[k].ifname, ifname) == 0)
+                        json_object_array_add(addrs, json_object_new_string(f->addresses[k].address));
+        return addrs;
+}
+
+static json_object *hostifs_to_json(const struct fabric_facts *f)
+{
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; i < f->hostifs.n; i++) {
+                const struct hostif *h = &f->hostifs.v[i];
+                json_object *j = json_object_new_object();
+
+                json_object_object_add(j, "name", json_object_new_string(h->name));
+                json_object_object_add(j, "kind", json_object_new_string(hostif_kind_to_string(h->kind)));
+                json_object_object_add(j, "addresses", addresses_to_json(f, h->name));
+                json_object_object_add(j, "default_route", json_object_new_boolean(h->has_default_route));
+                json_object_array_add(a, j);
+        }
+        return a;
+}
+
 json_object *fabric_facts_to_json(const struct fabric_facts *f)
 {
         json_object *o = json_object_new_object(), *netifs = json_object_new_array();
 
         for (size_t i = 0; i < f->netifs.n; i++) {
                 const struct netif *n = &f->netifs.v[i];
-                json_object *j = json_object_new_object(), *devs = json_object_new_array(),
-                            *addrs = json_object_new_array();
+                json_object *j = json_object_new_object(), *devs = json_object_new_array();
 
                 for (char **d = n->rdma_devices; d && *d; d++)
                         json_object_array_add(devs, json_object_new_string(*d));
-                for (size_t k = 0; k < f->n_addresses; k++)
-                        if (strcmp(f->addresses[k].ifname, n->name) == 0)
-                                json_object_array_add(addrs,
-                                                      json_object_new_string(f->addresses[k].address));
                 json_object_object_add(j, "name", json_object_new_string(n->name));
                 json_object_object_add(j, "rdma_devices", devs);
                 json_object_object_add(j, "twin", n->twin[0] ? json_object_new_string(n->twin) : NULL);
@@ -137,7 +171,7 @@ json_object *fabric_facts_to_json(const struct fabric_facts *f)
                 json_object_object_add(j, "mtu", n->mtu ? json_object_new_int((int)n->mtu) : NULL);
                 json_object_object_add(j, "speed_mbps",
                                        n->speed_mbps > 0 ? json_object_new_int64(n->speed_mbps) : NULL);
-                json_object_object_add(j, "addresses", addrs);
+                json_object_object_add(j, "addresses", addresses_to_json(f, n->name));
                 json_object_array_add(netifs, j);
         }
         json_object_object_add(o, "netdevs", netifs);
@@ -148,6 +182,7 @@ json_object *fabric_facts_to_json(const struct fabric_facts *f)
                         json_object_array_add(warnings, json_object_new_string(*w));
                 json_object_object_add(o, "netdev_warnings", warnings);
         }
+        json_object_object_add(o, "host_interfaces", hostifs_to_json(f));
         json_object_object_add(o, "rdma", rdma_inventory_to_json(&f->rdma));
         json_object_object_add(o, "host", hostfacts_to_json(&f->host));
         if (f->memlock_daemon == HOSTFACTS_UNLIMITED)

@@ -2,9 +2,9 @@
  * Everything sparkd knows about this node's fabric at one moment, gathered in one struct so the
  * NCCL environment (envgen.c) and the checks (doctor.c) are pure functions of it: the fabric
  * netdevs (netif.c), the RDMA devices and GIDs (rdma.c), the driver, GPU and library facts
- * (hostfacts.c), the addresses on each netdev (from netlink in the daemon, from a file in
- * tests), the NetworkManager and netplan profiles (netprofile.c), the daemon's own memlock
- * limit and the state of the sysctls it keeps.
+ * (hostfacts.c), every netdev of the host classified with its default route (hostif.c), the addresses on
+ * each netdev (from netlink in the daemon, from a file in tests), the NetworkManager and netplan profiles
+ * (netprofile.c), the daemon's own memlock limit and the state of the sysctls it keeps.
  */
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hostfacts.h"
+#include "hostif.h"
 #include "netif.h"
 #include "netprofile.h"
 #include "rdma.h"
@@ -30,6 +31,7 @@ struct fabric_sysctl {
 
 struct fabric_facts {
         struct netif_list netifs;
+        struct hostif_list hostifs; /* every netdev of the host, classified (hostif.c) */
         struct rdma_inventory rdma;
         struct hostfacts host;
         struct netprofiles profiles; /* NetworkManager and netplan profiles under the host root */
@@ -54,6 +56,8 @@ int fabric_facts_add_sysctl(struct fabric_facts *facts, const char *name, const 
 /* Loads "IFNAME ADDRESS/PREFIX" lines (tests model a host's addresses this way). */
 int fabric_facts_load_addresses(struct fabric_facts *facts, const char *path);
 
+/* Does facts hold an address of ifname? */
+bool fabric_has_address(const struct fabric_facts *facts, const char *ifname);
 /* The first IPv4 address (without prefix) on ifname, or NULL. */
 const char *fabric_ipv4_of(const struct fabric_facts *facts, const char *ifname, char *buf, size_t size);
 json_object *fabric_facts_to_json(const struct fabric_facts *facts);

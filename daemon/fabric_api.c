@@ -55,6 +55,11 @@ int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
                 return -ENOMEM;
         }
         links_foreach_address(d->links, add_address, f);
+        /* The other netdevs' addresses too: where the fabric has none, envgen pins socket traffic
+         * to the management interface by them. */
+        for (size_t i = 0; i < f->hostifs.n; i++)
+                if (!fabric_has_address(f, f->hostifs.v[i].name))
+                        links_foreach_address_of(d->links, f->hostifs.v[i].name, add_address, f);
         if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
                 f->memlock_daemon =
                         rl.rlim_cur == RLIM_INFINITY ? HOSTFACTS_UNLIMITED : (uint64_t)rl.rlim_cur;

@@ -787,3 +787,18 @@ void links_foreach_address(struct links *ls,
                 json_object_put(list);
         }
 }
+
+void links_foreach_address_of(struct links *ls, const char *ifname,
+                              void (*fn)(const char *ifname, const char *address, void *userdata),
+                              void *userdata)
+{
+        unsigned ifindex = if_nametoindex(ifname);
+        json_object *list;
+
+        if (ifindex == 0)
+                return;
+        list = netlink_addresses(ls->nl, (int)ifindex);
+        for (size_t k = 0; k < json_object_array_length(list); k++)
+                fn(ifname, json_object_get_string(json_object_array_get_idx(list, k)), userdata);
+        json_object_put(list);
+}

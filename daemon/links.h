@@ -34,6 +34,10 @@ void links_set_change_hook(struct links *links, void (*fn)(void *userdata), void
 void links_foreach_address(struct links *links,
                            void (*fn)(const char *ifname, const char *address, void *userdata),
                            void *userdata);
+/* The same for one netdev of the host by name, fabric or not (none when it does not exist). */
+void links_foreach_address_of(struct links *links, const char *ifname,
+                              void (*fn)(const char *ifname, const char *address, void *userdata),
+                              void *userdata);
 
 /* How many of `changes` carrier toggles, going from was_up, were losses of carrier. */
 unsigned links_carrier_losses(bool was_up, uint32_t changes);

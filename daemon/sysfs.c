@@ -113,6 +113,40 @@ int sysfs_link_name(const char *root, char *buf, size_t size, const char *fmt, .
         return 0;
 }
 
+int sysfs_link_target(const char *root, char *buf, size_t size, const char *fmt, ...)
+{
+        char path[PATH_MAX];
+        va_list ap;
+        ssize_t n;
+        int r;
+
+        va_start(ap, fmt);
+        r = build_path(path, sizeof(path), root, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return r;
+        n = readlink(path, buf, size);
+        if (n < 0)
+                return -errno;
+        if ((size_t)n >= size)
+                return -ENAMETOOLONG;
+        buf[n] = '\0';
+        return 0;
+}
+
+bool sysfs_exists(const char *root, const char *fmt, ...)
+{
+        char path[PATH_MAX];
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = build_path(path, sizeof(path), root, fmt, ap);
+        va_end(ap);
+        /* A dangling link exists (a device link into a tree that lacks the device). */
+        return r == 0 && faccessat(AT_FDCWD, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static int name_compare(const struct dirent **a, const struct dirent **b)
 {
         return strcmp((*a)->d_name, (*b)->d_name);
