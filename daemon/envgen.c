@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostif.h"
 #include "strutil.h"
 
 struct active_port {
@@ -75,6 +76,86 @@ static void list_add(char *buf, size_t size, const char *s)
         size_t used = strlen(buf);
 
         snprintf(buf + used, size - used, "%s%s", used ? "," : "", s);
+}
+
+/* Where socket traffic goes when no fabric netdev has an IPv4 address: the management interface,
+ * physical and not wireless, by the default route, else the only such netdev with an address.
+ * Wireless (the job dies with the Wi-Fi), bridges and virtual netdevs (containers' ends) are
+ * passed over, each named with why. Returns the chosen netdev, or NULL with why saying so. */
+static const struct hostif *choose_management(const struct fabric_facts *f, char *why, size_t size)
+{
+        const struct hostif *chosen = NULL, *with_address = NULL;
+        char passed[512] = "", addressed[256] = "", ipv4[16];
+        size_t n_addressed = 0, n_passed = 0, n_more = 0;
+
+        for (size_t i = 0; i < f->hostifs.n; i++) {
+                const struct hostif *h = &f->hostifs.v[i];
+
+                if (h->kind != HOSTIF_PHYSICAL || !fabric_ipv4_of(f, h->name, ipv4, sizeof(ipv4)))
+                        continue;
+                list_add(addressed, sizeof(addressed), h->name);
+                n_addressed++;
+                with_address = h;
+                if (h->has_default_route && (!chosen || h->route_metric < chosen->route_metric))
+                        chosen = h;
+        }
+        if (!chosen && n_addressed == 1)
+                chosen = with_address;
+
+        for (size_t i = 0; i < f->hostifs.n; i++) {
+                const struct hostif *h = &f->hostifs.v[i];
+                char one[96];
+
+                if (h == chosen || h->kind == HOSTIF_LOOPBACK || netif_list_find(&f->netifs, h->name))
+                        continue;
+                if (h->kind != HOSTIF_PHYSICAL)
+                        snprintf(one, sizeof(one), "%s is %s%s", h->name,
+                                 h->kind == HOSTIF_WIRELESS ? "wireless"
+                                 : h->kind == HOSTIF_BRIDGE ? "a bridge"
+                                                            : "virtual",
+                                 h->has_default_route ? " (it holds the default route)" : "");
+                else if (!fabric_ipv4_of(f, h->name, ipv4, sizeof(ipv4)))
+                        snprintf(one, sizeof(one), "%s has no IPv4 address", h->name);
+                else
+                        snprintf(one, sizeof(one), "%s does not hold the default route", h->name);
+                if (n_passed++ < 8) {
+                        size_t used = strlen(passed);
+
+                        snprintf(passed + used, sizeof(passed) - used, "%s%s", used ? ", " : "", one);
+                } else
+                        n_more++;
+        }
+        if (n_more) {
+                size_t used = strlen(passed);
+
+                snprintf(passed + used, sizeof(passed) - used, " and %zu more", n_more);
+        }
+
+        if (chosen)
+                snprintf(why, size,
+                         "no active fabric netdev has an IPv4 address, so %s, the management interface "
+                         "(%s)%s%s",
+                         chosen->name,
+                         chosen->has_default_route ? "physical, holds the IPv4 default route"
+                                                   : "the only physical netdev with an IPv4 address",
+                         passed[0] ? "; passed over: " : "", passed);
+        else if (n_addressed > 1)
+                snprintf(why, size,
+                         "no active fabric netdev has an IPv4 address, and of the physical netdevs with one "
+                         "(%s) none holds the IPv4 default route: give a fabric netdev an address (seed "
+                         "001: one twin is enough)",
+                         addressed);
+        else {
+                char clause[540] = "";
+
+                if (passed[0])
+                        snprintf(clause, sizeof(clause), " (passed over: %s)", passed);
+                snprintf(why, size,
+                         "no active fabric netdev has an IPv4 address, and no physical, non-wireless netdev "
+                         "has one either%s: give a fabric netdev an address (seed 001: one twin is enough)",
+                         clause);
+        }
+        return chosen;
 }
 
 static enum env_mode choose_mode(const struct hostfacts *h, enum env_mode requested, char *why, size_t size)
@@ -172,8 +253,9 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
 {
         json_object *o = json_object_new_object(), *vars, *notes;
         struct active_port ports[64];
-        char hca[1024] = "", socket_ifs[512] = "", why[512], mode_why[512];
+        char hca[1024] = "", socket_ifs[512] = "", why[2048], mode_why[512], socket_why[1024];
         const char *first_socket_if = NULL;
+        bool is_management = false;
         enum env_mode mode;
         size_t n = collect_active(f, ports, sizeof(ports) / sizeof(ports[0]));
 
@@ -212,18 +294,30 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
         json_object_object_add(o, "mode_reason", json_object_new_string(mode_why));
 
         if (socket_ifs[0]) {
+                snprintf(socket_why, sizeof(socket_why), "the fabric netdevs with an IPv4 address");
+        } else {
+                const struct hostif *m = choose_management(f, socket_why, sizeof(socket_why));
+
+                if (m) {
+                        snprintf(socket_ifs, sizeof(socket_ifs), "%s", m->name);
+                        first_socket_if = m->name;
+                        is_management = true;
+                }
+        }
+        if (socket_ifs[0]) {
                 char value[520];
 
                 snprintf(value, sizeof(value), "=%s", socket_ifs);
-                add_var(vars, "NCCL_SOCKET_IFNAME", value,
-                        "the fabric netdevs with an IPv4 address, exact names, so NCCL's bootstrap never "
-                        "picks "
-                        "Wi-Fi or a container bridge");
+                snprintf(why, sizeof(why),
+                         "exact names, so NCCL's bootstrap never picks Wi-Fi or a container bridge: %s",
+                         socket_why);
+                add_var(vars, "NCCL_SOCKET_IFNAME", value, why);
         } else {
-                json_object_array_add(
-                        notes, json_object_new_string(
-                                       "NCCL_SOCKET_IFNAME not set: no active fabric netdev has an "
-                                       "IPv4 address; give one an address (seed 001: one twin is enough)"));
+                snprintf(why, sizeof(why),
+                         "NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME, UCX_NET_DEVICES and "
+                         "OMPI_MCA_btl_tcp_if_include not set: %s",
+                         socket_why);
+                json_object_array_add(notes, json_object_new_string(why));
         }
         {
                 char value[1030];
@@ -256,11 +350,18 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
                 add_var(vars, "NCCL_IB_TIMEOUT", "20",
                         "NCCL's default RDMA retry timeout, stated so every node agrees");
         if (socket_ifs[0]) {
-                add_var(vars, "UCX_NET_DEVICES", socket_ifs, "UCX on the same fabric netdevs");
-                add_var(vars, "OMPI_MCA_btl_tcp_if_include", socket_ifs,
-                        "Open MPI's TCP traffic on the fabric netdevs");
-                add_var(vars, "GLOO_SOCKET_IFNAME", first_socket_if,
-                        "PyTorch's Gloo on the first fabric netdev");
+                char value[1540];
+
+                /* UCX takes RDMA ports and netdevs in one list: a netdev alone would leave it TCP only. */
+                snprintf(value, sizeof(value), "%s,%s", hca, socket_ifs);
+                snprintf(why, sizeof(why), "UCX on the active RDMA ports, its TCP on %s: %s", socket_ifs,
+                         socket_why);
+                add_var(vars, "UCX_NET_DEVICES", value, why);
+                snprintf(why, sizeof(why), "Open MPI's TCP traffic on %s: %s", socket_ifs, socket_why);
+                add_var(vars, "OMPI_MCA_btl_tcp_if_include", socket_ifs, why);
+                snprintf(why, sizeof(why), "PyTorch's Gloo on %s%s: %s", first_socket_if,
+                         is_management || !strchr(socket_ifs, ',') ? "" : ", the first of them", socket_why);
+                add_var(vars, "GLOO_SOCKET_IFNAME", first_socket_if, why);
         }
         json_object_object_add(o, "variables", vars);
         json_object_object_add(o, "notes", notes);

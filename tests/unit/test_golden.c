@@ -217,6 +217,51 @@ static void test_gid_index(void)
         free((char *)mode);
 }
 
+/* The fabric netdev has no IPv4 address: socket traffic goes to the management NIC eno1 (the
+ * default route), never wlan0 (wireless, a default route too), docker0 (a bridge) or the veth. */
+static void test_management_fallback(void)
+{
+        struct fabric_facts f;
+        json_object *env, *vars;
+        const char *mode;
+        int code;
+
+        golden_host("mgmt-fallback", ENV_MODE_AUTO, "env.sh", &mode, &code);
+        free((char *)mode);
+
+        CHECK(load_host("mgmt-fallback", &f) == 0);
+        env = envgen_build(&f, ENV_MODE_AUTO);
+        CHECK(json_object_object_get_ex(env, "variables", &vars));
+        for (size_t i = 0; vars && i < json_object_array_length(vars); i++) {
+                json_object *v = json_object_array_get_idx(vars, i), *name, *value;
+
+                CHECK(json_object_object_get_ex(v, "name", &name));
+                CHECK(json_object_object_get_ex(v, "value", &value));
+                if (strstr(json_object_get_string(name), "SOCKET_IFNAME") ||
+                    strcmp(json_object_get_string(name), "OMPI_MCA_btl_tcp_if_include") == 0)
+                        CHECK(strstr(json_object_get_string(value), "eno1") != NULL);
+                CHECK(strstr(json_object_get_string(value), "wlan0") == NULL);
+                CHECK(strstr(json_object_get_string(value), "docker0") == NULL);
+        }
+        json_object_put(env);
+
+        /* Without the management NIC's address nothing physical qualifies: nothing is pinned. */
+        for (size_t i = 0; i < f.n_addresses; i++)
+                if (strcmp(f.addresses[i].ifname, "eno1") == 0)
+                        snprintf(f.addresses[i].ifname, sizeof(f.addresses[i].ifname), "gone0");
+        env = envgen_build(&f, ENV_MODE_AUTO);
+        CHECK(json_object_object_get_ex(env, "variables", &vars));
+        for (size_t i = 0; vars && i < json_object_array_length(vars); i++) {
+                json_object *v = json_object_array_get_idx(vars, i), *name;
+
+                CHECK(json_object_object_get_ex(v, "name", &name));
+                CHECK(strstr(json_object_get_string(name), "SOCKET_IFNAME") == NULL);
+                CHECK(strcmp(json_object_get_string(name), "UCX_NET_DEVICES") != 0);
+        }
+        json_object_put(env);
+        fabric_facts_free(&f);
+}
+
 static void test_no_fabric(void)
 {
         const char *mode;
@@ -323,6 +368,7 @@ int main(void)
         RUN(test_spark_one_port);
         RUN(test_mesh_two_nics);
         RUN(test_gid_index);
+        RUN(test_management_fallback);
         RUN(test_no_fabric);
         RUN(test_spark_rail_faults);
         RUN(test_aer_rising);
