@@ -2,7 +2,8 @@
 # On this machine (no RDMA device, no GPU) `sparkc doctor` reports the failures with their fixes
 # and exits 2, and `sparkc env` says no fabric was found instead of printing wrong values. With
 # the host root pointed at a fixture Spark and a namespace holding its addresses, the daemon
-# serves the NCCL environment of that Spark.
+# serves the NCCL environment of that Spark; pointed at a fixture whose fabric netdev has no
+# address, it pins the socket variables to the management NIC by the address netlink shows.
 . "$(dirname "$0")/lib.sh"
 
 a=$(netns_new a)
@@ -75,4 +76,28 @@ assert_contains "$out" "[WARN] mtu-profile     1 profile will set a fabric netde
 assert_contains "$out" "fix: nmcli connection modify enp1s0f1np1 802-3-ethernet.mtu 9000" "doctor"
 [ "$rc" -ge 1 ] || fail "doctor exit status $rc with a profile that undoes the MTU"
 sparkd_stop b
+
+step "a fabric netdev without an address: env pins the management NIC, never the Wi-Fi"
+c=$(netns_new c)
+# Only eno1 exists here, with its address: the fixture's wlan0 and docker0 have none from
+# netlink, and the management NIC's comes from the host inventory, not the fabric links.
+ip -n "$c" link add eno1 type veth peer name peer0
+ip -n "$c" addr add 10.1.0.5/16 dev eno1
+ip -n "$c" link set eno1 up
+ip -n "$c" link set peer0 up
+printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
+        "$TESTS_DIR/../fixtures/hosts/mgmt-fallback" >"$TEST_TMP/c.conf"
+sparkd_start c "$c" -c "$TEST_TMP/c.conf"
+out=$(sparkc_of c env)
+assert_contains "$out" "export NCCL_SOCKET_IFNAME='=eno1'" "env"
+assert_contains "$out" "export GLOO_SOCKET_IFNAME='eno1'" "env"
+assert_contains "$out" "export UCX_NET_DEVICES='mlx5_0:1,eno1'" "env"
+assert_contains "$out" "wlan0 is wireless (it holds the default route)" "env"
+assert_contains "$out" "docker0 is a bridge" "env"
+json=$(sparkc_of c --json fabric)
+assert_eq "$(json_get "$json" '[(h["kind"], [a for a in h["addresses"] if ":" not in a], h["default_route"]) for h in d["host_interfaces"] if h["name"] == "eno1"]')" \
+        "[('physical', ['10.1.0.5/16'], True)]" "eno1 in the host inventory"
+assert_eq "$(json_get "$json" '[h["kind"] for h in d["host_interfaces"] if h["name"] in ("wlan0", "docker0", "veth3f2a1c9", "lo")]')" \
+        "['bridge', 'loopback', 'virtual', 'wireless']" "the kinds of the others"
+sparkd_stop c
 pass
