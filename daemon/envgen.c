@@ -93,7 +93,8 @@ static const struct hostif *choose_management(const struct fabric_facts *f, char
 
                 if (h->kind != HOSTIF_PHYSICAL || !fabric_ipv4_of(f, h->name, ipv4, sizeof(ipv4)))
                         continue;
-                list_add(addressed, sizeof(addressed), h->name);
+                snprintf(addressed + strlen(addressed), sizeof(addressed) - strlen(addressed), "%s%s",
+                         addressed[0] ? ", " : "", h->name);
                 n_addressed++;
                 with_address = h;
                 if (h->has_default_route && (!chosen || h->route_metric < chosen->route_metric))
@@ -149,11 +150,11 @@ static const struct hostif *choose_management(const struct fabric_facts *f, char
                 char clause[540] = "";
 
                 if (passed[0])
-                        snprintf(clause, sizeof(clause), " (passed over: %s)", passed);
+                        snprintf(clause, sizeof(clause), "; passed over: %s;", passed);
                 snprintf(why, size,
                          "no active fabric netdev has an IPv4 address, and no physical, non-wireless netdev "
-                         "has one either%s: give a fabric netdev an address (seed 001: one twin is enough)",
-                         clause);
+                         "has one either%s%s give a fabric netdev an address (seed 001: one twin is enough)",
+                         clause, clause[0] ? "" : ":");
         }
         return chosen;
 }

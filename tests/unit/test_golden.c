@@ -262,6 +262,48 @@ static void test_management_fallback(void)
         fabric_facts_free(&f);
 }
 
+/* NCCL_SOCKET_IFNAME's value in env, or "" when it is not set. */
+static const char *socket_ifname(json_object *env)
+{
+        json_object *vars, *name, *value;
+
+        if (!json_object_object_get_ex(env, "variables", &vars))
+                return "";
+        for (size_t i = 0; i < json_object_array_length(vars); i++) {
+                json_object *v = json_object_array_get_idx(vars, i);
+
+                if (json_object_object_get_ex(v, "name", &name) &&
+                    strcmp(json_object_get_string(name), "NCCL_SOCKET_IFNAME") == 0 &&
+                    json_object_object_get_ex(v, "value", &value))
+                        return json_object_get_string(value);
+        }
+        return "";
+}
+
+/* single-port without its fabric address and without /proc/net/route: one physical netdev with
+ * an address is the management interface; two, and neither holds the default route, is no
+ * choice at all. */
+static void test_management_without_route(void)
+{
+        struct fabric_facts f;
+        json_object *env, *notes;
+
+        CHECK(fabric_facts_read(FIXTURES_DIR "/single-port", NULL, false, &f) == 0);
+        CHECK(fabric_facts_add_address(&f, "eno1", "10.1.0.5/16") == 0);
+        env = envgen_build(&f, ENV_MODE_AUTO);
+        CHECK_STREQ(socket_ifname(env), "=eno1");
+        json_object_put(env);
+
+        CHECK(fabric_facts_add_address(&f, "enp65s0f1np1", "10.2.0.1/16") == 0);
+        env = envgen_build(&f, ENV_MODE_AUTO);
+        CHECK_STREQ(socket_ifname(env), "");
+        CHECK(json_object_object_get_ex(env, "notes", &notes));
+        CHECK(notes && strstr(json_object_to_json_string(notes), "(eno1, enp65s0f1np1) none holds the IPv4 "
+                                                                 "default route") != NULL);
+        json_object_put(env);
+        fabric_facts_free(&f);
+}
+
 static void test_no_fabric(void)
 {
         const char *mode;
@@ -369,6 +411,7 @@ int main(void)
         RUN(test_mesh_two_nics);
         RUN(test_gid_index);
         RUN(test_management_fallback);
+        RUN(test_management_without_route);
         RUN(test_no_fabric);
         RUN(test_spark_rail_faults);
         RUN(test_aer_rising);
