@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -32,6 +33,21 @@ static int hex_value(char c)
         return -1;
 }
 
+/* `sparkc keygen` run as root writes a key only root can read, and the daemon runs as its own
+ * user: say which user needs it, the one thing that fixes it. */
+static void describe_unreadable(const char *path, char *why, size_t why_size)
+{
+        char buf[1024], user[64];
+        struct passwd pw, *found = NULL;
+
+        if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &found) == 0 && found)
+                snprintf(user, sizeof(user), "%s", found->pw_name);
+        else
+                snprintf(user, sizeof(user), "%u", (unsigned)geteuid());
+        snprintf(why, why_size, "cannot open %s: %s; this daemon runs as user %s: chown %s %s (mode 600)",
+                 path, strerror(EACCES), user, user, path);
+}
+
 int cluster_key_load(const char *path, struct cluster_key *key, char *why, size_t why_size)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -42,9 +58,14 @@ int cluster_key_load(const char *path, struct cluster_key *key, char *why, size_
         if (why && why_size)
                 why[0] = '\0';
         if (fd < 0) {
-                if (why)
-                        snprintf(why, why_size, "cannot open %s: %m (make one with `sparkc keygen`)", path);
-                return -errno;
+                int err = errno;
+
+                if (why && err == EACCES)
+                        describe_unreadable(path, why, why_size);
+                else if (why)
+                        snprintf(why, why_size, "cannot open %s: %s%s", path, strerror(err),
+                                 err == ENOENT ? " (make one with `sparkc keygen`)" : "");
+                return -err;
         }
         if (fstat(fd, &st) < 0)
                 return -errno;

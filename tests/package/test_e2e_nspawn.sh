@@ -243,6 +243,17 @@ on a cat /etc/sparkd/cluster.key |
 [ "$(on a sha256sum </dev/null /etc/sparkd/cluster.key | cut -d' ' -f1)" = \
   "$(on b sha256sum /etc/sparkd/cluster.key | cut -d' ' -f1)" ] || fail "the keys differ"
 
+step "a key user sparkd cannot read: the daemon says which user must own it"
+# As after a copy made with plain cp as root.
+on b chown root:root /etc/sparkd/cluster.key
+on b systemctl reload sparkd || fail "systemctl reload sparkd on b"
+says_chown() {
+        on b journalctl -u sparkd --no-pager -o cat |
+                grep -qF "this daemon runs as user sparkd: chown sparkd /etc/sparkd/cluster.key"
+}
+wait_for 10 says_chown || fail "no chown advice for a key sparkd cannot read: $(on b journalctl -u sparkd -n 5)"
+on b chown sparkd:sparkd /etc/sparkd/cluster.key
+
 step "a drop-in with the fabric port and the other node, systemctl enable --now, reload"
 for m in a b; do
         printf "[fabric]\ninterfaces = fab0\n[peers]\nstatic = %s\n" "${addr_of[${other[$m]}]}" |
