@@ -3,7 +3,8 @@
 # probe history and link counters always starts again on an old or a new state, never a damaged
 # one; each state file it writes (node-id, history.json with its baselines, links.json) cut
 # short or filled with garbage is moved aside with a warning and the daemon starts; a full or
-# read-only state directory is logged and the daemon keeps serving.
+# read-only state directory is logged and the daemon keeps serving. The metrics textfile, also
+# rewritten often, is checked whole after every kill too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -15,7 +16,7 @@ b=$(netns_new b)
 veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
 veth_pair "$a" ga "$b" gb # flapped from b's side: link counters change all the time
 peer_conf a "fa ga" 10.99.0.2 "[probe]" "helper_dir = $PROBE_HELPER_DIR" "history_size = 2000" \
-        "[fabric]" "flap_threshold = 1000" "flap_window = 1s"
+        "[fabric]" "flap_threshold = 1000" "flap_window = 1s" "[metrics]" "textfile = $TEST_TMP/metrics.prom"
 peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $PROBE_HELPER_DIR"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
 
@@ -46,6 +47,13 @@ h = os.path.join(d, "history.json")
 if os.path.exists(h):
     j = json.load(open(h))
     assert isinstance(j["results"], list) and isinstance(j["baselines"], dict), "history.json"
+# Not state, but written as often: node_exporter must never read half a metrics file.
+p = os.path.join(os.path.dirname(d), "metrics.prom")
+if os.path.exists(p):
+    text = open(p).read()
+    assert text.endswith("\n"), "metrics.prom cut short"
+    for line in text.splitlines():
+        assert line.startswith("#") or re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? \S+", line), line
 l = os.path.join(d, "links.json")
 if os.path.exists(l):
     j = json.load(open(l))
@@ -59,6 +67,7 @@ wait_peer_state a b up 10 || fail "peers not up"
 load_start
 wait_until 20 test -s "$state/history.json" || fail "history never saved"
 wait_until 20 test -s "$state/links.json" || fail "link counters never saved"
+wait_until 20 test -s "$TEST_TMP/metrics.prom" || fail "metrics textfile never written"
 id=$(cat "$state/node-id")
 n_before=0
 for round in $(seq 15); do
