@@ -31,7 +31,7 @@
 #include "config.h"
 #include "macro.h"
 #include "pathmtu_search.h"
-#include "probe_common.h"
+#include "probe_session.h"
 
 #define PROG            "sparkd-probe-pathmtu"
 #define MAGIC           "SPMTU1"

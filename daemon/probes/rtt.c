@@ -18,7 +18,7 @@
 
 #include "config.h"
 #include "macro.h"
-#include "probe_common.h"
+#include "probe_session.h"
 
 #define PROG          "sparkd-probe-rtt"
 #define MAX_SIZE      (1 << 20)

@@ -36,7 +36,7 @@
 
 #include "config.h"
 #include "macro.h"
-#include "probe_common.h"
+#include "probe_session.h"
 
 #define PROG         "sparkd-probe-tcp"
 #define MAX_STREAMS  64
