@@ -234,38 +234,25 @@ static int parse_options(int argc, char **argv, struct nccl_options *o)
 
 /* ---- human output ---- */
 
-static double get_double(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static const char *get_string(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
-}
-
 static void human(json_object *line)
 {
         json_object *r, *v, *ops, *t = NULL;
 
         if (!json_object_object_get_ex(line, "result", &r)) {
-                if (strcmp(get_string(line, "phase"), "listening") == 0)
+                if (strcmp(probe_json_text(line, "phase"), "listening") == 0)
                         printf("NCCL unique id ready; give it to the client:\n" NCCL_ID_ENV "=%s\n",
-                               get_string(line, "nccl_id"));
+                               probe_json_text(line, "nccl_id"));
                 else
-                        printf("%s\n", get_string(line, "phase"));
+                        printf("%s\n", probe_json_text(line, "phase"));
                 return;
         }
         json_object_object_get_ex(r, "transport", &t);
         if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                printf("nccl probe failed in phase %s: %s\n", get_string(r, "phase"),
-                       get_string(r, "error"));
+                printf("nccl probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
+                       probe_json_text(r, "error"));
                 if (json_object_object_get_ex(r, "diagnosis", &v) && v)
-                        printf("cause: %s\nfix: %s\n", get_string(v, "cause"), get_string(v, "fix"));
+                        printf("cause: %s\nfix: %s\n", probe_json_text(v, "cause"),
+                               probe_json_text(v, "fix"));
                 return;
         }
         printf("%-11s %12s %12s %11s %11s %s\n", "op", "bytes", "time_us", "algbw GB/s", "busbw GB/s",
@@ -278,16 +265,17 @@ static void human(json_object *line)
                 for (size_t j = 0; sizes && j < json_object_array_length(sizes); j++) {
                         json_object *s = json_object_array_get_idx(sizes, j);
 
-                        printf("%-11s %12.0f %12.1f %11.2f %11.2f %s\n", get_string(op, "op"),
-                               get_double(s, "bytes"), get_double(s, "time_us"), get_double(s, "algbw"),
-                               get_double(s, "busbw"),
+                        printf("%-11s %12.0f %12.1f %11.2f %11.2f %s\n", probe_json_text(op, "op"),
+                               probe_json_number(s, "bytes"), probe_json_number(s, "time_us"),
+                               probe_json_number(s, "algbw"), probe_json_number(s, "busbw"),
                                json_object_object_get_ex(s, "correct", &v) && json_object_get_boolean(v)
                                        ? "ok"
                                        : "WRONG");
                 }
         }
-        printf("busbw %.2f GB/s at %.0f bytes; network %s, paths %s%s\n", get_double(r, "busbw_gbytes"),
-               get_double(r, "busbw_bytes"), t ? get_string(t, "network") : "?",
+        printf("busbw %.2f GB/s at %.0f bytes; network %s, paths %s%s\n",
+               probe_json_number(r, "busbw_gbytes"), probe_json_number(r, "busbw_bytes"),
+               t ? probe_json_text(t, "network") : "?",
                t && json_object_object_get_ex(t, "paths", &v) ? json_object_get_string(v) : "?",
                t && json_object_object_get_ex(t, "socket_fallback", &v) && json_object_get_boolean(v)
                        ? " (TCP sockets although the node has RDMA devices)"

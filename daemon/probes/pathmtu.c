@@ -191,20 +191,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* ---- human output ---- */
 
-static double get_double(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static const char *get_string(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
-}
-
 static void human(json_object *line)
 {
         json_object *r, *v;
@@ -213,32 +199,33 @@ static void human(json_object *line)
         if (json_object_object_get_ex(line, "result", &r)) {
                 bool ok = !json_object_object_get_ex(r, "ok", &v) || json_object_get_boolean(v);
 
-                if (strcmp(get_string(r, "role"), "server") == 0) {
+                if (strcmp(probe_json_text(r, "role"), "server") == 0) {
                         printf("acknowledged %.0f datagrams for %s, the largest %.0f bytes\n",
-                               get_double(r, "received"), get_string(r, "remote"),
-                               get_double(r, "largest_received"));
+                               probe_json_number(r, "received"), probe_json_text(r, "remote"),
+                               probe_json_number(r, "largest_received"));
                         return;
                 }
                 if (!ok && !json_object_object_get_ex(r, "largest_payload", NULL)) {
-                        printf("pathmtu probe failed in phase %s: %s\n", get_string(r, "phase"),
-                               get_string(r, "error"));
+                        printf("pathmtu probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
+                               probe_json_text(r, "error"));
                         return;
                 }
                 printf("%s (%s, MTU %.0f) -> %s: largest payload %.0f of %.0f bytes, path MTU %.0f, %.0f "
                        "sizes tried\n",
-                       get_string(r, "local"), get_string(r, "iface"), get_double(r, "mtu"),
-                       get_string(r, "remote"), get_double(r, "largest_payload"),
-                       get_double(r, "full_payload"), get_double(r, "path_mtu"), get_double(r, "tries"));
+                       probe_json_text(r, "local"), probe_json_text(r, "iface"), probe_json_number(r, "mtu"),
+                       probe_json_text(r, "remote"), probe_json_number(r, "largest_payload"),
+                       probe_json_number(r, "full_payload"), probe_json_number(r, "path_mtu"),
+                       probe_json_number(r, "tries"));
                 if (!ok)
-                        printf("%s\n", get_string(r, "error"));
+                        printf("%s\n", probe_json_text(r, "error"));
                 return;
         }
-        phase = get_string(line, "phase");
+        phase = probe_json_text(line, "phase");
         if (strcmp(phase, "listening") == 0)
-                printf("listening on %s UDP port %.0f\n", get_string(line, "address"),
-                       get_double(line, "port"));
+                printf("listening on %s UDP port %.0f\n", probe_json_text(line, "address"),
+                       probe_json_number(line, "port"));
         else if (strcmp(phase, "trying") == 0)
-                printf("%6.0f bytes: %s\n", get_double(line, "size"),
+                printf("%6.0f bytes: %s\n", probe_json_number(line, "size"),
                        json_object_object_get_ex(line, "passed", &v) && json_object_get_boolean(v)
                                ? "through"
                                : "not through");

@@ -301,6 +301,20 @@ int probe_hello_parse(const char *buf, size_t len, const char *expected_token, s
         return 0;
 }
 
+double probe_json_number(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
+}
+
+const char *probe_json_text(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
+}
+
 /* ---- process: output, phases, the deadline ---- */
 
 static struct {

@@ -102,6 +102,10 @@ int probe_hello_format(const char *token, const struct probe_hello *hello, char 
 int probe_hello_parse(const char *buf, size_t len, const char *expected_token, struct probe_hello *hello,
                       char *why, size_t why_size);
 
+/* For the human output: a member's number (0 when absent) or text ("?" when absent). */
+double probe_json_number(json_object *o, const char *key);
+const char *probe_json_text(json_object *o, const char *key);
+
 /* ---- process: output, phases, the deadline ---- */
 
 /* How a final or progress line looks for a person, when stdout is a terminal. */

@@ -51,20 +51,6 @@ static int fail(bool unavailable, const char *fmt, ...)
 
 /* ---- human output: a table like perftest's ---- */
 
-static double num(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
-}
-
-static const char *str(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
-}
-
 static void human_result(json_object *r)
 {
         json_object *dirs = NULL, *lat = NULL, *rails = NULL;
@@ -74,13 +60,14 @@ static void human_result(json_object *r)
         if (dirs && json_object_array_length(dirs) > 0) {
                 printf("%-16s %-16s %4s %9s", "rail", "netdev", "qps", "GID");
                 for (size_t d = 0; d < json_object_array_length(dirs); d++)
-                        printf(" %13s", str(json_object_array_get_idx(dirs, d), "direction"));
+                        printf(" %13s", probe_json_text(json_object_array_get_idx(dirs, d), "direction"));
                 printf("\n");
                 for (size_t i = 0; rails && i < json_object_array_length(rails); i++) {
                         json_object *rail = json_object_array_get_idx(rails, i);
 
-                        printf("%-16s %-16s %4.0f %9.0f", str(rail, "name"), str(rail, "netdev"),
-                               num(r, "qps"), num(rail, "gid_index"));
+                        printf("%-16s %-16s %4.0f %9.0f", probe_json_text(rail, "name"),
+                               probe_json_text(rail, "netdev"), probe_json_number(r, "qps"),
+                               probe_json_number(rail, "gid_index"));
                         for (size_t d = 0; d < json_object_array_length(dirs); d++) {
                                 json_object *per = NULL, *x;
 
@@ -88,25 +75,27 @@ static void human_result(json_object *r)
                                 x = per && i < json_object_array_length(per)
                                             ? json_object_array_get_idx(per, i)
                                             : NULL;
-                                printf(" %8.2f Gb/s", x ? num(x, "gbps") : 0);
+                                printf(" %8.2f Gb/s", x ? probe_json_number(x, "gbps") : 0);
                         }
                         printf("\n");
                 }
                 printf("%-16s %-16s %4s %9s", "port", "", "", "");
                 for (size_t d = 0; d < json_object_array_length(dirs); d++)
-                        printf(" %8.2f Gb/s", num(json_object_array_get_idx(dirs, d), "gbps"));
-                printf("\n%.0f-byte RDMA WRITEs", num(r, "size"));
-                if (num(r, "expected_gbps") > 0)
+                        printf(" %8.2f Gb/s", probe_json_number(json_object_array_get_idx(dirs, d), "gbps"));
+                printf("\n%.0f-byte RDMA WRITEs", probe_json_number(r, "size"));
+                if (probe_json_number(r, "expected_gbps") > 0)
                         printf("; the port's payload rate at its speed and MTU is %.1f Gb/s",
-                               num(r, "expected_gbps"));
+                               probe_json_number(r, "expected_gbps"));
                 printf("\n");
         }
         if (json_object_object_get_ex(r, "latency", &lat) && lat)
                 printf("latency, %.0f bytes x %.0f: typical %.2f us, min %.2f, avg %.2f, p99 %.2f, p99.9 "
                        "%.2f, "
                        "max %.2f\n",
-                       num(lat, "size"), num(lat, "iterations"), num(lat, "typical_us"), num(lat, "min_us"),
-                       num(lat, "avg_us"), num(lat, "p99_us"), num(lat, "p99_9_us"), num(lat, "max_us"));
+                       probe_json_number(lat, "size"), probe_json_number(lat, "iterations"),
+                       probe_json_number(lat, "typical_us"), probe_json_number(lat, "min_us"),
+                       probe_json_number(lat, "avg_us"), probe_json_number(lat, "p99_us"),
+                       probe_json_number(lat, "p99_9_us"), probe_json_number(lat, "max_us"));
         if (json_object_object_get_ex(r, "note", &lat) && lat)
                 printf("note: %s\n", json_object_get_string(lat));
 }
@@ -117,19 +106,21 @@ static void human(json_object *line)
 
         if (json_object_object_get_ex(line, "result", &r)) {
                 if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v))
-                        printf("rdma probe failed in phase %s: %s\n", str(r, "phase"), str(r, "error"));
-                else if (strcmp(str(r, "role"), "server") == 0)
-                        printf("served %s (%.0f connections refused)\n", str(r, "remote"),
-                               num(r, "refused"));
+                        printf("rdma probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
+                               probe_json_text(r, "error"));
+                else if (strcmp(probe_json_text(r, "role"), "server") == 0)
+                        printf("served %s (%.0f connections refused)\n", probe_json_text(r, "remote"),
+                               probe_json_number(r, "refused"));
                 else
                         human_result(r);
                 return;
         }
-        if (strcmp(str(line, "phase"), "listening") == 0)
-                printf("listening on port %.0f: %s\n", num(line, "port"), str(line, "rails"));
-        else if (strcmp(str(line, "phase"), "running") == 0)
-                printf("  %5.1f s  %8.2f Gb/s (%s)\n", num(line, "elapsed_s"), num(line, "gbps"),
-                       str(line, "role"));
+        if (strcmp(probe_json_text(line, "phase"), "listening") == 0)
+                printf("listening on port %.0f: %s\n", probe_json_number(line, "port"),
+                       probe_json_text(line, "rails"));
+        else if (strcmp(probe_json_text(line, "phase"), "running") == 0)
+                printf("  %5.1f s  %8.2f Gb/s (%s)\n", probe_json_number(line, "elapsed_s"),
+                       probe_json_number(line, "gbps"), probe_json_text(line, "role"));
         fflush(stdout);
 }
 

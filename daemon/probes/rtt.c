@@ -173,20 +173,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* ---- human output ---- */
 
-static double get_double(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static const char *get_string(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
-}
-
 static void human(json_object *line)
 {
         json_object *r, *v;
@@ -194,33 +180,36 @@ static void human(json_object *line)
 
         if (json_object_object_get_ex(line, "result", &r)) {
                 if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                        printf("rtt probe failed in phase %s: %s\n", get_string(r, "phase"),
-                               get_string(r, "error"));
+                        printf("rtt probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
+                               probe_json_text(r, "error"));
                         return;
                 }
-                if (strcmp(get_string(r, "role"), "server") == 0) {
-                        printf("echoed %.0f messages (%.0f bytes) for %s\n", get_double(r, "count"),
-                               get_double(r, "bytes"), get_string(r, "remote"));
+                if (strcmp(probe_json_text(r, "role"), "server") == 0) {
+                        printf("echoed %.0f messages (%.0f bytes) for %s\n", probe_json_number(r, "count"),
+                               probe_json_number(r, "bytes"), probe_json_text(r, "remote"));
                         return;
                 }
-                printf("%s -> %s: %.0f round trips of %.0f bytes\n", get_string(r, "local"),
-                       get_string(r, "remote"), get_double(r, "count"), get_double(r, "size"));
+                printf("%s -> %s: %.0f round trips of %.0f bytes\n", probe_json_text(r, "local"),
+                       probe_json_text(r, "remote"), probe_json_number(r, "count"),
+                       probe_json_number(r, "size"));
                 printf("%10s %10s %10s %10s %10s  (µs)\n", "min", "median", "p99", "max", "mean");
-                printf("%10.1f %10.1f %10.1f %10.1f %10.1f\n", get_double(r, "min_us"),
-                       get_double(r, "median_us"), get_double(r, "p99_us"), get_double(r, "max_us"),
-                       get_double(r, "mean_us"));
+                printf("%10.1f %10.1f %10.1f %10.1f %10.1f\n", probe_json_number(r, "min_us"),
+                       probe_json_number(r, "median_us"), probe_json_number(r, "p99_us"),
+                       probe_json_number(r, "max_us"), probe_json_number(r, "mean_us"));
                 return;
         }
-        phase = get_string(line, "phase");
+        phase = probe_json_text(line, "phase");
         if (strcmp(phase, "listening") == 0)
-                printf("listening on %s port %.0f\n", get_string(line, "address"), get_double(line, "port"));
+                printf("listening on %s port %.0f\n", probe_json_text(line, "address"),
+                       probe_json_number(line, "port"));
         else if (strcmp(phase, "connecting") == 0)
-                printf("connecting to %s port %.0f\n", get_string(line, "remote"), get_double(line, "port"));
+                printf("connecting to %s port %.0f\n", probe_json_text(line, "remote"),
+                       probe_json_number(line, "port"));
         else if (strcmp(phase, "running") == 0 && json_object_object_get_ex(line, "done", NULL))
-                printf("%6.1f s %10.0f round trips\n", get_double(line, "elapsed_s"),
-                       get_double(line, "done"));
+                printf("%6.1f s %10.0f round trips\n", probe_json_number(line, "elapsed_s"),
+                       probe_json_number(line, "done"));
         else if (strcmp(phase, "running") == 0)
-                printf("client %s connected\n", get_string(line, "remote"));
+                printf("client %s connected\n", probe_json_text(line, "remote"));
 }
 
 /* ---- client ---- */

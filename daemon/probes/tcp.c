@@ -218,20 +218,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 /* ---- human output ---- */
 
-static double get_double(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static const char *get_string(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "?";
-}
-
 static void human(json_object *line)
 {
         json_object *r, *v, *per;
@@ -239,14 +225,15 @@ static void human(json_object *line)
 
         if (json_object_object_get_ex(line, "result", &r)) {
                 if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                        printf("tcp probe failed in phase %s: %s\n", get_string(r, "phase"),
-                               get_string(r, "error"));
+                        printf("tcp probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
+                               probe_json_text(r, "error"));
                         return;
                 }
-                if (strcmp(get_string(r, "role"), "server") == 0) {
+                if (strcmp(probe_json_text(r, "role"), "server") == 0) {
                         printf("received %.0f bytes from %s on %.0f streams in %.2f s: %.2f Gb/s\n",
-                               get_double(r, "bytes"), get_string(r, "remote"), get_double(r, "streams"),
-                               get_double(r, "duration_s"), get_double(r, "gbps"));
+                               probe_json_number(r, "bytes"), probe_json_text(r, "remote"),
+                               probe_json_number(r, "streams"), probe_json_number(r, "duration_s"),
+                               probe_json_number(r, "gbps"));
                         return;
                 }
                 printf("%6s %16s %10s\n", "stream", "bytes", "Gb/s");
@@ -254,35 +241,39 @@ static void human(json_object *line)
                 for (size_t i = 0; per && i < json_object_array_length(per); i++) {
                         json_object *s = json_object_array_get_idx(per, i);
 
-                        printf("%6zu %16.0f %10.2f\n", i, get_double(s, "bytes"), get_double(s, "gbps"));
+                        printf("%6zu %16.0f %10.2f\n", i, probe_json_number(s, "bytes"),
+                               probe_json_number(s, "gbps"));
                 }
-                printf("%6s %16.0f %10.2f\n", "all", get_double(r, "bytes"), get_double(r, "gbps"));
+                printf("%6s %16.0f %10.2f\n", "all", probe_json_number(r, "bytes"),
+                       probe_json_number(r, "gbps"));
                 json_object_object_get_ex(r, "directions", &per);
                 for (size_t i = 0; per && i < json_object_array_length(per); i++) {
                         json_object *d = json_object_array_get_idx(per, i);
 
                         printf("%-7s %s -> %s: %.2f Gb/s over %.2f s, retransmits: %s\n",
-                               get_string(d, "direction"), get_string(d, "from"), get_string(d, "to"),
-                               get_double(d, "gbps"), get_double(d, "duration_s"),
+                               probe_json_text(d, "direction"), probe_json_text(d, "from"),
+                               probe_json_text(d, "to"), probe_json_number(d, "gbps"),
+                               probe_json_number(d, "duration_s"),
                                json_object_object_get_ex(d, "retransmits", &v) && v
                                        ? json_object_get_string(v)
                                        : "at the sender");
                 }
                 return;
         }
-        phase = get_string(line, "phase");
+        phase = probe_json_text(line, "phase");
         if (strcmp(phase, "listening") == 0)
-                printf("listening on %s port %.0f\n", get_string(line, "address"), get_double(line, "port"));
+                printf("listening on %s port %.0f\n", probe_json_text(line, "address"),
+                       probe_json_number(line, "port"));
         else if (strcmp(phase, "connecting") == 0)
-                printf("connecting to %s port %.0f, %.0f streams, %.1f s\n", get_string(line, "remote"),
-                       get_double(line, "port"), get_double(line, "streams"),
-                       get_double(line, "duration_s"));
+                printf("connecting to %s port %.0f, %.0f streams, %.1f s\n", probe_json_text(line, "remote"),
+                       probe_json_number(line, "port"), probe_json_number(line, "streams"),
+                       probe_json_number(line, "duration_s"));
         else if (strcmp(phase, "running") == 0 && json_object_object_get_ex(line, "elapsed_s", NULL))
-                printf("%6.1f s %10.2f Gb/s sent\n", get_double(line, "elapsed_s"),
-                       get_double(line, "gbps"));
+                printf("%6.1f s %10.2f Gb/s sent\n", probe_json_number(line, "elapsed_s"),
+                       probe_json_number(line, "gbps"));
         else if (strcmp(phase, "running") == 0)
-                printf("client %s connected, %.0f streams\n", get_string(line, "remote"),
-                       get_double(line, "streams"));
+                printf("client %s connected, %.0f streams\n", probe_json_text(line, "remote"),
+                       probe_json_number(line, "streams"));
 }
 
 /* ---- sending: the client, and the server in the reverse direction ---- */
