@@ -2,7 +2,8 @@
 # Two nodes on one cable with [peers] static and mDNS off: they come up over TLS with the cluster
 # key, each through the right local port; a node with another key is rejected on both sides and
 # nothing is learned from it; junk on the peer port leaves the daemon serving; a peer that stops
-# is taken down by the heartbeat and comes back when it returns.
+# is taken down by the heartbeat and comes back when it returns. sparkc's bash completion offers
+# the peer's name.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -27,6 +28,22 @@ assert_eq "$(peer_field b a 'p["via"]["iface"]')" fb "b's local port towards a"
 assert_eq "$(peer_field a b 'len(p["node_id"])')" 32 "b's node id"
 assert_contains "$(sparkc_of a peers)" "up" "peers table"
 grep -q "event=peer-up peer=b" "$(log_of a)" || fail "no peer-up event on a"
+
+step "sparkc's bash completion offers the peer's name after --peer"
+if [ -f /usr/share/bash-completion/bash_completion ]; then
+        offered=$(PATH="$(dirname "$SPARKC"):$PATH" bash -c '
+                source /usr/share/bash-completion/bash_completion
+                source "$1"
+                COMP_WORDS=(sparkc --socket "$2" probe --peer "")
+                COMP_CWORD=5
+                COMP_LINE="${COMP_WORDS[*]}"
+                COMP_POINT=${#COMP_LINE}
+                _sparkc sparkc "" --peer
+                echo "${COMPREPLY[*]}"' _ "$TESTS_DIR/../../completion/sparkc.bash" "$(sock_of a)")
+        assert_eq "$offered" b "completion of sparkc --socket A probe --peer"
+else
+        echo "no bash-completion here (Debian: bash-completion): completion not checked"
+fi
 
 step "a node with another key is rejected on both sides, and nothing is learned from it"
 "$SPARKC" keygen "$TEST_TMP/other.key" >/dev/null
