@@ -11,7 +11,7 @@ set -uo pipefail
 src=${SPARKD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-"jsonrpc conf peer probe_output sysfs inventory"}
+targets=${FUZZ_TARGETS:-"jsonrpc api conf peer probe_output sysfs inventory"}
 
 if ! command -v clang >/dev/null; then
         echo "SKIP: clang not installed (Debian: clang, libclang-rt-dev)"
@@ -49,7 +49,7 @@ for t in $targets; do
         [ -f "$src/tests/fuzz/$t.dict" ] && dict=(-dict="$src/tests/fuzz/$t.dict")
         echo "=== fuzz-$t: ${seconds}s"
         nice "$build/tests/fuzz/fuzz-$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-                -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" \
+                -max_len=70000 -print_final_stats=1 -artifact_prefix="$findings/" \
                 "$work" >"$build/fuzz-$t.log" 2>&1
         rc=$?
         grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$build/fuzz-$t.log"
