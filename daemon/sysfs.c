@@ -13,7 +13,8 @@
 
 #include "strutil.h"
 
-static int build_path(char *path, size_t size, const char *root, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int build_path(char *path, size_t size, const char *root,
+                                                            const char *fmt, va_list ap)
 {
         size_t n = (size_t)snprintf(path, size, "%s/", root);
 
