@@ -30,6 +30,15 @@ static json_object *result_of(const char *peer_id, const char *kind, double gbps
         return r;
 }
 
+/* history_add takes its own reference. */
+static void add_result(struct history *h, const char *peer_id, const char *kind, double gbps)
+{
+        json_object *r = result_of(peer_id, kind, gbps);
+
+        history_add(h, r);
+        json_object_put(r);
+}
+
 static void test_baseline_is_the_median_of_the_first_three(void)
 {
         struct event_base *base = event_base_new();
@@ -91,12 +100,12 @@ static void test_baseline_survives_restart_and_trimmed_results(void)
                 return;
         CHECK(history_new(base, s, 2, &h) == 0);
         for (int i = 0; i < 3; i++) {
-                history_add(h, result_of("n1", "tcp", 50 + i));
+                add_result(h, "n1", "tcp", 50 + i);
                 history_learn(h, "n1", "tcp", p, "gbps", 50 + i);
         }
         /* The results that taught the baseline leave the bounded history; the baseline stays. */
         for (int i = 0; i < 5; i++)
-                history_add(h, result_of("n1", "tcp", 5));
+                add_result(h, "n1", "tcp", 5);
         history_free(h); /* saves what is pending */
         h = NULL;
         CHECK(history_new(base, s, 2, &h) == 0);
@@ -150,10 +159,10 @@ static void test_latest_is_one_per_node_and_kind(void)
         json_object *latest;
 
         CHECK(history_new(base, NULL, 10, &h) == 0);
-        history_add(h, result_of("n1", "tcp", 1));
-        history_add(h, result_of("n1", "tcp", 2));
-        history_add(h, result_of("n1", "rtt", 3));
-        history_add(h, result_of("n2", "tcp", 4));
+        add_result(h, "n1", "tcp", 1);
+        add_result(h, "n1", "tcp", 2);
+        add_result(h, "n1", "rtt", 3);
+        add_result(h, "n2", "tcp", 4);
         latest = history_latest(h);
         CHECK(json_object_array_length(latest) == 3);
         {
