@@ -52,8 +52,9 @@ struct api_conn {
 };
 
 struct api_request {
-        struct api_conn *conn; /* NULL once the client went away */
-        LIST_ENTRY(api_request) link;
+        struct api_conn *conn;        /* NULL once the client went away */
+        LIST_ENTRY(api_request) link; /* on conn->pending, or on conn_free's orphans */
+        bool is_linked;
         json_object *id;
         bool has_id;
         bool subscribe;
@@ -92,9 +93,12 @@ static void conn_free(struct api_conn *conn)
         bufferevent_free(conn->bev);
         strv_free(conn->event_types);
         free(conn);
-        /* Told only now, with the connection gone: the owner may answer (and so free) the request. */
+        /* Told only now, with the connection gone: the owner may answer (and so free) the request,
+         * and also others still on the list (a cancelled probe starts a queued one that fails at
+         * once): request_free takes those off it. */
         while ((req = LIST_FIRST(&orphans))) {
                 LIST_REMOVE(req, link);
+                req->is_linked = false;
                 if (req->on_orphan)
                         req->on_orphan(req->orphan_userdata);
         }
@@ -126,7 +130,7 @@ static bool conn_is_done(struct api_conn *conn)
 
 static void request_free(struct api_request *req)
 {
-        if (req->conn)
+        if (req->is_linked)
                 LIST_REMOVE(req, link);
         json_object_put(req->id);
         strv_free(req->subscribe_types);
@@ -280,6 +284,7 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
         req->id = json_object_get(rpc.id);
         req->has_id = rpc.has_id;
         LIST_INSERT_HEAD(&conn->pending, req, link);
+        req->is_linked = true;
 
         r = entry->method->fn(req, rpc.params, entry->userdata);
         if (r < 0) {
