@@ -233,7 +233,8 @@ static int conn_handle_line(struct peer_conn *c, const char *line, size_t len)
                 if (json_object_object_get_ex(m, "ports", &ports) &&
                     !json_object_is_type(ports, json_type_array))
                         r = -EBADMSG;
-                else if (ports && c->peer) {
+                else if (ports && c->peer && !c->is_retiring) {
+                        /* A retiring connection's heartbeat may predate the hello that replaced it. */
                         json_object_put(c->peer->ports);
                         c->peer->ports = json_object_get(ports);
                         peer_check_mtu(c->peer);
