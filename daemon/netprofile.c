@@ -2,12 +2,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "macro.h"
@@ -346,14 +349,26 @@ static bool has_suffix(const char *s, const char *suffix)
         return n > m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* Anything but a regular file is -EISDIR: a FIFO named *.yaml would block the loop for ever. */
 static int read_text(const char *path, char **text, size_t *len)
 {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = malloc(PROFILE_FILE_MAX + 1);
+        struct stat st;
         size_t n;
 
-        if (!f)
+        if (fd < 0)
                 return -errno;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EISDIR;
+        }
+        f = fdopen(fd, "r");
+        if (!f) {
+                close(fd);
+                return -errno;
+        }
         if (!buf)
                 return -ENOMEM;
         n = fread(buf, 1, PROFILE_FILE_MAX + 1, f);
@@ -404,7 +419,9 @@ static int read_dir(struct netprofiles *out, const char *host_root, const char *
                 }
                 if (k < 0) {
                         r = warn(out, host_path, 0, "cannot read: %s",
-                                 k == -EFBIG ? "larger than 256 KiB" : strerror(-k));
+                                 k == -EFBIG    ? "larger than 256 KiB"
+                                 : k == -EISDIR ? "not a regular file"
+                                                : strerror(-k));
                         goto next;
                 }
                 k = is_netplan ? netprofiles_parse_netplan(out, host_path, text, len)
