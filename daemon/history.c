@@ -121,6 +121,8 @@ static void history_load(struct history *h)
         if (json_object_object_get_ex(root, "baselines", &baselines) &&
             json_object_is_type(baselines, json_type_object)) {
                 json_object_object_foreach(baselines, key, b) {
+                        if (json_object_object_length(h->baselines) >= HISTORY_BASELINES_MAX)
+                                break;
                         if (baseline_is_valid(b))
                                 json_object_object_add(h->baselines, key, json_object_get(b));
                 }
