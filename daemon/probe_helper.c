@@ -163,8 +163,12 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
         } else if (p->result && ok && json_object_get_boolean(ok)) {
                 /* The initiator is still reading its own helper's result: a probe this node
                  * started now would reach it busy and be refused. Held until its probe-done, or
-                 * the deadline if that never comes. */
+                 * a short grace if that never comes, not the rest of a long deadline. */
+                struct timeval grace = { .tv_sec = PROBE_DONE_GRACE_SEC };
+
                 p->phase = "done";
+                if (p->deadline)
+                        evtimer_add(p->deadline, &grace);
         } else {
                 probe_send_message(p, "probe-failed", why, p->is_unavailable);
                 probe_free(p);

@@ -17,6 +17,9 @@
 #include "probe_env.h"
 #include "probe_kinds.h"
 
+/* How long a responder whose helper is done waits for the initiator's probe-done. */
+#define PROBE_DONE_GRACE_SEC 10
+
 #define MAX_QUEUED          8
 #define SCHEDULED_RTT_COUNT 200
 
