@@ -95,7 +95,15 @@ static void usage(void)
 
 static int parse_options(int argc, char **argv, struct nccl_options *o)
 {
-        enum { OPT_DEADLINE = 256, OPT_JSON, OPT_VERSION, OPT_RANK, OPT_NRANKS, OPT_OP, OPT_INIT };
+        enum {
+                OPT_DEADLINE = PROBE_OPT_DEADLINE,
+                OPT_JSON = PROBE_OPT_JSON,
+                OPT_VERSION = PROBE_OPT_VERSION,
+                OPT_RANK,
+                OPT_NRANKS,
+                OPT_OP,
+                OPT_INIT
+        };
         static const struct option longopts[] = {
                 { "server", no_argument, NULL, 's' },
                 { "client", required_argument, NULL, 'c' },
@@ -120,7 +128,7 @@ static int parse_options(int argc, char **argv, struct nccl_options *o)
         bool is_client = false, has_op = false, has_rank = false;
         uint64_t v;
         enum nccl_op op;
-        int c;
+        int c, r;
 
         *o = (struct nccl_options){ .nranks = 2,
                                     .min_bytes = 1 << 20,
@@ -196,24 +204,12 @@ static int parse_options(int argc, char **argv, struct nccl_options *o)
                                 return probe_usage_error(PROG, "%s", err);
                         o->init_timeout = (double)v / 1000;
                         break;
-                case OPT_DEADLINE:
-                        if (probe_opt_seconds("--deadline", optarg, 0, 86400, &o->deadline, err,
-                                              sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case OPT_JSON:
-                        o->is_json = true;
-                        break;
-                case 'h':
-                        usage();
-                        exit(0);
-                case OPT_VERSION:
-                        printf(PROG " %s\n", SPARKD_VERSION);
-                        exit(0);
-                case ':':
-                        return probe_usage_error(PROG, "%s needs a value", argv[optind - 1]);
                 default:
-                        return probe_usage_error(PROG, "unknown option %s", argv[optind - 1]);
+                        /* --deadline, --json, --help, --version and getopt's complaints */
+                        r = probe_common_option(PROG, c, argv, &o->deadline, &o->is_json, usage);
+                        if (r != 0)
+                                return r;
+                        break;
                 }
         }
         if (optind < argc)

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <openssl/crypto.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "macro.h"
 #include "strutil.h"
 
@@ -416,6 +418,32 @@ void probe_emit(json_object *line)
                 out.has_result = 1;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         json_object_put(line);
+}
+
+int probe_common_option(const char *prog, int c, char **argv, double *deadline, bool *is_json,
+                        void (*usage)(void))
+{
+        char err[PROBE_ERROR_MAX];
+
+        switch (c) {
+        case PROBE_OPT_DEADLINE:
+                if (probe_opt_seconds("--deadline", optarg, 0, 86400, deadline, err, sizeof(err)) < 0)
+                        return probe_usage_error(prog, "%s", err);
+                return 0;
+        case PROBE_OPT_JSON:
+                *is_json = true;
+                return 0;
+        case 'h':
+                usage();
+                exit(0);
+        case PROBE_OPT_VERSION:
+                printf("%s %s\n", prog, SPARKD_VERSION);
+                exit(0);
+        case ':':
+                return probe_usage_error(prog, "%s needs a value", argv[optind - 1]);
+        default:
+                return probe_usage_error(prog, "unknown option %s", argv[optind - 1]);
+        }
 }
 
 int probe_usage_error(const char *prog, const char *fmt, ...)

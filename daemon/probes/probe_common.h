@@ -108,6 +108,14 @@ const char *probe_json_text(json_object *o, const char *key);
 
 /* ---- process: output, phases, the deadline ---- */
 
+/* The options every helper takes, numbered alike in each (their own come after these). */
+enum { PROBE_OPT_DEADLINE = 256, PROBE_OPT_JSON, PROBE_OPT_VERSION };
+/* Handles getopt_long's answer c when it is one of those, -h, or getopt's complaint (':' for a
+ * missing value, anything else an unknown option): 0 when handled, 2 (the exit code of a bad
+ * command line) after saying what is wrong. --help and --version print and exit 0. */
+int probe_common_option(const char *prog, int c, char **argv, double *deadline, bool *is_json,
+                        void (*usage)(void));
+
 /* How a final or progress line looks for a person, when stdout is a terminal. */
 typedef void (*probe_human_fn)(json_object *line);
 

@@ -81,7 +81,11 @@ static void usage(void)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-        enum { OPT_DEADLINE = 256, OPT_JSON, OPT_VERSION };
+        enum {
+                OPT_DEADLINE = PROBE_OPT_DEADLINE,
+                OPT_JSON = PROBE_OPT_JSON,
+                OPT_VERSION = PROBE_OPT_VERSION
+        };
         static const struct option longopts[] = {
                 { "server", no_argument, NULL, 's' },
                 { "client", required_argument, NULL, 'c' },
@@ -99,7 +103,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         char err[PROBE_ERROR_MAX];
         bool is_client = false;
         uint64_t v;
-        int c;
+        int c, r;
 
         *o = (struct options){ .count = 1000, .size = 64, .deadline = 30 };
         opterr = 0;
@@ -140,24 +144,12 @@ static int parse_options(int argc, char **argv, struct options *o)
                                 return probe_usage_error(PROG, "%s", err);
                         o->has_client_options = true;
                         break;
-                case OPT_DEADLINE:
-                        if (probe_opt_seconds("--deadline", optarg, 0, 86400, &o->deadline, err,
-                                              sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case OPT_JSON:
-                        o->is_json = true;
-                        break;
-                case 'h':
-                        usage();
-                        exit(0);
-                case OPT_VERSION:
-                        printf(PROG " %s\n", SPARKD_VERSION);
-                        exit(0);
-                case ':':
-                        return probe_usage_error(PROG, "%s needs a value", argv[optind - 1]);
                 default:
-                        return probe_usage_error(PROG, "unknown option %s", argv[optind - 1]);
+                        /* --deadline, --json, --help, --version and getopt's complaints */
+                        r = probe_common_option(PROG, c, argv, &o->deadline, &o->is_json, usage);
+                        if (r != 0)
+                                return r;
+                        break;
                 }
         }
         if (optind < argc)
