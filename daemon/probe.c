@@ -300,7 +300,7 @@ static void probe_run(struct probe *p)
         p->started = time(NULL);
         arm_deadline(p);
         p->phase = "request";
-        if (probe_check_memory(p) < 0 || !probe_helper_is_installed(p)) {
+        if (probe_prepare(p) < 0 || !probe_helper_is_installed(p)) {
                 probe_finish(p, p->error);
                 return;
         }

@@ -196,51 +196,50 @@ bool probe_helper_is_installed(struct probe *p)
         return false;
 }
 
-/* The NCCL environment of this node for the request's mode, with its overrides (kinds that have
- * an environment mode parameter). */
-static int helper_environment(struct probe *p)
+/* The NCCL environment of this node for the request's mode, with its overrides. */
+static int helper_environment(struct probe *p, const struct fabric_facts *f)
 {
-        struct probes *ps = p->owner;
         enum env_mode mode = ENV_MODE_AUTO;
         const char *overrides[32];
-        struct fabric_facts f;
         size_t n;
         int r;
 
-        if (!p->kind->env_mode_param || p->env.entries)
-                return 0;
-        r = ps->gather_facts ? ps->gather_facts(ps->facts_userdata, &f) : -ENODATA;
-        if (r < 0) {
-                snprintf(p->error, sizeof(p->error),
-                         "cannot read this node's fabric facts for the %s environment: %s", p->kind->name,
-                         strerror(-r));
-                return r;
-        }
         (void)env_mode_from_string(probe_kind_param_string(p->kind, p->params, p->kind->env_mode_param),
                                    &mode);
         n = probe_kind_environment(p->kind, p->params, overrides, ARRAY_SIZE(overrides));
-        r = probe_env_build(&f, mode, p->local, overrides, n, &p->env);
-        fabric_facts_free(&f);
+        r = probe_env_build(f, mode, p->local, overrides, n, &p->env);
         if (r < 0)
                 snprintf(p->error, sizeof(p->error), "cannot build the %s environment: %s", p->kind->name,
                          strerror(-r));
         return r;
 }
 
-int probe_check_memory(struct probe *p)
+int probe_prepare(struct probe *p)
 {
         struct probes *ps = p->owner;
-        bool unified = false;
+        bool needs_env = p->kind->env_mode_param && !p->env.entries;
         struct fabric_facts f;
+        int r, gathered;
 
-        if (!p->kind->memory_needed)
+        if (!p->kind->memory_needed && !needs_env)
                 return 0;
-        if (ps->gather_facts && ps->gather_facts(ps->facts_userdata, &f) == 0) {
-                unified = f.host.has_unified_memory;
-                fabric_facts_free(&f);
+        /* One read of the facts for both: it walks sysfs and asks libibverbs. */
+        gathered = ps->gather_facts ? ps->gather_facts(ps->facts_userdata, &f) : -ENODATA;
+        if (gathered < 0 && needs_env) {
+                snprintf(p->error, sizeof(p->error),
+                         "cannot read this node's fabric facts for the %s environment: %s", p->kind->name,
+                         strerror(-gathered));
+                return gathered;
         }
-        return probe_memory_guard(p->kind, p->params, unified, ps->host_root, ps->memory_margin, p->error,
-                                  sizeof(p->error));
+        r = p->kind->memory_needed
+                    ? probe_memory_guard(p->kind, p->params, gathered == 0 && f.host.has_unified_memory,
+                                         ps->host_root, ps->memory_margin, p->error, sizeof(p->error))
+                    : 0;
+        if (r == 0 && needs_env)
+                r = helper_environment(p, &f);
+        if (gathered == 0)
+                fabric_facts_free(&f);
+        return r;
 }
 
 int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready)
@@ -255,14 +254,11 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         size_t n = 0, n_env = 0, n_ready = 0;
         int r;
 
-        /* The initiator checked before asking (probe_run); the peer checks its own memory here. */
-        if (server && (r = probe_check_memory(p)) < 0)
+        /* The initiator prepared before asking (probe_run); the peer prepares here. */
+        if (server && (r = probe_prepare(p)) < 0)
                 return r;
         if (!probe_helper_is_installed(p))
                 return -ENOENT;
-        r = helper_environment(p);
-        if (r < 0)
-                return r;
         env = calloc(strv_length(p->env.entries) + READY_FIELDS_MAX + 2, sizeof(char *));
         if (!env)
                 return -ENOMEM;

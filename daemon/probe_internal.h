@@ -105,8 +105,10 @@ enum helper_line {
 enum helper_line probe_helper_line_kind(json_object *line);
 /* The probe-ready peer message for a listening line: its port and the fields that may travel. */
 json_object *probe_ready_message(const char *id, json_object *line);
-/* The memory guard (probe_memory.h) for p on this node: 0, or p->error says why it is refused. */
-int probe_check_memory(struct probe *p);
+/* What p needs of this node before it runs, from one read of the fabric facts: the memory guard
+ * (probe_memory.h) and, for kinds with an environment mode, the NCCL environment in p->env.
+ * 0, or p->error says why it cannot run. */
+int probe_prepare(struct probe *p);
 
 /* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
  * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */
