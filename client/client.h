@@ -4,7 +4,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
-#include "jsonrpc.h"
+#include "common/jsonrpc.h"
 
 struct client_options {
         const char *socket_path;

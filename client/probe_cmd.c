@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "jsonrpc.h"
+#include "common/jsonrpc.h"
+#include "common/strutil.h"
 #include "rpc.h"
-#include "strutil.h"
 
 /* Exit codes of `sparkc probe`: the worst result decides. */
 enum {

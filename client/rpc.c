@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "proto.h"
+#include "common/macro.h"
+#include "common/proto.h"
 
 struct rpc_client {
         int fd;

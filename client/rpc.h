@@ -5,7 +5,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
-#include "jsonrpc.h"
+#include "common/jsonrpc.h"
 
 struct rpc_client;
 

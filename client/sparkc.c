@@ -8,14 +8,14 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "cluster_key.h"
+#include "common/cluster_key.h"
+#include "common/jsonrpc.h"
+#include "common/macro.h"
+#include "common/proto.h"
+#include "common/strutil.h"
 #include "config.h"
-#include "jsonrpc.h"
-#include "macro.h"
-#include "proto.h"
 #include "report.h"
 #include "rpc.h"
-#include "strutil.h"
 
 enum {
         EXIT_OK = 0,

@@ -3,12 +3,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/jsonrpc.h"
+#include "common/macro.h"
+#include "common/proto.h"
 #include "config.h"
 #include "daemon.h"
-#include "event.h"
-#include "jsonrpc.h"
-#include "macro.h"
-#include "proto.h"
+#include "daemon/base/event.h"
 
 static json_object *result_new(void)
 {

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "child.h"
+#include "common/macro.h"
 #include "config.h"
-#include "event.h"
-#include "macro.h"
-#include "metrics.h"
-#include "notify.h"
+#include "daemon/base/child.h"
+#include "daemon/base/event.h"
+#include "daemon/base/notify.h"
+#include "daemon/export/metrics.h"
 
 const char *sparkd_socket_path(const struct sparkd *d)
 {

@@ -9,18 +9,18 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "aer_watch.h"
-#include "api.h"
-#include "conf.h"
-#include "fabric.h"
-#include "gid_watch.h"
-#include "links.h"
-#include "log.h"
-#include "node_id.h"
-#include "peers.h"
-#include "probe.h"
-#include "store.h"
-#include "sysctl.h"
+#include "daemon/base/api.h"
+#include "daemon/base/log.h"
+#include "daemon/base/node_id.h"
+#include "daemon/base/store.h"
+#include "daemon/config/conf.h"
+#include "daemon/host/aer_watch.h"
+#include "daemon/host/gid_watch.h"
+#include "daemon/host/links.h"
+#include "daemon/host/sysctl.h"
+#include "daemon/peers/peers.h"
+#include "daemon/probe/probe.h"
+#include "inventory/fabric.h"
 
 struct sparkd_options {
         const char *config_path;

@@ -10,10 +10,10 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "common/macro.h"
+#include "common/proto.h"
 #include "config.h"
 #include "daemon.h"
-#include "macro.h"
-#include "proto.h"
 
 static void print_help(void)
 {

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
 seconds=${2:-240}
 export SPARKD_BIN=$build/daemon/sparkd SPARKC_BIN=$build/client/sparkc
-export PROBE_HELPER_DIR=$build/daemon/probes
+export PROBE_HELPER_DIR=$build/probes
 for f in "$SPARKD_BIN" "$SPARKC_BIN" "$PROBE_HELPER_DIR/sparkd-probe-tcp"; do
         [ -x "$f" ] || { echo "no $f: build first (ninja -C $build)"; exit 1; }
 done

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
 duration=${2:-5}
 tries=${3:-5}
-probe=$build/daemon/probes/sparkd-probe-tcp
+probe=$build/probes/sparkd-probe-tcp
 [ "$(id -u)" = 0 ] || { echo "needs root (network namespaces)"; exit 1; }
 command -v iperf3 >/dev/null || { echo "needs iperf3 (apt-get install -y iperf3)"; exit 1; }
 [ -x "$probe" ] || { echo "no $probe: build first (ninja -C $build)"; exit 1; }

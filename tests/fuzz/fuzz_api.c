@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "common/proto.h"
+#include "daemon/base/api.h"
+#include "daemon/base/log.h"
 #include "fuzz.h"
-#include "log.h"
-#include "proto.h"
 
 static struct event_base *base;
 static struct api_server *server;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "daemon/config/conf.h"
 #include "fuzz.h"
 
 static char dir[256], path[300];

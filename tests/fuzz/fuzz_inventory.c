@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "doctor.h"
-#include "envgen.h"
-#include "fabric.h"
+#include "daemon/fabric/doctor.h"
+#include "daemon/fabric/envgen.h"
 #include "fuzz.h"
+#include "inventory/fabric.h"
 
 #define PCI  "sys/devices/pci0000:00/0000:00:00.0/0000:01:00.0/"
 #define PORT PCI "infiniband/mlx5_0/ports/1/"

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonrpc.h"
 #include "fuzz.h"
-#include "jsonrpc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

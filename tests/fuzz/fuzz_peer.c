@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/base/log.h"
+#include "daemon/peers/peer_internal.h"
 #include "fuzz.h"
-#include "log.h"
-#include "peer_internal.h"
 
 static struct event_base *base;
 

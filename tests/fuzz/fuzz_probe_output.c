@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/probe/probe_internal.h"
 #include "fuzz.h"
-#include "nccl_report.h"
-#include "probe_internal.h"
+#include "probes/nccl_report.h"
 
 static void helper_line(const char *line, struct nccl_transport *t)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "hostfacts.h"
-#include "pcie.h"
-#include "rdma.h"
+#include "inventory/hostfacts.h"
+#include "inventory/pcie.h"
+#include "inventory/rdma.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@ import time
 SOCK, PID = sys.argv[1], int(sys.argv[2])
 CHURN = 10000
 SLOW = 100
-PARTIAL_LINE_TIMEOUT = 30  # the daemon's, from daemon/api.c
+PARTIAL_LINE_TIMEOUT = 30  # the daemon's, from daemon/base/api.c
 RSS_GROWTH_KIB = 8 * 1024
 # A sanitizer build keeps freed memory in quarantine (256 MiB by default), so its RSS measures
 # AddressSanitizer, not the daemon: the memory bound is checked in the plain build only.

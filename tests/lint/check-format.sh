@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "${1:?source root}"
 command -v clang-format >/dev/null || { echo "SKIP: clang-format not installed"; exit 77; }
-mapfile -t files < <(find common daemon client tests -path tests/fixtures -prune -o -name '*.[ch]' -print | sort)
+mapfile -t files < <(find common inventory daemon probes client tests -path tests/fixtures -prune -o -name '*.[ch]' -print | sort)
 if ! clang-format --dry-run -Werror "${files[@]}"; then
         echo "FAIL: run clang-format -i on the files above"
         exit 1

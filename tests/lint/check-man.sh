@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The man pages must name every option of sparkd and sparkc (from their --help), every sparkc
 # command and its options (from `sparkc --help`), and every config key (from the key table in
-# daemon/conf_keys.c, under its [section]). Fails listing what is missing, so a new option or key
+# daemon/config/conf_keys.c, under its [section]). Fails listing what is missing, so a new option or key
 # cannot be added without its documentation.
 #
 # usage: check-man.sh SOURCE_ROOT SPARKD SPARKC
@@ -67,8 +67,8 @@ while read -r section key; do
         [ -n "$body" ] || { miss "section [$section] in man/sparkd.conf.5.scd"; continue; }
         grep -qE -- "\*$key\*" <<<"$body" || miss "key [$section] $key in man/sparkd.conf.5.scd"
 done < <(sed -nE 's/^[[:space:]]*\{ *"([a-z_]+)", *"([a-z_]+)", *parse_[a-z_]+ *\},.*/\1 \2/p' \
-         "$src/daemon/conf_keys.c")
-[ "$n" -ge 20 ] || { echo "FAIL: only $n keys found in daemon/conf_keys.c (has its table changed shape?)"; exit 1; }
+         "$src/daemon/config/conf_keys.c")
+[ "$n" -ge 20 ] || { echo "FAIL: only $n keys found in daemon/config/conf_keys.c (has its table changed shape?)"; exit 1; }
 grep -qx '# \[sysctl\]' "$src/man/sparkd.conf.5.scd" || miss "section [sysctl] in man/sparkd.conf.5.scd"
 
 if [ "$missing" -ne 0 ]; then

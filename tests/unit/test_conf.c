@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "log.h"
-#include "strutil.h"
+#include "common/strutil.h"
+#include "daemon/base/log.h"
+#include "daemon/config/conf.h"
 #include "test.h"
 
 static char dir[] = "/tmp/sparkd-test-conf.XXXXXX";

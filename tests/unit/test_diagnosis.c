@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnosis.h"
-#include "fabric.h"
+#include "daemon/fabric/diagnosis.h"
+#include "inventory/fabric.h"
 #include "test.h"
 
 static const struct diagnosis_thresholds defaults = { .healthy_gbps = 80,

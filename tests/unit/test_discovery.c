@@ -4,10 +4,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "avahi_poll.h"
-#include "discovery.h"
-#include "log.h"
-#include "strutil.h"
+#include "common/strutil.h"
+#include "daemon/base/log.h"
+#include "daemon/peers/avahi_poll.h"
+#include "daemon/peers/discovery.h"
 #include "test.h"
 
 #define NODE_ID "0123456789abcdef0123456789abcdef"

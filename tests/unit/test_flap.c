@@ -1,6 +1,6 @@
 #include <errno.h>
 
-#include "flap.h"
+#include "daemon/host/flap.h"
 #include "test.h"
 
 #define SEC 1000000ULL

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gid_watch.h"
+#include "daemon/host/gid_watch.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "aer_watch.h"
-#include "doctor.h"
-#include "envgen.h"
-#include "fabric.h"
-#include "report.h"
+#include "client/report.h"
+#include "daemon/fabric/doctor.h"
+#include "daemon/fabric/envgen.h"
+#include "daemon/host/aer_watch.h"
+#include "inventory/fabric.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

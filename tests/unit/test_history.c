@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "history.h"
-#include "store.h"
+#include "daemon/base/store.h"
+#include "daemon/probe/history.h"
 #include "test.h"
 
 static char dir[] = "/tmp/sparkd-test-history.XXXXXX";

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "links.h"
-#include "sysctl.h"
+#include "daemon/host/links.h"
+#include "daemon/host/sysctl.h"
 #include "test.h"
 
 static void test_carrier_losses(void)

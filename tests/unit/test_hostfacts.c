@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hostfacts.h"
-#include "macro.h"
+#include "common/macro.h"
+#include "inventory/hostfacts.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

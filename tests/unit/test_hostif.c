@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "hostif.h"
+#include "inventory/hostif.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

@@ -1,7 +1,7 @@
 #include <errno.h>
 
-#include "jsonrpc.h"
-#include "proto.h"
+#include "common/jsonrpc.h"
+#include "common/proto.h"
 #include "test.h"
 
 static int parse(const char *line, struct jsonrpc_request *req, int *code)

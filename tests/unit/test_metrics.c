@@ -1,6 +1,6 @@
 #include <stdlib.h>
 
-#include "metrics.h"
+#include "daemon/export/metrics.h"
 #include "test.h"
 
 static json_object *peer(const char *name, const char *id, const char *state)

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "nccl_report.h"
+#include "probes/nccl_report.h"
 #include "test.h"
 
 static bool near(double a, double b)

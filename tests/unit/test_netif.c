@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "macro.h"
-#include "netif.h"
-#include "strutil.h"
+#include "common/macro.h"
+#include "common/strutil.h"
+#include "inventory/netif.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

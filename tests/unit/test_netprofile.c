@@ -6,10 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "doctor.h"
-#include "fabric.h"
-#include "netprofile.h"
-#include "strutil.h"
+#include "common/strutil.h"
+#include "daemon/fabric/doctor.h"
+#include "inventory/fabric.h"
+#include "inventory/netprofile.h"
 #include "test.h"
 
 #define NM_FILE "/etc/NetworkManager/system-connections/fabric0.nmconnection"

@@ -2,7 +2,7 @@
  * exactly whatever its size, a dead path reports nothing, a failing socket stops the search. */
 #include <errno.h>
 
-#include "pathmtu_search.h"
+#include "probes/pathmtu_search.h"
 #include "test.h"
 
 struct path {

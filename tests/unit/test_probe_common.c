@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "macro.h"
-#include "probe_common.h"
+#include "common/macro.h"
+#include "probes/probe_common.h"
 #include "test.h"
 
 static void test_parse_size(void)

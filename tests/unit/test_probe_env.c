@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "fabric.h"
-#include "probe_env.h"
+#include "daemon/probe/probe_env.h"
+#include "inventory/fabric.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

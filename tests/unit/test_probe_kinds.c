@@ -1,8 +1,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "macro.h"
-#include "probe_kinds.h"
+#include "common/macro.h"
+#include "daemon/config/probe_kinds.h"
 #include "test.h"
 
 static json_object *parse(const char *s)

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe_kinds.h"
-#include "probe_memory.h"
+#include "daemon/config/probe_kinds.h"
+#include "daemon/probe/probe_memory.h"
 #include "test.h"
 
 #define GIB (1ULL << 30)

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "macro.h"
-#include "rdma.h"
-#include "strutil.h"
+#include "common/macro.h"
+#include "common/strutil.h"
+#include "inventory/rdma.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

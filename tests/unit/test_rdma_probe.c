@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma_params.h"
+#include "probes/rdma_params.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "rounds.h"
+#include "daemon/probe/rounds.h"
 #include "test.h"
 
 #define ID_LEN    32

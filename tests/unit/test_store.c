@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "node_id.h"
-#include "store.h"
+#include "daemon/base/node_id.h"
+#include "daemon/base/store.h"
 #include "test.h"
 
 static char dir[] = "/tmp/sparkd-test-store.XXXXXX";

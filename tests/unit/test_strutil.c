@@ -1,6 +1,6 @@
 #include <errno.h>
 
-#include "strutil.h"
+#include "common/strutil.h"
 #include "test.h"
 
 static void test_parse_uint64(void)

@@ -1,0 +1,162 @@
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+
+struct store {
+        char *path;
+        int dirfd;
+};
+
+static int mkdir_parents(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *copy = strdup(path);
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *p = copy + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *p = '/';
+        }
+        if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int store_open(const char *dir, struct store **ret)
+{
+        struct store *s;
+        int fd, r;
+
+        r = mkdir_parents(dir, 0750);
+        if (r < 0)
+                return r;
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        s = calloc(1, sizeof(*s));
+        if (!s || !(s->path = strdup(dir))) {
+                free(s);
+                close(fd);
+                return -ENOMEM;
+        }
+        s->dirfd = fd;
+        *ret = s;
+        return 0;
+}
+
+void store_close(struct store *s)
+{
+        if (!s)
+                return;
+        close(s->dirfd);
+        free(s->path);
+        free(s);
+}
+
+const char *store_path(const struct store *s)
+{
+        return s->path;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                data += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+int store_write(struct store *s, const char *name, const void *data, size_t len)
+{
+        char tmp[NAME_MAX + 1];
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        if (strchr(name, '/') || snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
+                return -EINVAL;
+        fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, data, len);
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0 && renameat(s->dirfd, tmp, s->dirfd, name) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void)unlinkat(s->dirfd, tmp, 0);
+                return r;
+        }
+        /* The rename is durable only once the directory entry is on disk too. */
+        if (fsync(s->dirfd) < 0)
+                return -errno;
+        return 0;
+}
+
+int store_read(struct store *s, const char *name, size_t max_len, char **data, size_t *len)
+{
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t used = 0;
+
+        fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADMSG;
+        if ((size_t)st.st_size > max_len)
+                return -EFBIG;
+        buf = malloc((size_t)st.st_size + 1);
+        if (!buf)
+                return -ENOMEM;
+        while (used < (size_t)st.st_size) {
+                ssize_t n = read(fd, buf + used, (size_t)st.st_size - used);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                used += (size_t)n;
+        }
+        buf[used] = '\0';
+        *data = TAKE_PTR(buf);
+        if (len)
+                *len = used;
+        return 0;
+}
+
+int store_quarantine(struct store *s, const char *name)
+{
+        char aside[NAME_MAX + 1];
+
+        if (snprintf(aside, sizeof(aside), "%s.corrupt", name) >= (int)sizeof(aside))
+                return -ENAMETOOLONG;
+        if (renameat(s->dirfd, name, s->dirfd, aside) < 0)
+                return -errno;
+        return 0;
+}

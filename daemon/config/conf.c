@@ -1,0 +1,491 @@
+#include "conf.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
+#include <ini.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "common/strutil.h"
+#include "conf_internal.h"
+#include "config.h"
+#include "daemon/base/log.h"
+#include "daemon/probe/probe_memory.h"
+
+#define CONF_MAX_LINE      4096
+#define STRINGIFY_(x)      #x
+#define STRINGIFY(x)       STRINGIFY_(x)
+#define DEFAULT_SOCKET_GRP "sparkd"
+#define DEFAULT_ADMIN_GRP  "sparkd-admin"
+
+static int add_entry(struct conf_errors *errors, bool is_warning, const char *file, unsigned line,
+                     const char *fmt, va_list ap)
+{
+        struct conf_error *v;
+        char *message;
+
+        if (vasprintf(&message, fmt, ap) < 0)
+                return -ENOMEM;
+        v = realloc(errors->v, (errors->n + 1) * sizeof(*v));
+        if (!v) {
+                free(message);
+                return -ENOMEM;
+        }
+        errors->v = v;
+        v[errors->n++] = (struct conf_error){ .file = file ? strdup(file) : NULL,
+                                              .line = line,
+                                              .message = message,
+                                              .is_warning = is_warning };
+        return 0;
+}
+
+int conf_add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = add_entry(errors, false, file, line, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int conf_add_warning(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = add_entry(errors, true, file, line, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+static int conf_set_sysctl(struct sparkd_config *c, const char *name, const char *value)
+{
+        struct conf_sysctl *v;
+        char *copy = NULL;
+
+        if (*value && !(copy = strdup(value)))
+                return -ENOMEM;
+        for (size_t i = 0; i < c->n_sysctls; i++) {
+                if (strcmp(c->sysctls[i].name, name) == 0) {
+                        free(c->sysctls[i].value);
+                        c->sysctls[i].value = copy;
+                        return 0;
+                }
+        }
+        v = realloc(c->sysctls, (c->n_sysctls + 1) * sizeof(*v));
+        if (!v) {
+                free(copy);
+                return -ENOMEM;
+        }
+        c->sysctls = v;
+        v[c->n_sysctls].name = strdup(name);
+        v[c->n_sysctls].value = copy;
+        if (!v[c->n_sysctls].name) {
+                free(copy);
+                return -ENOMEM;
+        }
+        c->n_sysctls++;
+        return 0;
+}
+
+/* [sysctl] keys are sysctl names; only ones this kernel has are accepted, so a typo is caught
+ * by --check-config and not discovered as a write failure later. */
+static int conf_handle_sysctl(struct conf_parse *p, const char *name, const char *value)
+{
+        char path[PATH_MAX];
+        struct stat st;
+        size_t n;
+
+        n = (size_t)snprintf(path, sizeof(path), "/proc/sys/%s", name);
+        if (n >= sizeof(path) || !*name || strstr(name, "..") || strchr(name, '/')) {
+                conf_add_error(p->errors, p->file, p->line,
+                               "\"%s\" is not a sysctl name (such as net.core.rmem_max)", name);
+                return 0;
+        }
+        for (char *c = path + strlen("/proc/sys/"); *c; c++)
+                if (*c == '.')
+                        *c = '/';
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+                conf_add_error(p->errors, p->file, p->line, "unknown sysctl \"%s\" (no %s)", name, path);
+                return 0;
+        }
+        if (strchr(value, '\n')) {
+                conf_add_error(p->errors, p->file, p->line, "%s: a value on one line", name);
+                return 0;
+        }
+        return conf_set_sysctl(p->config, name, value) < 0 ? 0 : 1;
+}
+
+static bool section_exists(const char *section)
+{
+        for (size_t i = 0; i < conf_n_keys; i++)
+                if (strcmp(conf_keys[i].section, section) == 0)
+                        return true;
+        return false;
+}
+
+static int conf_handler(void *userdata, const char *section, const char *name, const char *value)
+{
+        struct conf_parse *p = userdata;
+        const char *why = NULL;
+        int r;
+
+        if (!*section) {
+                conf_add_error(p->errors, p->file, p->line, "\"%s\" is outside any [section]", name);
+                return 0;
+        }
+        if (strcmp(section, "sysctl") == 0)
+                return conf_handle_sysctl(p, name, value);
+        if (!section_exists(section)) {
+                conf_add_error(p->errors, p->file, p->line, "unknown section [%s]", section);
+                return 0;
+        }
+        for (size_t i = 0; i < conf_n_keys; i++) {
+                if (strcmp(conf_keys[i].section, section) != 0 || strcmp(conf_keys[i].name, name) != 0)
+                        continue;
+                r = conf_keys[i].parse(p, value, &why);
+                if (r == -ENOMEM)
+                        return 0;
+                if (r < 0) {
+                        conf_add_error(p->errors, p->file, p->line, "%s=\"%s\": expected %s", name, value,
+                                       why ? why : "a valid value");
+                        return 0;
+                }
+                return 1;
+        }
+        conf_add_error(p->errors, p->file, p->line, "unknown key \"%s\" in [%s]", name, section);
+        return 0;
+}
+
+/* What inih accepts: blank, a comment, "[section]", or a name with "=" or ":" after it. */
+static bool line_is_ini(const char *line)
+{
+        const char *s = line + strspn(line, " \t\r\n");
+
+        if (*s == '\0' || *s == ';' || *s == '#')
+                return true;
+        if (*s == '[')
+                return strchr(s, ']') != NULL;
+        return s[strcspn(s, "=:")] != '\0' && strchr("=:", *s) == NULL;
+}
+
+/* inih reads through this so that the handler knows which line it is looking at, and so that an
+ * overlong line is reported instead of being split into two. */
+static char *conf_reader(char *str, int num, void *userdata)
+{
+        struct conf_parse *p = userdata;
+        ssize_t n = getline(&p->buf, &p->buf_size, p->stream);
+
+        if (n < 0)
+                return NULL;
+        p->line++;
+        if (n >= num || n >= CONF_MAX_LINE) {
+                conf_add_error(p->errors, p->file, p->line, "line longer than %d bytes", CONF_MAX_LINE - 2);
+                snprintf(str, (size_t)num, "\n");
+                return str;
+        }
+        if (!line_is_ini(p->buf)) {
+                /* Said here, and blanked for inih, which would report only the first such line. */
+                conf_add_error(p->errors, p->file, p->line, "expected \"[section]\" or \"key = value\"");
+                snprintf(str, (size_t)num, "\n");
+                return str;
+        }
+        memcpy(str, p->buf, (size_t)n + 1);
+        return str;
+}
+
+static int conf_parse_file(struct conf_parse *p, const char *file)
+{
+        _cleanup_fclose_ FILE *f = fopen(file, "re");
+        size_t errors_before = p->errors->n;
+        int line;
+
+        if (!f)
+                return -errno;
+        p->file = file;
+        p->stream = f;
+        p->line = 0;
+        line = ini_parse_stream(conf_reader, p, conf_handler, p);
+        if (line == -2)
+                return -ENOMEM;
+        /* inih reports only the first bad line; when our handler did not flag that line itself,
+         * the line is not INI syntax. */
+        if (line > 0) {
+                bool known = false;
+
+                for (size_t i = errors_before; i < p->errors->n; i++)
+                        if (p->errors->v[i].line == (unsigned)line &&
+                            strcmp(p->errors->v[i].file, file) == 0)
+                                known = true;
+                if (!known)
+                        conf_add_error(p->errors, file, (unsigned)line,
+                                       "expected \"[section]\" or \"key = value\"");
+        }
+        if (ferror(f))
+                return -EIO;
+        return 0;
+}
+
+static int dropin_filter(const struct dirent *de)
+{
+        size_t len = strlen(de->d_name);
+
+        return de->d_name[0] != '.' && len > 5 && strcmp(de->d_name + len - 5, ".conf") == 0;
+}
+
+static int dropin_compare(const struct dirent **a, const struct dirent **b)
+{
+        /* Byte order, not the locale's: the same files apply in the same order everywhere. */
+        return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int conf_parse_dropins(struct conf_parse *p, const char *main_path)
+{
+        _cleanup_free_ char *dir = NULL;
+        struct dirent **names = NULL;
+        int n, r = 0;
+
+        if (asprintf(&dir, "%s.d", main_path) < 0)
+                return -ENOMEM;
+        n = scandir(dir, &names, dropin_filter, dropin_compare);
+        if (n < 0)
+                return errno == ENOENT || errno == ENOTDIR
+                               ? 0
+                               : conf_add_error(p->errors, dir, 0, "cannot read: %m");
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ char *file = NULL;
+                struct stat st;
+
+                if (r == 0 && asprintf(&file, "%s/%s", dir, names[i]->d_name) < 0)
+                        r = -ENOMEM;
+                if (r == 0 && stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
+                        int q = conf_parse_file(p, file);
+
+                        if (q < 0)
+                                conf_add_error(p->errors, file, 0, "cannot read: %s", strerror(-q));
+                        else
+                                r = strv_push(&p->config->files_read, file);
+                }
+                free(names[i]);
+        }
+        free(names);
+        return r;
+}
+
+static int conf_set_defaults(struct sparkd_config *c, const char *path)
+{
+        char host[HOST_NAME_MAX + 1] = "localhost";
+        char *dot;
+
+        if (gethostname(host, sizeof(host) - 1) < 0 || !*host)
+                strcpy(host, "localhost");
+        dot = strchr(host, '.');
+        if (dot)
+                *dot = '\0';
+
+        c->path = strdup(path);
+        c->node_name = strdup(host);
+        c->state_dir = strdup(SPARKD_STATE_DIR);
+        c->socket_path = strdup(SPARKD_SOCKET_PATH);
+        c->socket_group = strdup(DEFAULT_SOCKET_GRP);
+        c->admin_group = strdup(DEFAULT_ADMIN_GRP);
+        c->mode = ENFORCE_MODE_ENFORCE;
+        c->log_level = LOG_INFO;
+        c->socket_mode = 0660;
+        c->max_clients = 256;
+        c->recheck_usec = 30 * 1000000ULL;
+        if (conf_set_host_root(c, "/") < 0)
+                return -ENOMEM;
+        c->fabric_mtu = 9000;
+        c->peer_port = 7471;
+        c->probe_helper_dir = strdup(SPARKD_HELPER_DIR);
+        c->probe_history_size = 1000;
+        c->probe_degraded_ratio = 0.8;
+        c->diagnosis_healthy_gbps = 80;
+        c->diagnosis_stale_min_gbps = 8;
+        c->diagnosis_stale_max_gbps = 25;
+        c->probe_interval_usec = 3600 * 1000000ULL;
+        c->probe_jitter_usec = 300 * 1000000ULL;
+        c->probe_rtt_interval_usec = 300 * 1000000ULL;
+        c->probe_duration_sec = 5;
+        c->probe_streams = 4;
+        c->probe_memory_margin = PROBE_MEMORY_MARGIN_DEFAULT;
+        if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
+                return -ENOMEM;
+        c->key_file = strdup(SPARKD_KEY_PATH);
+        c->mdns = true;
+        c->heartbeat_usec = 2 * 1000000ULL;
+        c->peer_timeout_usec = 6 * 1000000ULL;
+        if (!c->key_file)
+                return -ENOMEM;
+        c->flap_threshold = 3;
+        c->flap_window_usec = 60 * 1000000ULL;
+        /* Seed 002's socket buffer sizes: NCCL's socket transport and TCP probes need them. */
+        if (conf_set_sysctl(c, "net.core.rmem_max", "268435456") < 0 ||
+            conf_set_sysctl(c, "net.core.wmem_max", "268435456") < 0)
+                return -ENOMEM;
+        if (!c->path || !c->node_name || !c->state_dir || !c->socket_path || !c->socket_group ||
+            !c->admin_group)
+                return -ENOMEM;
+        return 0;
+}
+
+/* The default groups are a convenience of the packaged install; on a host without them the
+ * daemon still runs, with root-only admin access and the socket's group left alone. */
+static void conf_resolve_default_group(char **name, gid_t *gid)
+{
+        struct group *gr;
+
+        if (!*name)
+                return;
+        gr = getgrnam(*name);
+        if (gr) {
+                *gid = gr->gr_gid;
+                return;
+        }
+        free(*name);
+        *name = NULL;
+}
+
+int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, struct conf_errors *errors)
+{
+        struct sparkd_config *c = calloc(1, sizeof(*c));
+        struct conf_parse p = { .config = c, .errors = errors };
+        int r;
+
+        *errors = (struct conf_errors){ 0 };
+        if (!c)
+                return -ENOMEM;
+
+        /* The runtime knobs of Debian's inih: one key per line, no continuation lines. */
+        ini_allow_multiline = false;
+        ini_use_stack = false;
+        ini_allow_realloc = false;
+        ini_max_line = CONF_MAX_LINE;
+
+        r = conf_set_defaults(c, path);
+        if (r < 0)
+                goto fail;
+
+        r = conf_parse_file(&p, path);
+        if (r == -ENOENT && !must_exist) {
+                c->path_found = false;
+                r = 0;
+        } else if (r < 0) {
+                conf_add_error(errors, path, 0, "cannot read: %s", strerror(-r));
+        } else {
+                c->path_found = true;
+                r = strv_push(&c->files_read, path);
+        }
+        if (r >= 0)
+                r = conf_parse_dropins(&p, path);
+        free(p.buf);
+        if (r < 0)
+                goto fail;
+
+        if (!(c->diagnosis_stale_min_gbps < c->diagnosis_stale_max_gbps &&
+              c->diagnosis_stale_max_gbps < c->diagnosis_healthy_gbps))
+                conf_add_error(
+                        errors, path, 0,
+                        "[diagnosis] needs stale_min_gbps (%g) < stale_max_gbps (%g) < healthy_gbps (%g)",
+                        c->diagnosis_stale_min_gbps, c->diagnosis_stale_max_gbps, c->diagnosis_healthy_gbps);
+        if (!p.socket_group_set)
+                conf_resolve_default_group(&c->socket_group, &c->socket_gid);
+        if (!p.admin_group_set)
+                conf_resolve_default_group(&c->admin_group, &c->admin_gid);
+
+        if (conf_errors_has_error(errors)) {
+                conf_free(c);
+                return -EINVAL;
+        }
+        *ret = c;
+        return 0;
+
+fail:
+        conf_free(c);
+        if (r == -ENOMEM)
+                conf_add_error(errors, NULL, 0, "out of memory");
+        return r;
+}
+
+void conf_free(struct sparkd_config *c)
+{
+        if (!c)
+                return;
+        strv_free(c->files_read);
+        strv_free(c->fabric_patterns);
+        strv_free(c->fabric_down);
+        for (size_t i = 0; i < c->n_sysctls; i++) {
+                free(c->sysctls[i].name);
+                free(c->sysctls[i].value);
+        }
+        free(c->sysctls);
+        free(c->host_root);
+        free(c->sysfs_root);
+        free(c->procfs_root);
+        free(c->etc_root);
+        free(c->key_file);
+        free(c->probe_helper_dir);
+        free(c->metrics_textfile);
+        strv_free(c->static_peers);
+        strv_free(c->probe_kinds);
+        free(c->path);
+        free(c->node_name);
+        free(c->state_dir);
+        free(c->socket_path);
+        free(c->socket_group);
+        free(c->admin_group);
+        free(c);
+}
+
+void conf_errors_clear(struct conf_errors *errors)
+{
+        for (size_t i = 0; i < errors->n; i++) {
+                free(errors->v[i].file);
+                free(errors->v[i].message);
+        }
+        free(errors->v);
+        *errors = (struct conf_errors){ 0 };
+}
+
+bool conf_errors_has_error(const struct conf_errors *errors)
+{
+        for (size_t i = 0; i < errors->n; i++)
+                if (!errors->v[i].is_warning)
+                        return true;
+        return false;
+}
+
+char *conf_error_format(const struct conf_error *e)
+{
+        const char *kind = e->is_warning ? "warning: " : "";
+        char *s = NULL;
+        int r;
+
+        if (e->file && e->line)
+                r = asprintf(&s, "%s:%u: %s%s", e->file, e->line, kind, e->message);
+        else if (e->file)
+                r = asprintf(&s, "%s: %s%s", e->file, kind, e->message);
+        else
+                r = asprintf(&s, "%s%s", kind, e->message);
+        return r < 0 ? NULL : s;
+}
+
+const char *enforce_mode_to_string(enum enforce_mode mode)
+{
+        return mode == ENFORCE_MODE_AUDIT ? "audit" : "enforce";
+}

@@ -1,0 +1,679 @@
+#include "probe_kinds.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "common/strutil.h"
+
+/* Request, set-up on the peer, the report back: on top of every measurement. */
+#define SETUP_MARGIN_SEC 15
+
+/* ---- rtt ---- */
+
+static const struct probe_param_spec rtt_params[] = {
+        { "count", 1, 100000, 1000, "--count", PROBE_SIDE_CLIENT },
+        { "size", 1, 1 << 20, 64, "--size", PROBE_SIDE_CLIENT },
+        { "interval_us", 0, 10000000, 0, "--interval-us", PROBE_SIDE_CLIENT },
+        {},
+};
+
+static unsigned rtt_measure_sec(json_object *params)
+{
+        const struct probe_kind *k = probe_kind_find("rtt");
+        uint64_t count = probe_kind_param(k, params, "count");
+        uint64_t interval_us = probe_kind_param(k, params, "interval_us");
+
+        /* A millisecond per round trip is far more than any fabric link takes. */
+        return (unsigned)(5 + count * (interval_us + 1000) / 1000000);
+}
+
+static double rtt_expectation(const struct sparkd_config *c)
+{
+        return c->probe_expect_rtt_us;
+}
+
+/* ---- tcp ---- */
+
+static const struct probe_param_spec tcp_params[] = {
+        { "duration_s", 1, 600, 5, "--duration", PROBE_SIDE_CLIENT },
+        { "streams", 1, 64, 1, "--streams", PROBE_SIDE_CLIENT },
+        { "size", 1024, 16 << 20, 128 << 10, "--size", PROBE_SIDE_CLIENT },
+        /* 1: client -> server only; 0 (the default): the reverse direction too, for as long. */
+        { "one_way", 0, 1, 0, "--one-way", PROBE_SIDE_CLIENT, .is_switch = true },
+        {},
+};
+
+static unsigned duration_measure_sec(json_object *params)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(params, "duration_s", &v) ? (unsigned)json_object_get_int64(v) : 0;
+}
+
+static unsigned tcp_measure_sec(json_object *params)
+{
+        json_object *v;
+        bool one_way = json_object_object_get_ex(params, "one_way", &v) && json_object_get_int64(v);
+
+        return duration_measure_sec(params) * (one_way ? 1 : 2);
+}
+
+static double tcp_expectation(const struct sparkd_config *c)
+{
+        return c->probe_expect_tcp_gbps;
+}
+
+/* ---- nccl ---- */
+
+static const char *const nccl_ops[] = { "all_reduce", "all_gather", NULL };
+static const char *const env_modes[] = { "auto", "safe", "dmabuf", NULL };
+
+static const struct probe_param_spec nccl_params[] = {
+        /* Up to the largest GB10's memory: the memory guard decides what fits on the node. */
+        { "min_bytes", 1024, 128ULL << 30, 1 << 20, "--min-bytes", PROBE_SIDE_BOTH },
+        { "max_bytes", 1024, 128ULL << 30, 256 << 20, "--max-bytes", PROBE_SIDE_BOTH },
+        { "step_factor", 2, 1024, 2, "--step-factor", PROBE_SIDE_BOTH },
+        { "iters", 1, 10000, 20, "--iters", PROBE_SIDE_BOTH },
+        { "warmup_iters", 0, 1000, 1, "--warmup-iters", PROBE_SIDE_BOTH },
+        { "init_timeout_ms", 1, 600000, 30000, "--init-timeout-ms", PROBE_SIDE_BOTH },
+        { "ops", .max = 2, .option = "--op", .sides = PROBE_SIDE_BOTH, .type = PROBE_PARAM_LIST,
+          .def_string = "all_reduce,all_gather", .choices = nccl_ops, .what = "collective" },
+        { "mode", .type = PROBE_PARAM_STRING, .def_string = "auto", .choices = env_modes,
+          .what = "environment mode" },
+        { "env", .max = 16, .type = PROBE_PARAM_LIST, .def_string = "", .check = probe_check_environment,
+          .what = "NAME=VALUE", .is_environment = true },
+        {},
+};
+
+/* The slowest transfer rate a healthy NCCL link is expected to beat (4 Gb/s, below TCP on any
+ * fabric port): the deadline allows for it, so only a stalled probe meets the deadline. */
+#define NCCL_FLOOR_BYTES_PER_SEC 500e6
+
+static unsigned nccl_measure_sec(json_object *params)
+{
+        const struct probe_kind *k = probe_kind_find("nccl");
+        uint64_t min = probe_kind_param(k, params, "min_bytes"),
+                 max = probe_kind_param(k, params, "max_bytes");
+        uint64_t factor = probe_kind_param(k, params, "step_factor");
+        uint64_t rounds =
+                probe_kind_param(k, params, "iters") + probe_kind_param(k, params, "warmup_iters") + 1;
+        double per_round = 0, bytes = 0, checked = 0;
+        json_object *ops = NULL;
+
+        /* Per rank and round of 2 ranks, all_reduce moves its size, all_gather half of it. */
+        json_object_object_get_ex(params, "ops", &ops);
+        for (size_t i = 0; ops && i < json_object_array_length(ops); i++)
+                per_round +=
+                        strcmp(json_object_get_string(json_object_array_get_idx(ops, i)), "all_reduce") == 0
+                                ? 1.0
+                                : 0.5;
+        for (uint64_t size = min; size <= max; size *= factor) {
+                bytes += per_round * (double)size * (double)rounds;
+                checked += (double)size; /* the result check reads it back at ~1 GB/s at worst */
+                if (size > max / factor)
+                        break;
+        }
+        return (unsigned)(probe_kind_param(k, params, "init_timeout_ms") / 1000 +
+                          bytes / NCCL_FLOOR_BYTES_PER_SEC + checked * 2 / 1e9 + 1);
+}
+
+/* What sparkd-probe-nccl allocates (nccl_run.c): a host buffer of max_bytes for the pattern and
+ * the check, and send and receive buffers of max_bytes each on the GPU. */
+static uint64_t nccl_memory_needed(json_object *params, bool unified_memory)
+{
+        uint64_t max = probe_kind_param(probe_kind_find("nccl"), params, "max_bytes");
+
+        return max + (unified_memory ? 2 * max : 0);
+}
+
+static double nccl_expectation(const struct sparkd_config *c)
+{
+        return c->probe_expect_nccl_busbw;
+}
+
+static int nccl_check_params(json_object *params, char *err, size_t err_size)
+{
+        const struct probe_kind *k = probe_kind_find("nccl");
+
+        if (probe_kind_param(k, params, "min_bytes") > probe_kind_param(k, params, "max_bytes")) {
+                snprintf(err, err_size, "the nccl probe's min_bytes is above its max_bytes");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* ---- rdma ---- */
+
+static const struct probe_param_spec rdma_params[] = {
+        { "duration_s", 1, 600, 5, "--duration", PROBE_SIDE_CLIENT },
+        { "qps", 1, 16, 4, "--qps", PROBE_SIDE_CLIENT },
+        { "size", 1, 8 << 20, 64 << 10, "--size", PROBE_SIDE_CLIENT },
+        /* Both sides write (the server in the reverse direction) with the same pacing. */
+        { "tx_depth", 1, 1024, 128, "--tx-depth", PROBE_SIDE_BOTH },
+        { "cq_mod", 1, 1024, 100, "--cq-mod", PROBE_SIDE_BOTH },
+        { "lat_iters", 3, 1000000, 1000, "--lat-iters", PROBE_SIDE_CLIENT },
+        { "lat_size", 1, 4096, 2, "--lat-size", PROBE_SIDE_CLIENT },
+        { "one_way", 0, 1, 0, "--one-way", PROBE_SIDE_CLIENT, .is_switch = true },
+        {},
+};
+
+static unsigned rdma_measure_sec(json_object *params)
+{
+        const struct probe_kind *k = probe_kind_find("rdma");
+
+        /* Both directions, then round trips well under a millisecond each on any RoCE link. */
+        return tcp_measure_sec(params) + (unsigned)(probe_kind_param(k, params, "lat_iters") / 1000) + 1;
+}
+
+/* The RDMA buffers sparkd-probe-rdma registers (pinned host memory, on either kind of GPU): per
+ * queue pair on each rail (both twins of a port at most, RDMA_RAILS_MAX in probes/rdma_params.h)
+ * an inbox and an outbox of max(size, lat_size) rounded up to pages, and a page of control
+ * messages. */
+#define RDMA_PROBE_RAILS_MAX 2
+
+static uint64_t rdma_memory_needed(json_object *params, bool unified_memory)
+{
+        const struct probe_kind *k = probe_kind_find("rdma");
+        uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), size = probe_kind_param(k, params, "size"),
+                 lat_size = probe_kind_param(k, params, "lat_size");
+        uint64_t half = size > lat_size ? size : lat_size;
+
+        half = (half + page - 1) / page * page;
+        return RDMA_PROBE_RAILS_MAX * probe_kind_param(k, params, "qps") * 2 * half + page;
+}
+
+static double rdma_expectation(const struct sparkd_config *c)
+{
+        return c->probe_expect_rdma_gbps;
+}
+
+static int rdma_check_params(json_object *params, char *err, size_t err_size)
+{
+        const struct probe_kind *k = probe_kind_find("rdma");
+
+        if (probe_kind_param(k, params, "cq_mod") > probe_kind_param(k, params, "tx_depth")) {
+                snprintf(err, err_size,
+                         "the rdma probe's cq_mod is above its tx_depth: no write would be signalled");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* ---- pathmtu ---- */
+
+static const struct probe_param_spec pathmtu_params[] = {
+        { "timeout_ms", 10, 10000, 300, "--timeout-ms", PROBE_SIDE_CLIENT },
+        { "tries", 1, 10, 3, "--tries", PROBE_SIDE_CLIENT },
+        {},
+};
+
+/* The helper's search: the full size, then a binary search down to 68 bytes, at most 17 sizes
+ * for the largest MTU; a size that gets no answer costs every try's timeout. */
+#define PATHMTU_MAX_SIZES 17
+
+static unsigned pathmtu_measure_sec(json_object *params)
+{
+        const struct probe_kind *k = probe_kind_find("pathmtu");
+
+        return (unsigned)(1 + PATHMTU_MAX_SIZES * probe_kind_param(k, params, "tries") *
+                                      probe_kind_param(k, params, "timeout_ms") / 1000);
+}
+
+static const struct probe_kind kinds[] = {
+        {
+                .name = "rtt",
+                .helper = "sparkd-probe-rtt",
+                .summary = "TCP round trips: min/median/p99/max in microseconds",
+                .metric = "median_us",
+                .unit = "us median",
+                .params = rtt_params,
+                .measure_sec = rtt_measure_sec,
+                .configured_expectation = rtt_expectation,
+        },
+        {
+                .name = "tcp",
+                .helper = "sparkd-probe-tcp",
+                .summary = "TCP throughput in Gb/s both ways, per rail, with retransmits",
+                .is_bandwidth = true,
+                .metric = "gbps",
+                .unit = "Gb/s",
+                .higher_is_better = true,
+                .params = tcp_params,
+                .measure_sec = tcp_measure_sec,
+                .configured_expectation = tcp_expectation,
+        },
+        {
+                .name = "nccl",
+                .helper = "sparkd-probe-nccl",
+                .summary = "NCCL all_reduce/all_gather bus bandwidth in GB/s, as nccl-tests reports it",
+                .is_bandwidth = true,
+                .metric = "busbw_gbytes",
+                .unit = "GB/s busbw",
+                .higher_is_better = true,
+                .params = nccl_params,
+                .measure_sec = nccl_measure_sec,
+                /* CUDA start-up and buffers on this side, then waiting for the peer's. */
+                .setup_sec = 60,
+                .configured_expectation = nccl_expectation,
+                .env_mode_param = "mode",
+                .check_params = nccl_check_params,
+                .memory_needed = nccl_memory_needed,
+        },
+        {
+                .name = "rdma",
+                .helper = "sparkd-probe-rdma",
+                .summary = "RDMA WRITE Gb/s both ways on both twins of the port, and write latency",
+                .is_bandwidth = true,
+                .metric = "gbps",
+                .unit = "Gb/s",
+                .higher_is_better = true,
+                .params = rdma_params,
+                .measure_sec = rdma_measure_sec,
+                /* RDMA CM address and route resolution and a connect per queue pair. */
+                .setup_sec = 15,
+                .configured_expectation = rdma_expectation,
+                .result_expectation = "expected_gbps",
+                .check_params = rdma_check_params,
+                .memory_needed = rdma_memory_needed,
+        },
+        {
+                .name = "pathmtu",
+                .helper = "sparkd-probe-pathmtu",
+                .summary = "the largest UDP payload that crosses the path with don't-fragment; fails "
+                           "below the MTU - 28",
+                .metric = "largest_payload",
+                .unit = "bytes of payload",
+                .higher_is_better = true,
+                .params = pathmtu_params,
+                .measure_sec = pathmtu_measure_sec,
+        },
+};
+
+const struct probe_kind *probe_kind_at(size_t i)
+{
+        return i < ARRAY_SIZE(kinds) ? &kinds[i] : NULL;
+}
+
+_Static_assert(ARRAY_SIZE(kinds) <= PROBE_KINDS_MAX, "PROBE_KINDS_MAX is too small");
+
+size_t probe_kind_index(const struct probe_kind *kind)
+{
+        return (size_t)(kind - kinds);
+}
+
+const struct probe_kind *probe_kind_find(const char *name)
+{
+        for (size_t i = 0; name && i < ARRAY_SIZE(kinds); i++)
+                if (strcmp(kinds[i].name, name) == 0)
+                        return &kinds[i];
+        return NULL;
+}
+
+void probe_kind_names(char *buf, size_t size)
+{
+        size_t used = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < ARRAY_SIZE(kinds) && used < size; i++) {
+                int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", kinds[i].name);
+
+                if (n < 0)
+                        break;
+                used += (size_t)n;
+        }
+}
+
+static const struct probe_param_spec *spec_find(const struct probe_kind *kind, const char *name)
+{
+        for (const struct probe_param_spec *s = kind->params; s->name; s++)
+                if (strcmp(s->name, name) == 0)
+                        return s;
+        return NULL;
+}
+
+static void describe_params(const struct probe_kind *kind, char *buf, size_t size)
+{
+        size_t used = 0;
+
+        buf[0] = '\0';
+        for (const struct probe_param_spec *s = kind->params; s->name && used < size; s++) {
+                const char *sep = s == kind->params ? "" : ", ";
+                int n;
+
+                if (s->type == PROBE_PARAM_INTEGER)
+                        n = snprintf(buf + used, size - used, "%s%s %" PRIu64 "-%" PRIu64, sep, s->name,
+                                     s->min, s->max);
+                else
+                        n = snprintf(buf + used, size - used, "%s%s (%s%s)", sep, s->name,
+                                     s->type == PROBE_PARAM_LIST ? "list of " : "", s->what);
+                if (n < 0)
+                        break;
+                used += (size_t)n;
+        }
+}
+
+static void describe_choices(const char *const *choices, char *buf, size_t size)
+{
+        size_t used = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; choices && choices[i] && used < size; i++) {
+                int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", choices[i]);
+
+                if (n < 0)
+                        break;
+                used += (size_t)n;
+        }
+}
+
+/* One string of a string parameter or list: its length, its characters, its choices. */
+static int check_string(const struct probe_kind *kind, const struct probe_param_spec *s, json_object *v,
+                        char *err, size_t err_size)
+{
+        const char *str = json_object_get_string(v);
+        char choices[192], why[192];
+
+        if (!json_object_is_type(v, json_type_string) ||
+            (size_t)json_object_get_string_len(v) != strlen(str) || strlen(str) == 0 ||
+            strlen(str) > PROBE_PARAM_STRING_MAX) {
+                snprintf(err, err_size, "the %s probe's %s takes %s strings of 1 to %d characters",
+                         kind->name, s->name, s->what, PROBE_PARAM_STRING_MAX);
+                return -EINVAL;
+        }
+        if (s->choices) {
+                for (size_t i = 0; s->choices[i]; i++)
+                        if (strcmp(s->choices[i], str) == 0)
+                                return 0;
+                describe_choices(s->choices, choices, sizeof(choices));
+                snprintf(err, err_size, "the %s probe's %s is one of %s, not \"%.64s\"", kind->name, s->name,
+                         choices, str);
+                return -EINVAL;
+        }
+        if (s->check && s->check(str, why, sizeof(why)) < 0) {
+                snprintf(err, err_size, "the %s probe's %s: %s", kind->name, s->name, why);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* The part of a list item that must differ between items: an environment variable's name. */
+static size_t item_key_len(const struct probe_param_spec *s, const char *item)
+{
+        const char *eq = s->is_environment ? strchr(item, '=') : NULL;
+
+        return eq ? (size_t)(eq - item) : strlen(item) + 1;
+}
+
+static int check_value(const struct probe_kind *kind, const struct probe_param_spec *s, json_object *value,
+                       char *err, size_t err_size)
+{
+        int64_t v;
+
+        switch (s->type) {
+        case PROBE_PARAM_STRING:
+                return check_string(kind, s, value, err, err_size);
+        case PROBE_PARAM_LIST:
+                if (!json_object_is_type(value, json_type_array) ||
+                    json_object_array_length(value) > (size_t)s->max) {
+                        snprintf(err, err_size,
+                                 "the %s probe's %s is a list of at most %" PRIu64 " %s strings", kind->name,
+                                 s->name, s->max, s->what);
+                        return -EINVAL;
+                }
+                for (size_t i = 0; i < json_object_array_length(value); i++) {
+                        json_object *item = json_object_array_get_idx(value, i);
+                        int r = check_string(kind, s, item, err, err_size);
+
+                        if (r < 0)
+                                return r;
+                        for (size_t j = 0; j < i; j++) {
+                                const char *a = json_object_get_string(item),
+                                           *b = json_object_get_string(json_object_array_get_idx(value, j));
+                                size_t len = item_key_len(s, a);
+
+                                if (len == item_key_len(s, b) && strncmp(a, b, len) == 0) {
+                                        snprintf(err, err_size, "the %s probe's %s names %.*s twice",
+                                                 kind->name, s->name, (int)(len > 64 ? 64 : len), a);
+                                        return -EINVAL;
+                                }
+                        }
+                }
+                return 0;
+        default:
+                v = json_object_get_int64(value);
+                if (!json_object_is_type(value, json_type_int) || v < 0 || (uint64_t)v < s->min ||
+                    (uint64_t)v > s->max) {
+                        snprintf(err, err_size,
+                                 "the %s probe's %s is an integer from %" PRIu64 " to %" PRIu64, kind->name,
+                                 s->name, s->min, s->max);
+                        return -ERANGE;
+                }
+                return 0;
+        }
+}
+
+static json_object *default_value(const struct probe_param_spec *s)
+{
+        _cleanup_strv_ char **items = NULL;
+        json_object *list;
+
+        switch (s->type) {
+        case PROBE_PARAM_STRING:
+                return json_object_new_string(s->def_string);
+        case PROBE_PARAM_LIST:
+                list = json_object_new_array();
+                if (strv_split(s->def_string, &items) < 0)
+                        return list;
+                for (char **i = items; i && *i; i++)
+                        json_object_array_add(list, json_object_new_string(*i));
+                return list;
+        default:
+                return json_object_new_int64((int64_t)s->def);
+        }
+}
+
+int probe_kind_params(const struct probe_kind *kind, json_object *params, json_object **out, char *err,
+                      size_t err_size)
+{
+        json_object *o;
+        char known[512];
+        int r;
+
+        if (params && !json_object_is_type(params, json_type_object)) {
+                snprintf(err, err_size, "the %s probe's parameters are an object", kind->name);
+                return -EINVAL;
+        }
+        describe_params(kind, known, sizeof(known));
+        if (params) {
+                json_object_object_foreach(params, key, value) {
+                        const struct probe_param_spec *s = spec_find(kind, key);
+
+                        if (!s) {
+                                snprintf(err, err_size, "the %s probe takes no \"%s\" (it takes %s)",
+                                         kind->name, key, known);
+                                return -EINVAL;
+                        }
+                        r = check_value(kind, s, value, err, err_size);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+        for (const struct probe_param_spec *s = kind->params; s->name; s++) {
+                json_object *v = NULL;
+
+                if (params && json_object_object_get_ex(params, s->name, &v))
+                        json_object_object_add(o, s->name, json_object_get(v));
+                else
+                        json_object_object_add(o, s->name, default_value(s));
+        }
+        if (kind->check_params && (r = kind->check_params(o, err, err_size)) < 0) {
+                json_object_put(o);
+                return r;
+        }
+        *out = o;
+        return 0;
+}
+
+uint64_t probe_kind_param(const struct probe_kind *kind, json_object *params, const char *name)
+{
+        const struct probe_param_spec *s = spec_find(kind, name);
+        json_object *v;
+
+        if (params && json_object_object_get_ex(params, name, &v) && json_object_is_type(v, json_type_int))
+                return (uint64_t)json_object_get_int64(v);
+        return s ? s->def : 0;
+}
+
+const char *probe_kind_param_string(const struct probe_kind *kind, json_object *params, const char *name)
+{
+        const struct probe_param_spec *s = spec_find(kind, name);
+        json_object *v;
+
+        if (!s || s->type != PROBE_PARAM_STRING)
+                return NULL;
+        if (params && json_object_object_get_ex(params, name, &v) &&
+            json_object_is_type(v, json_type_string))
+                return json_object_get_string(v);
+        return s->def_string;
+}
+
+size_t probe_kind_environment(const struct probe_kind *kind, json_object *params, const char **out,
+                              size_t max)
+{
+        size_t n = 0;
+
+        for (const struct probe_param_spec *s = kind->params; s->name; s++) {
+                json_object *list;
+
+                if (!s->is_environment || !json_object_object_get_ex(params, s->name, &list) ||
+                    !json_object_is_type(list, json_type_array))
+                        continue;
+                for (size_t i = 0; i < json_object_array_length(list) && n < max; i++)
+                        out[n++] = json_object_get_string(json_object_array_get_idx(list, i));
+        }
+        return n;
+}
+
+json_object *probe_param_to_json(const struct probe_param_spec *s)
+{
+        static const char *const type_names[] = { "integer", "string", "list" };
+        json_object *e = json_object_new_object();
+
+        json_object_object_add(e, "name", json_object_new_string(s->name));
+        json_object_object_add(e, "type", json_object_new_string(type_names[s->type]));
+        if (s->type == PROBE_PARAM_INTEGER) {
+                json_object_object_add(e, "min", json_object_new_int64((int64_t)s->min));
+                json_object_object_add(e, "max", json_object_new_int64((int64_t)s->max));
+        } else {
+                json_object_object_add(e, "what", json_object_new_string(s->what));
+                if (s->type == PROBE_PARAM_LIST)
+                        json_object_object_add(e, "max", json_object_new_int64((int64_t)s->max));
+        }
+        json_object_object_add(e, "default", default_value(s));
+        if (s->choices) {
+                json_object *c = json_object_new_array();
+
+                for (size_t i = 0; s->choices[i]; i++)
+                        json_object_array_add(c, json_object_new_string(s->choices[i]));
+                json_object_object_add(e, "choices", c);
+        }
+        if (s->is_environment)
+                json_object_object_add(e, "environment", json_object_new_boolean(true));
+        return e;
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+        size_t n = strlen(suffix);
+
+        return len >= n && strncmp(s + len - n, suffix, n) == 0;
+}
+
+int probe_check_environment(const char *item, char *err, size_t err_size)
+{
+        const char *eq = strchr(item, '=');
+        size_t len = eq ? (size_t)(eq - item) : 0;
+
+        if (len == 0 || len > 64 || (!isalpha((unsigned char)item[0]) && item[0] != '_')) {
+                snprintf(err, err_size, "\"%.64s\" is not NAME=VALUE with a variable name", item);
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < len; i++)
+                if (!isalnum((unsigned char)item[i]) && item[i] != '_') {
+                        snprintf(err, err_size, "\"%.*s\" is not a variable name", (int)len, item);
+                        return -EINVAL;
+                }
+        if (strncmp(item, "NCCL_", 5) != 0 && strncmp(item, "CUDA_", 5) != 0) {
+                snprintf(err, err_size, "only NCCL_ and CUDA_ variables may be set, not %.*s", (int)len,
+                         item);
+                return -EINVAL;
+        }
+        if (memmem(item, len, "PLUGIN", 6) || has_suffix(item, len, "_FILE") ||
+            has_suffix(item, len, "_PATH") || has_suffix(item, len, "_DIR")) {
+                snprintf(err, err_size,
+                         "%.*s names a file or a plugin, which a probe does not take from the network",
+                         (int)len, item);
+                return -EINVAL;
+        }
+        for (const char *c = eq + 1; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+                        snprintf(err, err_size, "the value of %.*s has control characters", (int)len, item);
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+int probe_kind_helper_args(const struct probe_kind *kind, json_object *params, enum probe_side side,
+                           char **argv, size_t *n, size_t max, char (*storage)[24])
+{
+        for (const struct probe_param_spec *s = kind->params; s->name; s++) {
+                uint64_t v = probe_kind_param(kind, params, s->name);
+                json_object *list;
+
+                if (!s->option || !(s->sides & side))
+                        continue;
+                if (s->type != PROBE_PARAM_INTEGER) {
+                        json_object_object_get_ex(params, s->name, &list);
+                        for (size_t i = 0;
+                             s->type == PROBE_PARAM_LIST && list && i < json_object_array_length(list);
+                             i++) {
+                                if (*n + 2 >= max)
+                                        return -E2BIG;
+                                argv[(*n)++] = (char *)s->option;
+                                argv[(*n)++] =
+                                        (char *)json_object_get_string(json_object_array_get_idx(list, i));
+                        }
+                        if (s->type == PROBE_PARAM_STRING) {
+                                if (*n + 2 >= max)
+                                        return -E2BIG;
+                                argv[(*n)++] = (char *)s->option;
+                                argv[(*n)++] = (char *)probe_kind_param_string(kind, params, s->name);
+                        }
+                        continue;
+                }
+                if (s->is_switch && v == 0)
+                        continue;
+                if (*n + 2 >= max)
+                        return -E2BIG;
+                argv[(*n)++] = (char *)s->option;
+                if (s->is_switch)
+                        continue;
+                snprintf(storage[*n], 24, "%" PRIu64, v);
+                argv[*n] = storage[*n];
+                (*n)++;
+        }
+        return 0;
+}
+
+unsigned probe_kind_deadline_sec(const struct probe_kind *kind, json_object *params)
+{
+        return kind->measure_sec(params) + kind->setup_sec + SETUP_MARGIN_SEC;
+}

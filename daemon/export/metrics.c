@@ -1,0 +1,350 @@
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+
+/* Label values escape backslash, double quote and newline, as the exposition format says. */
+static void label(FILE *out, const char *value)
+{
+        for (const char *c = value ? value : ""; *c; c++) {
+                if (*c == '\\' || *c == '"')
+                        fputc('\\', out);
+                if (*c == '\n') {
+                        fputs("\\n", out);
+                        continue;
+                }
+                fputc(*c, out);
+        }
+}
+
+static void family(FILE *out, const char *name, const char *type, const char *help)
+{
+        fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static const char *str(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
+}
+
+static double num(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
+}
+
+static bool flag(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return o && json_object_object_get_ex(o, key, &v) && v && json_object_get_boolean(v);
+}
+
+typedef double (*link_value_fn)(json_object *link);
+
+static double link_up(json_object *l)
+{
+        return flag(l, "oper_up");
+}
+
+static double link_mtu(json_object *l)
+{
+        return num(l, "mtu");
+}
+
+static double link_flaps(json_object *l)
+{
+        return num(l, "flaps");
+}
+
+static double link_corrections(json_object *l)
+{
+        return num(l, "corrections");
+}
+
+static double link_flapping(json_object *l)
+{
+        return flag(l, "flapping");
+}
+
+static void link_family(FILE *out, json_object *links, const char *name, const char *type, const char *help,
+                        link_value_fn fn)
+{
+        family(out, name, type, help);
+        for (size_t i = 0; links && i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i);
+
+                fprintf(out, "%s{iface=\"", name);
+                label(out, str(l, "name"));
+                fprintf(out, "\"} %.17g\n", fn(l));
+        }
+}
+
+static const char *peer_label(json_object *p)
+{
+        json_object *addrs;
+
+        if (str(p, "name"))
+                return str(p, "name");
+        if (str(p, "static"))
+                return str(p, "static");
+        if (json_object_object_get_ex(p, "addresses", &addrs) && json_object_array_length(addrs))
+                return json_object_get_string(json_object_array_get_idx(addrs, 0));
+        return "unknown";
+}
+
+static bool is_up(json_object *p)
+{
+        return str(p, "state") && strcmp(str(p, "state"), "up") == 0;
+}
+
+/* One entry per label value: a series must not appear twice in an exposition. A peer that came
+ * back with a new node id (reinstalled) is listed twice under one name; the connected entry
+ * wins, else the first. */
+static json_object *unique_peers(json_object *list)
+{
+        json_object *out = json_object_new_array(), *index = json_object_new_object();
+
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *at;
+
+                if (!json_object_object_get_ex(index, peer_label(p), &at)) {
+                        json_object_object_add(index, peer_label(p),
+                                               json_object_new_int((int)json_object_array_length(out)));
+                        json_object_array_add(out, json_object_get(p));
+                } else if (is_up(p) && !is_up(json_object_array_get_idx(out, json_object_get_int(at)))) {
+                        json_object_array_put_idx(out, json_object_get_int(at), json_object_get(p));
+                }
+        }
+        json_object_put(index);
+        return out;
+}
+
+/* latest is newest first and unique per (node id, kind); labels carry the peer's name, which
+ * two node ids may share: the newest result of a (name, kind) wins. */
+static json_object *unique_results(json_object *latest)
+{
+        json_object *out = json_object_new_array(), *seen = json_object_new_object();
+
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i);
+                _cleanup_free_ char *key = NULL;
+
+                if (asprintf(&key, "%s\x1f%s", str(r, "peer") ? str(r, "peer") : "",
+                             str(r, "kind") ? str(r, "kind") : "") < 0) {
+                        key = NULL;
+                        continue;
+                }
+                if (json_object_object_get_ex(seen, key, NULL))
+                        continue;
+                json_object_object_add(seen, key, NULL);
+                json_object_array_add(out, json_object_get(r));
+        }
+        json_object_put(seen);
+        return out;
+}
+
+static char *render(const char *node, const char *version, double uptime_sec, json_object *links,
+                    json_object *list, json_object *latest)
+{
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&text, &size);
+
+        if (!out)
+                return NULL;
+        family(out, "sparkd_info", "gauge", "sparkd version and node name.");
+        fprintf(out, "sparkd_info{node=\"");
+        label(out, node);
+        fprintf(out, "\",version=\"");
+        label(out, version);
+        fprintf(out, "\"} 1\n");
+        family(out, "sparkd_uptime_seconds", "gauge", "Seconds since sparkd started.");
+        fprintf(out, "sparkd_uptime_seconds %.3f\n", uptime_sec);
+
+        link_family(out, links, "sparkd_link_up", "gauge", "1 when the fabric link carries traffic.",
+                    link_up);
+        link_family(out, links, "sparkd_link_mtu_bytes", "gauge", "MTU of the fabric netdev.", link_mtu);
+        link_family(out, links, "sparkd_link_flaps_total", "counter",
+                    "Carrier losses of the link, kept across restarts.", link_flaps);
+        link_family(out, links, "sparkd_link_corrections_total", "counter",
+                    "MTU and admin-state corrections made on the link, kept across restarts.",
+                    link_corrections);
+        link_family(out, links, "sparkd_link_flapping", "gauge", "1 while the link is flapping.",
+                    link_flapping);
+
+        family(out, "sparkd_peer_up", "gauge", "1 when the peer is connected and authenticated.");
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i);
+
+                fprintf(out, "sparkd_peer_up{peer=\"");
+                label(out, peer_label(p));
+                fprintf(out, "\"} %d\n", is_up(p));
+        }
+        family(out, "sparkd_peer_mtu_mismatch", "gauge",
+               "1 when the MTU differs at the two ends of the cable.");
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *mtu = NULL;
+
+                json_object_object_get_ex(p, "mtu", &mtu);
+                fprintf(out, "sparkd_peer_mtu_mismatch{peer=\"");
+                label(out, peer_label(p));
+                fprintf(out, "\"} %d\n", flag(mtu, "mismatch"));
+        }
+
+        family(out, "sparkd_probe_ok", "gauge",
+               "1 when the latest probe of this kind to the peer was ok, 0 otherwise.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i);
+
+                fprintf(out, "sparkd_probe_ok{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\",kind=\"");
+                label(out, str(r, "kind"));
+                fprintf(out, "\"} %d\n", str(r, "status") && strcmp(str(r, "status"), "ok") == 0);
+        }
+        family(out, "sparkd_probe_tcp_bytes_per_second", "gauge",
+               "Throughput of the latest tcp probe to the peer.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "tcp") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                fprintf(out, "sparkd_probe_tcp_bytes_per_second{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "gbps") * 1e9 / 8);
+        }
+        family(out, "sparkd_probe_rtt_median_seconds", "gauge",
+               "Median round trip of the latest rtt probe to the peer.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "rtt") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                fprintf(out, "sparkd_probe_rtt_median_seconds{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "median_us") / 1e6);
+        }
+        family(out, "sparkd_probe_pathmtu_largest_payload_bytes", "gauge",
+               "Largest UDP payload that crossed the path to the peer with don't-fragment, latest "
+               "pathmtu probe (the interface MTU - 28 when the path carries it).");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                /* A path-mtu failure measured too: its size is in the helper's result. */
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "pathmtu") != 0 ||
+                    (!json_object_object_get_ex(r, "measured", &m) &&
+                     !json_object_object_get_ex(r, "detail", &m)) ||
+                    !json_object_object_get_ex(m, "largest_payload", NULL))
+                        continue;
+                fprintf(out, "sparkd_probe_pathmtu_largest_payload_bytes{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "largest_payload"));
+        }
+        family(out, "sparkd_probe_rdma_bytes_per_second", "gauge",
+               "RDMA WRITE throughput of the port (both twins) in the weaker direction, latest rdma probe.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "rdma") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                fprintf(out, "sparkd_probe_rdma_bytes_per_second{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "gbps") * 1e9 / 8);
+        }
+        family(out, "sparkd_probe_rdma_write_latency_seconds", "gauge",
+               "Typical one-way RDMA WRITE latency (half the median round trip) of the latest rdma probe.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "rdma") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m) ||
+                    !json_object_object_get_ex(m, "typical_us", NULL))
+                        continue;
+                fprintf(out, "sparkd_probe_rdma_write_latency_seconds{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "typical_us") / 1e6);
+        }
+        family(out, "sparkd_probe_nccl_busbw_bytes_per_second", "gauge",
+               "NCCL all_reduce bus bandwidth at the largest size of the latest nccl probe to the peer.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "nccl") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                fprintf(out, "sparkd_probe_nccl_busbw_bytes_per_second{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %.17g\n", num(m, "busbw_gbytes") * 1e9);
+        }
+        family(out, "sparkd_probe_nccl_socket_fallback", "gauge",
+               "1 when the latest nccl probe to the peer ran on TCP sockets although the node has RDMA.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *m, *t = NULL;
+
+                if (!str(r, "kind") || strcmp(str(r, "kind"), "nccl") != 0 ||
+                    !json_object_object_get_ex(r, "measured", &m))
+                        continue;
+                json_object_object_get_ex(m, "transport", &t);
+                fprintf(out, "sparkd_probe_nccl_socket_fallback{peer=\"");
+                label(out, str(r, "peer"));
+                fprintf(out, "\"} %d\n", flag(t, "socket_fallback"));
+        }
+        if (fclose(out) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+char *metrics_render(const char *node, const char *version, double uptime_sec, json_object *links,
+                     json_object *peers, json_object *latest)
+{
+        json_object *list = NULL, *unique_list, *unique_latest;
+        char *text;
+
+        if (peers)
+                json_object_object_get_ex(peers, "peers", &list);
+        unique_list = unique_peers(list);
+        unique_latest = unique_results(latest);
+        text = render(node, version, uptime_sec, links, unique_list, unique_latest);
+        json_object_put(unique_list);
+        json_object_put(unique_latest);
+        return text;
+}
+
+int metrics_write_textfile(const char *path, const char *text)
+{
+        char tmp[PATH_MAX];
+        _cleanup_close_ int fd = -EBADF;
+        size_t len = strlen(text);
+        int r = 0;
+
+        /* node_exporter reads *.prom files: the temporary name must not end in .prom. */
+        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+                return -ENAMETOOLONG;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
+                r = errno ? -errno : -EIO;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                (void)unlink(tmp);
+        return r;
+}

@@ -1,0 +1,32 @@
+/*
+ * Kernel sysctls kept at their configured values ([sysctl] in the config). The kernel sends no
+ * event when a sysctl changes, so they are checked on a timer and on every reload. In enforce
+ * mode a drifted value is written back and a sysctl-corrected event logged; in audit mode a
+ * sysctl-drift event is logged once per drifted value.
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/config/conf.h"
+
+struct sysctl_keeper;
+
+/* root is normally /proc/sys; tests point it at a directory of their own. */
+int sysctl_keeper_new(struct event_base *base, const char *root, struct sysctl_keeper **ret);
+void sysctl_keeper_free(struct sysctl_keeper *k);
+/* Takes the wanted values and the mode from config, checks at once and re-arms the timer. */
+int sysctl_keeper_configure(struct sysctl_keeper *k, const struct sparkd_config *config);
+/* Checks every sysctl now; returns how many drifted. */
+unsigned sysctl_keeper_check(struct sysctl_keeper *k);
+json_object *sysctl_keeper_to_json(const struct sysctl_keeper *k);
+
+/* Pure helpers, exposed for tests. */
+int sysctl_read(const char *root, const char *name, char *buf, size_t size);
+int sysctl_write(const char *root, const char *name, const char *value);
+/* Equal after collapsing runs of blanks ("4096\t87380" equals "4096 87380"). */
+bool sysctl_values_equal(const char *a, const char *b);

@@ -1,0 +1,16 @@
+/*
+ * TLS 1.3 with an external pre-shared key (the cluster key) for the peer channel, through
+ * OpenSSL: no certificates, no home-made crypto. Both ends derive nothing themselves: a peer
+ * without the same key fails the PSK binder check and the handshake, and learns nothing.
+ */
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include "common/cluster_key.h"
+
+/* One context for both roles; the key is copied in. */
+SSL_CTX *peer_tls_context_new(const struct cluster_key *key);
+void peer_tls_context_free(SSL_CTX *ctx);
+/* The last OpenSSL error as text, for logs. */
+const char *peer_tls_last_error(char *buf, size_t size);

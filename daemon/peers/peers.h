@@ -1,0 +1,37 @@
+/*
+ * The peer table and the peer channel. Peers come from mDNS (discovery.c) and from [peers]
+ * static; each is reached over TCP on a fabric address, through the local port on the same
+ * subnet (so a triangle mesh uses a different port per peer), inside TLS 1.3 keyed by the
+ * cluster key. After a hello each side sends heartbeats carrying its fabric ports (name,
+ * addresses, MTU), so a peer that stops answering goes down and an MTU that differs at the two
+ * ends of a cable is reported by both. Connections are retried with backoff.
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "daemon/config/conf.h"
+#include "daemon/host/links.h"
+
+struct peers;
+
+/* links gives the local fabric ports and addresses; node_id/name identify this node. */
+int peers_new(struct event_base *base, struct links *links, const char *node_id, struct peers **ret);
+void peers_free(struct peers *peers);
+/* (Re)reads the key, the port, the static peers and mDNS settings. Errors with the key are
+ * logged and leave peering off until a reload fixes them; the daemon keeps running. */
+int peers_configure(struct peers *peers, const struct sparkd_config *config);
+
+json_object *peers_to_json(struct peers *peers);
+
+/* Messages of types the peer module does not handle itself (probe set-up) go to one handler;
+ * type "peer-down" (msg NULL) says the peer's connection ended. */
+typedef void (*peers_message_fn)(const char *node_id, const char *type, json_object *msg, void *userdata);
+void peers_set_message_handler(struct peers *peers, peers_message_fn fn, void *userdata);
+/* Sends msg (taken over) to an up peer; -ENOTCONN when it is not up. */
+int peers_send(struct peers *peers, const char *node_id, json_object *msg);
+
+/* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
+ * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */
+json_object *peers_lookup(struct peers *peers, const char *what, json_object **all);

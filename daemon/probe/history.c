@@ -1,0 +1,330 @@
+#include "history.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "daemon/base/event.h"
+#include "daemon/base/log.h"
+
+#define HISTORY_FILE          "history.json"
+#define HISTORY_MAX_SIZE      (64 * 1024 * 1024)
+#define HISTORY_VERSION       2
+#define HISTORY_BASELINES_MAX 512
+
+struct history {
+        struct event_base *base;
+        struct store *store;
+        size_t limit;
+        json_object *results;   /* array, oldest first */
+        json_object *baselines; /* baseline key -> { "samples": [...], "value": median once learned } */
+        struct event *save_timer;
+};
+
+static const char *str(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v)
+                       : NULL;
+}
+
+static void history_trim(struct history *h)
+{
+        size_t n = json_object_array_length(h->results);
+
+        if (n > h->limit)
+                json_object_array_del_idx(h->results, 0, n - h->limit);
+}
+
+static void history_save(struct history *h)
+{
+        json_object *root;
+        const char *s;
+        size_t len;
+        int r;
+
+        if (!h->store)
+                return;
+        root = json_object_new_object();
+        json_object_object_add(root, "version", json_object_new_int(HISTORY_VERSION));
+        json_object_object_add(root, "results", json_object_get(h->results));
+        json_object_object_add(root, "baselines", json_object_get(h->baselines));
+        s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN, &len);
+        r = store_write(h->store, HISTORY_FILE, s, len);
+        if (r < 0)
+                log_warning("cannot save the probe history in %s: %s", store_path(h->store), strerror(-r));
+        json_object_put(root);
+}
+
+static void on_save(evutil_socket_t fd, short what, void *userdata)
+{
+        history_save(userdata);
+}
+
+static bool baseline_is_valid(json_object *b)
+{
+        json_object *samples, *value;
+
+        if (!json_object_is_type(b, json_type_object) ||
+            !json_object_object_get_ex(b, "samples", &samples) ||
+            !json_object_is_type(samples, json_type_array) ||
+            json_object_array_length(samples) > HISTORY_BASELINE_SAMPLES)
+                return false;
+        for (size_t i = 0; i < json_object_array_length(samples); i++) {
+                json_object *v = json_object_array_get_idx(samples, i);
+
+                if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+                        return false;
+        }
+        return !json_object_object_get_ex(b, "value", &value) ||
+               json_object_is_type(value, json_type_double) || json_object_is_type(value, json_type_int);
+}
+
+static void history_load(struct history *h)
+{
+        _cleanup_free_ char *data = NULL;
+        json_object *root = NULL, *results, *version, *baselines;
+        size_t len;
+        int r;
+
+        if (!h->store)
+                return;
+        r = store_read(h->store, HISTORY_FILE, HISTORY_MAX_SIZE, &data, &len);
+        if (r == -ENOENT)
+                return;
+        if (r == 0)
+                root = json_tokener_parse(data);
+        if (r < 0 || !root || strlen(data) != len || !json_object_object_get_ex(root, "version", &version) ||
+            json_object_get_int(version) < 1 || json_object_get_int(version) > HISTORY_VERSION ||
+            !json_object_object_get_ex(root, "results", &results) ||
+            !json_object_is_type(results, json_type_array)) {
+                struct log_field f[] = { { "file", HISTORY_FILE } };
+
+                json_object_put(root);
+                r = store_quarantine(h->store, HISTORY_FILE);
+                event_emit(EVENT_STATE_QUARANTINED, f, ARRAY_SIZE(f),
+                           "state file %s/%s is damaged; moved aside to %s.corrupt%s; the probe history "
+                           "starts empty",
+                           store_path(h->store), HISTORY_FILE, HISTORY_FILE, r < 0 ? " (failed)" : "");
+                return;
+        }
+        for (size_t i = 0; i < json_object_array_length(results); i++) {
+                json_object *e = json_object_array_get_idx(results, i);
+
+                if (json_object_is_type(e, json_type_object) && str(e, "kind") && str(e, "peer_id"))
+                        json_object_array_add(h->results, json_object_get(e));
+        }
+        /* Version 1 kept no baselines: they are learned again from the next good results. */
+        if (json_object_object_get_ex(root, "baselines", &baselines) &&
+            json_object_is_type(baselines, json_type_object)) {
+                json_object_object_foreach(baselines, key, b) {
+                        if (json_object_object_length(h->baselines) >= HISTORY_BASELINES_MAX)
+                                break;
+                        if (baseline_is_valid(b))
+                                json_object_object_add(h->baselines, key, json_object_get(b));
+                }
+        }
+        json_object_put(root);
+        history_trim(h);
+}
+
+int history_new(struct event_base *base, struct store *store, size_t limit, struct history **ret)
+{
+        struct history *h = calloc(1, sizeof(*h));
+
+        if (!h)
+                return -ENOMEM;
+        h->base = base;
+        h->store = store;
+        h->limit = limit ? limit : 1;
+        h->results = json_object_new_array();
+        h->baselines = json_object_new_object();
+        h->save_timer = evtimer_new(base, on_save, h);
+        if (!h->results || !h->baselines || !h->save_timer) {
+                history_free(h);
+                return -ENOMEM;
+        }
+        history_load(h);
+        *ret = h;
+        return 0;
+}
+
+void history_free(struct history *h)
+{
+        if (!h)
+                return;
+        if (h->save_timer && evtimer_pending(h->save_timer, NULL))
+                history_save(h);
+        if (h->save_timer)
+                event_free(h->save_timer);
+        json_object_put(h->results);
+        json_object_put(h->baselines);
+        free(h);
+}
+
+void history_set_limit(struct history *h, size_t limit)
+{
+        h->limit = limit ? limit : 1;
+        history_trim(h);
+}
+
+static void history_schedule_save(struct history *h)
+{
+        struct timeval tv = { .tv_sec = 1 };
+
+        if (h->store && !evtimer_pending(h->save_timer, NULL))
+                evtimer_add(h->save_timer, &tv);
+}
+
+void history_add(struct history *h, json_object *result)
+{
+        json_object_array_add(h->results, json_object_get(result));
+        history_trim(h);
+        history_schedule_save(h);
+}
+
+static bool matches(json_object *e, const char *peer, const char *kind)
+{
+        const char *k = str(e, "kind"), *id = str(e, "peer_id"), *name = str(e, "peer");
+
+        if (kind && (!k || strcmp(k, kind) != 0))
+                return false;
+        if (!peer)
+                return true;
+        return (name && strcmp(name, peer) == 0) ||
+               (id && strncmp(id, peer, strlen(peer)) == 0 && strlen(peer) >= 4);
+}
+
+json_object *history_query(struct history *h, const char *peer, const char *kind, size_t limit)
+{
+        json_object *out = json_object_new_array();
+        size_t n = json_object_array_length(h->results);
+
+        for (size_t i = n; i > 0 && (!limit || json_object_array_length(out) < limit); i--) {
+                json_object *e = json_object_array_get_idx(h->results, i - 1);
+
+                if (matches(e, peer, kind))
+                        json_object_array_add(out, json_object_get(e));
+        }
+        return out;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* peer id, kind, metric and every parameter, keys sorted: a result measured with other
+ * parameters (more streams, a longer run) is judged against its own baseline. */
+static char *baseline_key(const char *peer_id, const char *kind, json_object *params, const char *metric)
+{
+        const char *keys[64];
+        size_t n = 0, size = 0;
+        char *text = NULL;
+        FILE *out = open_memstream(&text, &size);
+
+        if (!out)
+                return NULL;
+        if (json_object_is_type(params, json_type_object)) {
+                json_object_object_foreach(params, name, ignored) {
+                        (void)ignored;
+                        if (n < ARRAY_SIZE(keys))
+                                keys[n++] = name;
+                }
+        }
+        qsort(keys, n, sizeof(keys[0]), compare_keys);
+        fprintf(out, "%s/%s/%s", peer_id, kind, metric);
+        for (size_t i = 0; i < n; i++) {
+                json_object *v = NULL;
+
+                json_object_object_get_ex(params, keys[i], &v);
+                fprintf(out, "/%s=%s", keys[i], json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+        }
+        if (fclose(out) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
+}
+
+double history_baseline(struct history *h, const char *peer_id, const char *kind, json_object *params,
+                        const char *metric)
+{
+        _cleanup_free_ char *key = baseline_key(peer_id, kind, params, metric);
+        json_object *b, *value;
+
+        if (!key || !json_object_object_get_ex(h->baselines, key, &b) ||
+            !json_object_object_get_ex(b, "value", &value))
+                return 0;
+        return json_object_get_double(value);
+}
+
+void history_learn(struct history *h, const char *peer_id, const char *kind, json_object *params,
+                   const char *metric, double value)
+{
+        _cleanup_free_ char *key = baseline_key(peer_id, kind, params, metric);
+        double sorted[HISTORY_BASELINE_SAMPLES];
+        json_object *b, *samples;
+        size_t n;
+
+        if (!key)
+                return;
+        if (!json_object_object_get_ex(h->baselines, key, &b)) {
+                /* Bounded: ad-hoc parameters must not grow the state without end; the oldest
+                 * baseline goes first. */
+                if (json_object_object_length(h->baselines) >= HISTORY_BASELINES_MAX) {
+                        struct json_object_iterator first = json_object_iter_begin(h->baselines);
+
+                        json_object_object_del(h->baselines, json_object_iter_peek_name(&first));
+                }
+                b = json_object_new_object();
+                json_object_object_add(b, "samples", json_object_new_array());
+                json_object_object_add(h->baselines, key, b);
+        }
+        /* The first good results define normal; later ones are judged against them, never folded
+         * in, so a slow decline cannot drag the baseline down with it. */
+        if (json_object_object_get_ex(b, "value", NULL) ||
+            !json_object_object_get_ex(b, "samples", &samples))
+                return;
+        json_object_array_add(samples, json_object_new_double(value));
+        n = json_object_array_length(samples);
+        if (n >= HISTORY_BASELINE_SAMPLES) {
+                for (size_t i = 0; i < HISTORY_BASELINE_SAMPLES; i++)
+                        sorted[i] = json_object_get_double(json_object_array_get_idx(samples, i));
+                qsort(sorted, HISTORY_BASELINE_SAMPLES, sizeof(double), compare_double);
+                json_object_object_add(b, "value",
+                                       json_object_new_double(sorted[HISTORY_BASELINE_SAMPLES / 2]));
+        }
+        history_schedule_save(h);
+}
+
+json_object *history_latest(struct history *h)
+{
+        json_object *out = json_object_new_array();
+        size_t n = json_object_array_length(h->results);
+
+        for (size_t i = n; i > 0; i--) {
+                json_object *e = json_object_array_get_idx(h->results, i - 1);
+                bool seen = false;
+
+                for (size_t k = 0; k < json_object_array_length(out) && !seen; k++) {
+                        json_object *o = json_object_array_get_idx(out, k);
+
+                        seen = strcmp(str(o, "peer_id"), str(e, "peer_id")) == 0 &&
+                               strcmp(str(o, "kind"), str(e, "kind")) == 0;
+                }
+                if (!seen)
+                        json_object_array_add(out, json_object_get(e));
+        }
+        return out;
+}

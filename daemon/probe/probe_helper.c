@@ -1,0 +1,315 @@
+/* The helpers of probes: starting one (its options, its environment, what the server's listening
+ * line told the client) and what its lines and its exit mean for the probe. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/jsonrpc.h"
+#include "common/macro.h"
+#include "common/strutil.h"
+#include "daemon/base/child.h"
+#include "probe_internal.h"
+#include "probe_memory.h"
+
+#define READY_FIELDS_MAX 8
+#define READY_KEY_MAX    32
+#define READY_VALUE_MAX  512
+#define READY_ENV_PREFIX "SPARKD_PROBE_"
+
+/* A field of the server helper's listening line that may travel to the client helper's
+ * environment: a short lower-case name, a string of printable characters or an integer. */
+static bool ready_field_ok(const char *key, json_object *value)
+{
+        size_t len = strlen(key);
+
+        if (len == 0 || len > READY_KEY_MAX || strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789_") != len)
+                return false;
+        if (json_object_is_type(value, json_type_int))
+                return true;
+        if (!json_object_is_type(value, json_type_string) ||
+            json_object_get_string_len(value) > READY_VALUE_MAX)
+                return false;
+        for (const char *c = json_object_get_string(value); *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        return false;
+        return (size_t)json_object_get_string_len(value) == strlen(json_object_get_string(value));
+}
+
+bool probe_ready_fields_ok(json_object *fields)
+{
+        if (!json_object_is_type(fields, json_type_object) ||
+            json_object_object_length(fields) > READY_FIELDS_MAX)
+                return false;
+        json_object_object_foreach(fields, key, value) {
+                if (!ready_field_ok(key, value))
+                        return false;
+        }
+        return true;
+}
+
+/* The probe that owns child c, or NULL when the probe ended before its helper did. Helpers get
+ * the probes object as userdata, never the probe, because a probe can go first. */
+static struct probe *probe_of_child(struct probes *ps, struct child *c)
+{
+        struct probe *p;
+
+        LIST_FOREACH(p, &ps->probes, link)
+                if (p->child == c)
+                        return p;
+        return NULL;
+}
+
+enum helper_line probe_helper_line_kind(json_object *line)
+{
+        const char *phase = NULL;
+
+        if (!json_object_is_type(line, json_type_object))
+                return HELPER_LINE_OTHER;
+        if (json_object_object_get_ex(line, "result", NULL))
+                return HELPER_LINE_RESULT;
+        /* A phase that is no string (null included) is no phase: the line is not shown. */
+        if (jsonrpc_param_string(line, "phase", &phase) <= 0)
+                return HELPER_LINE_OTHER;
+        return strcmp(phase, "listening") == 0 ? HELPER_LINE_LISTENING : HELPER_LINE_PROGRESS;
+}
+
+json_object *probe_ready_message(const char *id, json_object *line)
+{
+        json_object *port, *m = json_object_new_object(), *fields = json_object_new_object();
+
+        json_object_object_add(m, "type", json_object_new_string("probe-ready"));
+        json_object_object_add(m, "id", json_object_new_string(id));
+        if (json_object_object_get_ex(line, "port", &port))
+                json_object_object_add(m, "port", json_object_get(port));
+        /* What else the listening line says is for the client helper (NCCL's unique id). */
+        json_object_object_foreach(line, key, value) {
+                if (strcmp(key, "phase") != 0 && strcmp(key, "port") != 0 && strcmp(key, "address") != 0 &&
+                    ready_field_ok(key, value))
+                        json_object_object_add(fields, key, json_object_get(value));
+        }
+        if (json_object_object_length(fields))
+                json_object_object_add(m, "fields", fields);
+        else
+                json_object_put(fields);
+        return m;
+}
+
+static void on_child_line(struct child *c, json_object *line, void *userdata)
+{
+        struct probe *p = probe_of_child(userdata, c);
+        enum helper_line kind = probe_helper_line_kind(line);
+        json_object *v;
+
+        if (!p || kind == HELPER_LINE_OTHER)
+                return;
+        if (kind == HELPER_LINE_RESULT) {
+                json_object_object_get_ex(line, "result", &v);
+                json_object_put(p->result);
+                p->result = json_object_get(v);
+                return;
+        }
+        if (!p->is_initiator && kind == HELPER_LINE_LISTENING) {
+                p->phase = "running";
+                (void)peers_send(p->owner->peers, p->peer_id, probe_ready_message(p->id, line));
+                return;
+        }
+        if (p->is_initiator && p->req) {
+                json_object *progress = json_object_get(line);
+
+                json_object_object_add(progress, "id", json_object_new_string(p->id));
+                json_object_object_add(progress, "kind", json_object_new_string(p->kind->name));
+                api_request_notify(p->req, "probe-progress", progress);
+        }
+}
+
+static void on_child_exit(struct child *c, int status, bool timed_out, const char *stderr_tail,
+                          void *userdata)
+{
+        struct probes *ps = userdata;
+        struct probe *p = probe_of_child(ps, c);
+        char why[512];
+        json_object *ok = NULL, *err = NULL, *v;
+
+        if (!p)
+                return;
+        p->child = NULL;
+        if (p->result && json_object_object_get_ex(p->result, "ok", &ok) && json_object_get_boolean(ok) &&
+            p->is_initiator) {
+                probe_finish(p, NULL);
+                return;
+        }
+        if (p->result && json_object_object_get_ex(p->result, "unavailable", &v) &&
+            json_object_get_boolean(v))
+                p->is_unavailable = true;
+        /* A helper whose libraries this node lacks (NCCL, the CUDA runtime) cannot run here. */
+        if (!p->result && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
+            strstr(stderr_tail, "error while loading shared libraries"))
+                p->is_unavailable = true;
+        if (p->result && json_object_object_get_ex(p->result, "error", &err))
+                snprintf(why, sizeof(why), "%s", json_object_get_string(err));
+        else if (timed_out)
+                snprintf(why, sizeof(why), "the helper did not finish in time and was killed");
+        else
+                snprintf(why, sizeof(why), "the helper exited with status %d%s%.160s",
+                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                         *stderr_tail ? ": " : "", stderr_tail);
+        if (p->is_initiator) {
+                probe_finish(p, why);
+        } else if (p->result && ok && json_object_get_boolean(ok)) {
+                /* The initiator is still reading its own helper's result: a probe this node
+                 * started now would reach it busy and be refused. Held until its probe-done, or
+                 * a short grace if that never comes, not the rest of a long deadline. */
+                struct timeval grace = { .tv_sec = PROBE_DONE_GRACE_SEC };
+
+                p->phase = "done";
+                if (p->deadline)
+                        evtimer_add(p->deadline, &grace);
+        } else {
+                probe_send_message(p, "probe-failed", why, p->is_unavailable);
+                probe_free(p);
+                probe_start_next(ps);
+        }
+}
+
+static const struct child_ops helper_ops = {
+        .on_line = on_child_line,
+        .on_exit = on_child_exit,
+};
+
+/* A kind whose helper was not built (no CUDA for nccl, say) is unavailable here, not failed. */
+bool probe_helper_is_installed(struct probe *p)
+{
+        char path[PATH_MAX + 32];
+
+        snprintf(path, sizeof(path), "%s/%s", p->owner->helper_dir, p->kind->helper);
+        if (access(path, X_OK) == 0)
+                return true;
+        snprintf(p->error, sizeof(p->error),
+                 "the %s probe is not available on this node: its helper %.160s is missing (%m)",
+                 p->kind->name, path);
+        p->is_unavailable = true;
+        return false;
+}
+
+/* The NCCL environment of this node for the request's mode, with its overrides. */
+static int helper_environment(struct probe *p, const struct fabric_facts *f)
+{
+        enum env_mode mode = ENV_MODE_AUTO;
+        const char *overrides[32];
+        size_t n;
+        int r;
+
+        (void)env_mode_from_string(probe_kind_param_string(p->kind, p->params, p->kind->env_mode_param),
+                                   &mode);
+        n = probe_kind_environment(p->kind, p->params, overrides, ARRAY_SIZE(overrides));
+        r = probe_env_build(f, mode, p->local, overrides, n, &p->env);
+        if (r < 0)
+                snprintf(p->error, sizeof(p->error), "cannot build the %s environment: %s", p->kind->name,
+                         strerror(-r));
+        return r;
+}
+
+int probe_prepare(struct probe *p)
+{
+        struct probes *ps = p->owner;
+        bool needs_env = p->kind->env_mode_param && !p->env.entries;
+        struct fabric_facts f;
+        int r, gathered;
+
+        if (!p->kind->memory_needed && !needs_env)
+                return 0;
+        /* One read of the facts for both: it walks sysfs and asks libibverbs. */
+        gathered = ps->gather_facts ? ps->gather_facts(ps->facts_userdata, &f) : -ENODATA;
+        if (gathered < 0 && needs_env) {
+                snprintf(p->error, sizeof(p->error),
+                         "cannot read this node's fabric facts for the %s environment: %s", p->kind->name,
+                         strerror(-gathered));
+                return gathered;
+        }
+        r = p->kind->memory_needed
+                    ? probe_memory_guard(p->kind, p->params, gathered == 0 && f.host.has_unified_memory,
+                                         ps->host_root, ps->memory_margin, p->error, sizeof(p->error))
+                    : 0;
+        if (r == 0 && needs_env)
+                r = helper_environment(p, &f);
+        if (gathered == 0)
+                fabric_facts_free(&f);
+        return r;
+}
+
+int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready)
+{
+        struct probes *ps = p->owner;
+        unsigned deadline = probe_kind_deadline_sec(p->kind, p->params);
+        char *argv[48];
+        /* probe_kind_helper_args writes a number at the index of its argv slot. */
+        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[ARRAY_SIZE(argv)][24];
+        char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
+        _cleanup_free_ char **env = NULL;
+        size_t n = 0, n_env = 0, n_ready = 0;
+        int r;
+
+        /* The initiator prepared before asking (probe_run); the peer prepares here. */
+        if (server && (r = probe_prepare(p)) < 0)
+                return r;
+        if (!probe_helper_is_installed(p))
+                return -ENOENT;
+        env = calloc(strv_length(p->env.entries) + READY_FIELDS_MAX + 2, sizeof(char *));
+        if (!env)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, p->kind->helper);
+        snprintf(env_token, sizeof(env_token), "SPARKD_PROBE_TOKEN=%s", p->token);
+        env[n_env++] = env_token;
+        for (char **e = p->env.entries; e && *e; e++)
+                env[n_env++] = *e;
+        if (ready) {
+                json_object_object_foreach(ready, key, value) {
+                        char *d;
+
+                        if (n_ready >= READY_FIELDS_MAX)
+                                break;
+                        d = ready_env[n_ready];
+                        snprintf(d, sizeof(ready_env[0]), READY_ENV_PREFIX "%s=%s", key,
+                                 json_object_get_string(value));
+                        for (char *c = d + strlen(READY_ENV_PREFIX); *c != '='; c++)
+                                *c = (char)toupper((unsigned char)*c);
+                        env[n_env++] = ready_env[n_ready++];
+                }
+        }
+        snprintf(deadline_s, sizeof(deadline_s), "%u", deadline);
+        argv[n++] = path;
+        argv[n++] = "--json";
+        argv[n++] = "--deadline";
+        argv[n++] = deadline_s;
+        if (server) {
+                argv[n++] = "--server";
+                argv[n++] = "--bind";
+                argv[n++] = p->local;
+        } else {
+                argv[n++] = "--client";
+                argv[n++] = p->remote;
+                if (port) {
+                        snprintf(port_s, sizeof(port_s), "%u", port);
+                        argv[n++] = "--port";
+                        argv[n++] = port_s;
+                }
+                argv[n++] = "--bind";
+                argv[n++] = p->local;
+        }
+        r = probe_kind_helper_args(p->kind, p->params, server ? PROBE_SIDE_SERVER : PROBE_SIDE_CLIENT, argv,
+                                   &n, ARRAY_SIZE(argv), storage);
+        if (r < 0) {
+                snprintf(p->error, sizeof(p->error), "too many options for %.180s", path);
+                return r;
+        }
+        argv[n] = NULL;
+        r = child_spawn(ps->base, argv, env, (uint64_t)deadline * 1000000ULL, &helper_ops, ps, &p->child);
+        if (r < 0)
+                snprintf(p->error, sizeof(p->error), "cannot start %.180s: %s", path, strerror(-r));
+        return r;
+}

@@ -1,0 +1,118 @@
+/* Internals shared by probe.c (running probes), probe_api.c (the API methods) and
+ * probe_sched.c (the schedule); not for other modules. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <time.h>
+
+#include "daemon/base/api.h"
+#include "daemon/base/child.h"
+#include "daemon/config/probe_kinds.h"
+#include "daemon/fabric/diagnosis.h"
+#include "daemon/peers/peers.h"
+#include "history.h"
+#include "probe.h"
+#include "probe_env.h"
+
+/* How long a responder whose helper is done waits for the initiator's probe-done. */
+#define PROBE_DONE_GRACE_SEC 10
+
+#define MAX_QUEUED          8
+#define SCHEDULED_RTT_COUNT 200
+
+struct probe {
+        struct probes *owner;
+        LIST_ENTRY(probe) link;
+        char id[33];
+        const struct probe_kind *kind;
+        bool is_initiator;
+        bool is_queued;
+        bool is_scheduled;
+        bool is_unavailable; /* this node or the peer lacks what the kind needs */
+        bool is_cancelled;   /* by probe-cancel or by its caller leaving: no alert */
+        char token[33];
+        char peer_id[33];
+        char peer_name[64];
+        char local[64];
+        char remote[64];
+        json_object *params; /* every parameter of the kind, checked (probe_kind_params) */
+        const char *phase;
+        time_t started;
+        struct child *child;
+        struct event *deadline;
+        struct api_request *req; /* the caller waiting for the answer, NULL when scheduled */
+        json_object *result;     /* the helper's final result */
+        struct probe_env env;    /* the NCCL environment its helper ran with (kinds with one) */
+        char error[320];
+};
+
+struct probes {
+        struct event_base *base;
+        struct peers *peers;
+        struct history *history;
+        char node_id[33];
+        char helper_dir[PATH_MAX];
+        char host_root[PATH_MAX];       /* where /proc/meminfo is read for the memory guard */
+        uint64_t memory_margin;         /* bytes a probe must leave available */
+        double expect[PROBE_KINDS_MAX]; /* from the config, by kind index; 0: learn a baseline */
+        double degraded_ratio;
+        struct diagnosis_thresholds diagnosis;
+        struct diagnosis_episodes *episodes; /* stale-initialization alerts already given */
+        uint64_t interval_sec, jitter_sec, rtt_interval_sec;
+        unsigned sched_duration, sched_streams;
+        char **sched_kinds; /* the bandwidth kinds each scheduled round runs, in order */
+        LIST_HEAD(, probe) probes;
+        struct probe *bandwidth;      /* the one bandwidth probe this node takes part in */
+        probes_facts_fn gather_facts; /* this node's fabric facts, for helpers' environments */
+        void *facts_userdata;
+        struct event *tick;
+        uint64_t last_slot;
+        time_t last_rtt_round;
+};
+
+struct probe *probe_find(struct probes *ps, const char *id, bool initiator);
+/* Starts (or queues) a probe with checked params (taken); on failure answers req (when given)
+ * and returns the error. */
+int probe_start(struct probes *ps, const struct probe_kind *kind, const char *peer, json_object *params,
+                struct api_request *req, bool scheduled);
+/* Records the result (or error), alerts, answers the caller, frees p, starts the next. */
+void probe_finish(struct probe *p, const char *error);
+void probe_start_next(struct probes *ps);
+/* Tells the waiting caller (if any) what the probe is doing. */
+void probe_notify(struct probe *p, const char *phase, const char *message);
+/* Frees p, killing its helper; the caller starts the next queued probe. */
+void probe_free(struct probe *p);
+/* Sends {type, id, reason?, unavailable?} to the probe's peer. */
+void probe_send_message(struct probe *p, const char *type, const char *reason, bool unavailable);
+
+/* probe_helper.c: whether the kind's helper is installed here (else p->error says why and the
+ * probe is unavailable); starting it as the server, or as the client with the port and the
+ * fields of the server's listening line (NULL for none), p->error set on failure. */
+bool probe_helper_is_installed(struct probe *p);
+int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
+/* Fields from a peer's probe-ready: what a client helper may get in its environment. */
+bool probe_ready_fields_ok(json_object *fields);
+/* What one JSON line from a helper's stdout is; a phase must be a string to count. */
+enum helper_line {
+        HELPER_LINE_OTHER, /* not for the daemon: ignored */
+        HELPER_LINE_RESULT,
+        HELPER_LINE_LISTENING, /* the server helper's port and fields for the client helper */
+        HELPER_LINE_PROGRESS,
+};
+enum helper_line probe_helper_line_kind(json_object *line);
+/* The probe-ready peer message for a listening line: its port and the fields that may travel. */
+json_object *probe_ready_message(const char *id, json_object *line);
+/* What p needs of this node before it runs, from one read of the fabric facts: the memory guard
+ * (probe_memory.h) and, for kinds with an environment mode, the NCCL environment in p->env.
+ * 0, or p->error says why it cannot run. */
+int probe_prepare(struct probe *p);
+
+/* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
+ * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */
+void probe_diagnose(struct probe *p, json_object *out, const char **status);
+
+/* Runs what the schedule says is due at `now`. */
+void probe_schedule_tick(struct probes *ps, time_t now);

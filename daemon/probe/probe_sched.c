@@ -1,0 +1,125 @@
+/* The probe schedule: bandwidth pairs by the circle method, all-pairs RTT. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonrpc.h"
+#include "common/macro.h"
+#include "common/proto.h"
+#include "common/strutil.h"
+#include "daemon/base/log.h"
+#include "probe_internal.h"
+#include "rounds.h"
+
+/* The node ids that take part: this node and every peer that is up, the same set on every node
+ * of a healthy cluster. */
+static char **schedule_members(struct probes *ps, json_object **peers_json)
+{
+        char **ids = NULL;
+        json_object *list;
+
+        *peers_json = peers_to_json(ps->peers);
+        (void)strv_push(&ids, ps->node_id);
+        json_object_object_get_ex(*peers_json, "peers", &list);
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *state, *id;
+
+                if (json_object_object_get_ex(p, "state", &state) &&
+                    strcmp(json_object_get_string(state), "up") == 0 &&
+                    json_object_object_get_ex(p, "node_id", &id) && id)
+                        (void)strv_push(&ids, json_object_get_string(id));
+        }
+        return ids;
+}
+
+/* A kind's parameters for a scheduled run: the config's duration and streams where the kind
+ * takes them, its defaults for the rest. NULL when the config's values do not fit the kind. */
+static json_object *scheduled_params(struct probes *ps, const struct probe_kind *kind)
+{
+        json_object *given = json_object_new_object(), *checked = NULL;
+        char why[256];
+
+        for (const struct probe_param_spec *s = kind->params; s->name; s++) {
+                if (strcmp(s->name, "duration_s") == 0)
+                        json_object_object_add(given, s->name, json_object_new_int((int)ps->sched_duration));
+                else if (strcmp(s->name, "streams") == 0)
+                        json_object_object_add(given, s->name, json_object_new_int((int)ps->sched_streams));
+                else if (strcmp(s->name, "count") == 0 && !kind->is_bandwidth)
+                        json_object_object_add(given, s->name, json_object_new_int(SCHEDULED_RTT_COUNT));
+        }
+        if (probe_kind_params(kind, given, &checked, why, sizeof(why)) < 0)
+                log_warning("scheduled %s probe: %s", kind->name, why);
+        json_object_put(given);
+        return checked;
+}
+
+static void schedule_start(struct probes *ps, const char *kind_name, const char *peer)
+{
+        const struct probe_kind *kind = probe_kind_find(kind_name);
+        json_object *params = kind ? scheduled_params(ps, kind) : NULL;
+
+        if (params)
+                (void)probe_start(ps, kind, peer, params, NULL, true);
+}
+
+static void schedule_bandwidth(struct probes *ps, time_t now)
+{
+        json_object *peers_json;
+        char **ids = schedule_members(ps, &peers_json);
+        struct rounds *s = NULL;
+        uint64_t slot = (uint64_t)now / ps->interval_sec;
+        const char *partner = NULL;
+        bool is_initiator = false;
+        size_t round;
+
+        if (slot == ps->last_slot || strv_length(ids) < 2 || rounds_build(ids, strv_length(ids), &s) < 0 ||
+            rounds_count(s) == 0)
+                goto out;
+        round = rounds_at(s, (uint64_t)now, ps->interval_sec);
+        if (rounds_partner(s, round, ps->node_id, &partner, &is_initiator) < 0) {
+                ps->last_slot = slot; /* idle this round (odd number of nodes) */
+                goto out;
+        }
+        /* The pair waits its jitter into the slot, the same on both nodes, so pairs of one round
+         * do not all start in the same second. */
+        if ((uint64_t)now % ps->interval_sec < rounds_jitter(ps->node_id, partner, slot, ps->jitter_sec))
+                goto out;
+        ps->last_slot = slot;
+        /* The kinds run one after another: each waits for the bandwidth slot the one before holds. */
+        if (is_initiator)
+                for (char **k = ps->sched_kinds; k && *k; k++)
+                        schedule_start(ps, *k, partner);
+out:
+        rounds_free(s);
+        strv_free(ids);
+        json_object_put(peers_json);
+}
+
+static void schedule_rtt(struct probes *ps, time_t now)
+{
+        json_object *peers_json;
+        char **ids;
+
+        if (now - ps->last_rtt_round < (time_t)ps->rtt_interval_sec)
+                return;
+        ps->last_rtt_round = now;
+        ids = schedule_members(ps, &peers_json);
+        /* RTT is cheap: every pair, started by the lower id. The path MTU is measured in the
+         * initiator's direction (the answers are small), so every node checks its way to each. */
+        for (char **id = ids + 1; id && *id; id++) {
+                if (strcmp(ps->node_id, *id) < 0)
+                        schedule_start(ps, "rtt", *id);
+                schedule_start(ps, "pathmtu", *id);
+        }
+        strv_free(ids);
+        json_object_put(peers_json);
+}
+
+void probe_schedule_tick(struct probes *ps, time_t now)
+{
+        if (ps->interval_sec)
+                schedule_bandwidth(ps, now);
+        if (ps->rtt_interval_sec)
+                schedule_rtt(ps, now);
+}
