@@ -7,7 +7,6 @@
 #include <ini.h>
 #include <limits.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,56 +20,12 @@
 #include "conf_internal.h"
 #include "config.h"
 #include "daemon/base/log.h"
-#include "daemon/probe/probe_memory.h"
 
 #define CONF_MAX_LINE      4096
 #define STRINGIFY_(x)      #x
 #define STRINGIFY(x)       STRINGIFY_(x)
 #define DEFAULT_SOCKET_GRP "sparkd"
 #define DEFAULT_ADMIN_GRP  "sparkd-admin"
-
-static int add_entry(struct conf_errors *errors, bool is_warning, const char *file, unsigned line,
-                     const char *fmt, va_list ap)
-{
-        struct conf_error *v;
-        char *message;
-
-        if (vasprintf(&message, fmt, ap) < 0)
-                return -ENOMEM;
-        v = realloc(errors->v, (errors->n + 1) * sizeof(*v));
-        if (!v) {
-                free(message);
-                return -ENOMEM;
-        }
-        errors->v = v;
-        v[errors->n++] = (struct conf_error){ .file = file ? strdup(file) : NULL,
-                                              .line = line,
-                                              .message = message,
-                                              .is_warning = is_warning };
-        return 0;
-}
-
-int conf_add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
-{
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = add_entry(errors, false, file, line, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-int conf_add_warning(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
-{
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = add_entry(errors, true, file, line, fmt, ap);
-        va_end(ap);
-        return r;
-}
 
 static int conf_set_sysctl(struct sparkd_config *c, const char *name, const char *value)
 {
@@ -323,7 +278,7 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->probe_rtt_interval_usec = 300 * 1000000ULL;
         c->probe_duration_sec = 5;
         c->probe_streams = 4;
-        c->probe_memory_margin = PROBE_MEMORY_MARGIN_DEFAULT;
+        c->probe_memory_margin = CONF_PROBE_MEMORY_MARGIN_DEFAULT;
         if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);
@@ -450,39 +405,6 @@ void conf_free(struct sparkd_config *c)
         free(c->socket_group);
         free(c->admin_group);
         free(c);
-}
-
-void conf_errors_clear(struct conf_errors *errors)
-{
-        for (size_t i = 0; i < errors->n; i++) {
-                free(errors->v[i].file);
-                free(errors->v[i].message);
-        }
-        free(errors->v);
-        *errors = (struct conf_errors){ 0 };
-}
-
-bool conf_errors_has_error(const struct conf_errors *errors)
-{
-        for (size_t i = 0; i < errors->n; i++)
-                if (!errors->v[i].is_warning)
-                        return true;
-        return false;
-}
-
-char *conf_error_format(const struct conf_error *e)
-{
-        const char *kind = e->is_warning ? "warning: " : "";
-        char *s = NULL;
-        int r;
-
-        if (e->file && e->line)
-                r = asprintf(&s, "%s:%u: %s%s", e->file, e->line, kind, e->message);
-        else if (e->file)
-                r = asprintf(&s, "%s: %s%s", e->file, kind, e->message);
-        else
-                r = asprintf(&s, "%s%s", kind, e->message);
-        return r < 0 ? NULL : s;
 }
 
 const char *enforce_mode_to_string(enum enforce_mode mode)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "conf_errors.h"
+
 enum enforce_mode {
         ENFORCE_MODE_ENFORCE,
         ENFORCE_MODE_AUDIT,
@@ -90,31 +92,18 @@ struct sparkd_config {
         unsigned max_clients;
 };
 
-struct conf_error {
-        char *file; /* NULL when the error is not tied to a file */
-        unsigned line;
-        char *message;
-        bool is_warning; /* reported, but the config is still applied */
-};
-
-struct conf_errors {
-        struct conf_error *v;
-        size_t n;
-};
-
 const char *enforce_mode_to_string(enum enforce_mode mode);
 
 #define CONF_MTU_MIN 1280
 #define CONF_MTU_MAX 9978
+
+/* [probe] memory_margin's default, the free memory a nccl or rdma probe must leave: room for
+ * the OS, the page cache the node needs to stay responsive, and what NCCL or the verbs library
+ * allocate beside the probe's buffers. */
+#define CONF_PROBE_MEMORY_MARGIN_DEFAULT (8ULL << 30)
 
 /* Loads path and its drop-ins. A missing path is an error only when must_exist is set (the user
  * named the file); otherwise defaults apply. Returns 0 and a config, or -EINVAL with errors
  * filled in (each formatted as FILE:LINE: message by conf_error_format). */
 int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, struct conf_errors *errors);
 void conf_free(struct sparkd_config *config);
-
-void conf_errors_clear(struct conf_errors *errors);
-bool conf_errors_has_error(const struct conf_errors *errors);
-/* "FILE:LINE: message", "FILE: message" or "message" ("warning: " before the message for
- * warnings). Returns a malloc'ed string. */
-char *conf_error_format(const struct conf_error *error);

@@ -32,10 +32,6 @@ struct conf_key {
 extern const struct conf_key conf_keys[];
 extern const size_t conf_n_keys;
 
-int conf_add_error(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
-        _printf_(4, 5);
-int conf_add_warning(struct conf_errors *errors, const char *file, unsigned line, const char *fmt, ...)
-        _printf_(4, 5);
 int conf_replace_string(char **dst, const char *value);
 /* Sets the sys, proc and etc roots under root. */
 int conf_set_host_root(struct sparkd_config *c, const char *root);

@@ -14,11 +14,10 @@
 
 #include <json-c/json.h>
 
+#include "daemon/config/conf.h"
 #include "daemon/config/probe_kinds.h"
 
-/* The default free memory a probe must leave: room for the OS, the page cache the node needs
- * to stay responsive, and what NCCL or the verbs library allocate beside the probe's buffers. */
-#define PROBE_MEMORY_MARGIN_DEFAULT (8ULL << 30)
+/* The margin is the config's [probe] memory_margin, CONF_PROBE_MEMORY_MARGIN_DEFAULT unless set. */
 
 /* MemAvailable, in bytes, from the text of a meminfo file; -ENOENT without that line, -EINVAL
  * for one that is not "MemAvailable: N kB". */
