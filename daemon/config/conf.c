@@ -17,13 +17,11 @@
 
 #include "common/macro.h"
 #include "common/strutil.h"
-#include "conf_internal.h"
+#include "conf_keys.h"
 #include "config.h"
 #include "daemon/base/log.h"
 
 #define CONF_MAX_LINE      4096
-#define STRINGIFY_(x)      #x
-#define STRINGIFY(x)       STRINGIFY_(x)
 #define DEFAULT_SOCKET_GRP "sparkd"
 #define DEFAULT_ADMIN_GRP  "sparkd-admin"
 
@@ -85,17 +83,10 @@ static int conf_handle_sysctl(struct conf_parse *p, const char *name, const char
         return conf_set_sysctl(p->config, name, value) < 0 ? 0 : 1;
 }
 
-static bool section_exists(const char *section)
-{
-        for (size_t i = 0; i < conf_n_keys; i++)
-                if (strcmp(conf_keys[i].section, section) == 0)
-                        return true;
-        return false;
-}
-
 static int conf_handler(void *userdata, const char *section, const char *name, const char *value)
 {
         struct conf_parse *p = userdata;
+        const struct conf_key *key;
         const char *why = NULL;
         int r;
 
@@ -105,25 +96,24 @@ static int conf_handler(void *userdata, const char *section, const char *name, c
         }
         if (strcmp(section, "sysctl") == 0)
                 return conf_handle_sysctl(p, name, value);
-        if (!section_exists(section)) {
+        if (!conf_section_exists(section)) {
                 conf_add_error(p->errors, p->file, p->line, "unknown section [%s]", section);
                 return 0;
         }
-        for (size_t i = 0; i < conf_n_keys; i++) {
-                if (strcmp(conf_keys[i].section, section) != 0 || strcmp(conf_keys[i].name, name) != 0)
-                        continue;
-                r = conf_keys[i].parse(p, value, &why);
-                if (r == -ENOMEM)
-                        return 0;
-                if (r < 0) {
-                        conf_add_error(p->errors, p->file, p->line, "%s=\"%s\": expected %s", name, value,
-                                       why ? why : "a valid value");
-                        return 0;
-                }
-                return 1;
+        key = conf_key_find(section, name);
+        if (!key) {
+                conf_add_error(p->errors, p->file, p->line, "unknown key \"%s\" in [%s]", name, section);
+                return 0;
         }
-        conf_add_error(p->errors, p->file, p->line, "unknown key \"%s\" in [%s]", name, section);
-        return 0;
+        r = conf_key_set(p, key, value, &why);
+        if (r == -ENOMEM)
+                return 0;
+        if (r < 0) {
+                conf_add_error(p->errors, p->file, p->line, "%s=\"%s\": expected %s", name, value,
+                               why ? why : "a valid value");
+                return 0;
+        }
+        return 1;
 }
 
 /* What inih accepts: blank, a comment, "[section]", or a name with "=" or ":" after it. */
@@ -260,35 +250,15 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->admin_group = strdup(DEFAULT_ADMIN_GRP);
         c->mode = ENFORCE_MODE_ENFORCE;
         c->log_level = LOG_INFO;
-        c->socket_mode = 0660;
-        c->max_clients = 256;
-        c->recheck_usec = 30 * 1000000ULL;
+        conf_keys_set_defaults(c);
         if (conf_set_host_root(c, "/") < 0)
                 return -ENOMEM;
-        c->fabric_mtu = 9000;
-        c->peer_port = 7471;
         c->probe_helper_dir = strdup(SPARKD_HELPER_DIR);
-        c->probe_history_size = 1000;
-        c->probe_degraded_ratio = 0.8;
-        c->diagnosis_healthy_gbps = 80;
-        c->diagnosis_stale_min_gbps = 8;
-        c->diagnosis_stale_max_gbps = 25;
-        c->probe_interval_usec = 3600 * 1000000ULL;
-        c->probe_jitter_usec = 300 * 1000000ULL;
-        c->probe_rtt_interval_usec = 300 * 1000000ULL;
-        c->probe_duration_sec = 5;
-        c->probe_streams = 4;
-        c->probe_memory_margin = CONF_PROBE_MEMORY_MARGIN_DEFAULT;
         if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);
-        c->mdns = true;
-        c->heartbeat_usec = 2 * 1000000ULL;
-        c->peer_timeout_usec = 6 * 1000000ULL;
         if (!c->key_file)
                 return -ENOMEM;
-        c->flap_threshold = 3;
-        c->flap_window_usec = 60 * 1000000ULL;
         /* Seed 002's socket buffer sizes: NCCL's socket transport and TCP probes need them. */
         if (conf_set_sysctl(c, "net.core.rmem_max", "268435456") < 0 ||
             conf_set_sysctl(c, "net.core.wmem_max", "268435456") < 0)

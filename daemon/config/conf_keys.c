@@ -1,9 +1,11 @@
-/* The config keys: one parser per key, and the table that maps [section] key to it. */
+#include "conf_keys.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
 #include <net/if.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,6 @@
 #include <unistd.h>
 
 #include "common/strutil.h"
-#include "conf_internal.h"
 #include "daemon/base/log.h"
 #include "probe_kinds.h"
 
@@ -87,19 +88,6 @@ static int parse_log_level(struct conf_parse *p, const char *value, const char *
         return log_level_from_string(value, &p->config->log_level);
 }
 
-static int parse_socket_mode(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t mode;
-        int r;
-
-        *why = "an octal file mode such as 0660";
-        r = parse_uint64(value, 8, 0, 0777, &mode);
-        if (r < 0)
-                return r;
-        p->config->socket_mode = (mode_t)mode;
-        return 0;
-}
-
 static int parse_group(const char *value, char **name, gid_t *gid, const char **why)
 {
         struct group *gr;
@@ -130,38 +118,6 @@ static int parse_admin_group(struct conf_parse *p, const char *value, const char
 {
         p->admin_group_set = true;
         return parse_group(value, &p->config->admin_group, &p->config->admin_gid, why);
-}
-
-static int parse_max_clients(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t n;
-        int r;
-
-        *why = "a number from 1 to 65536";
-        r = parse_uint64(value, 10, 1, 65536, &n);
-        if (r < 0)
-                return r;
-        p->config->max_clients = (unsigned)n;
-        return 0;
-}
-
-static int parse_usec_range(const char *value, uint64_t min, uint64_t max, uint64_t *out)
-{
-        uint64_t usec;
-        int r = parse_duration_usec(value, &usec);
-
-        if (r < 0)
-                return r;
-        if (usec < min || usec > max)
-                return -ERANGE;
-        *out = usec;
-        return 0;
-}
-
-static int parse_recheck_interval(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a duration from 1s to 1h, such as 30s or 5m";
-        return parse_usec_range(value, 1000000ULL, 3600000000ULL, &p->config->recheck_usec);
 }
 
 int conf_set_host_root(struct sparkd_config *c, const char *root)
@@ -252,51 +208,6 @@ static int parse_fabric_down(struct conf_parse *p, const char *value, const char
         return parse_interface_list(p, "down", value, false, &p->config->fabric_down, why);
 }
 
-static int parse_fabric_mtu(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t mtu;
-        int r;
-
-        *why = "an MTU from " STRINGIFY(CONF_MTU_MIN) " to " STRINGIFY(CONF_MTU_MAX);
-        r = parse_uint64(value, 10, CONF_MTU_MIN, CONF_MTU_MAX, &mtu);
-        if (r < 0)
-                return r;
-        p->config->fabric_mtu = (unsigned)mtu;
-        return 0;
-}
-
-static int parse_flap_threshold(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t n;
-        int r;
-
-        *why = "a number of link changes from 2 to 1000";
-        r = parse_uint64(value, 10, 2, 1000, &n);
-        if (r < 0)
-                return r;
-        p->config->flap_threshold = (unsigned)n;
-        return 0;
-}
-
-static int parse_flap_window(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a duration from 1s to 1h, such as 60s";
-        return parse_usec_range(value, 1000000ULL, 3600000000ULL, &p->config->flap_window_usec);
-}
-
-static int parse_peer_port(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t port;
-        int r;
-
-        *why = "a TCP port from 1 to 65535";
-        r = parse_uint64(value, 10, 1, 65535, &port);
-        if (r < 0)
-                return r;
-        p->config->peer_port = (uint16_t)port;
-        return 0;
-}
-
 static int parse_key_file(struct conf_parse *p, const char *value, const char **why)
 {
         int r = parse_absolute_path(value, PATH_MAX, why);
@@ -325,137 +236,11 @@ static int parse_static_peers(struct conf_parse *p, const char *value, const cha
         return 0;
 }
 
-static int parse_mdns(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "yes or no";
-        return parse_bool(value, &p->config->mdns);
-}
-
-static int parse_heartbeat(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a duration from 100ms to 60s";
-        return parse_usec_range(value, 100000ULL, 60000000ULL, &p->config->heartbeat_usec);
-}
-
-static int parse_peer_timeout(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a duration from 1s to 10m";
-        return parse_usec_range(value, 1000000ULL, 600000000ULL, &p->config->peer_timeout_usec);
-}
-
 static int parse_helper_dir(struct conf_parse *p, const char *value, const char **why)
 {
         int r = parse_absolute_path(value, PATH_MAX - 64, why);
 
         return r < 0 ? r : conf_replace_string(&p->config->probe_helper_dir, value);
-}
-
-static int parse_history_size(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t n;
-        int r;
-
-        *why = "a number of results from 10 to 100000";
-        r = parse_uint64(value, 10, 10, 100000, &n);
-        if (r >= 0)
-                p->config->probe_history_size = (unsigned)n;
-        return r;
-}
-
-static int parse_expect_gbps(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "Gb/s from 0 (learn from the first results) to 10000";
-        return parse_double(value, 0, 10000, &p->config->probe_expect_tcp_gbps);
-}
-
-static int parse_expect_rdma(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "Gb/s from 0 (the port's payload rate, or learn from the first results) to 10000";
-        return parse_double(value, 0, 10000, &p->config->probe_expect_rdma_gbps);
-}
-
-static int parse_expect_rtt(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "microseconds from 0 (learn from the first results) to 10000000";
-        return parse_double(value, 0, 10000000, &p->config->probe_expect_rtt_us);
-}
-
-static int parse_expect_nccl(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "GB/s of bus bandwidth from 0 (learn from the first results) to 10000";
-        return parse_double(value, 0, 10000, &p->config->probe_expect_nccl_busbw);
-}
-
-static int parse_healthy_gbps(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "Gb/s per rail from 0.001 to 10000";
-        return parse_double(value, 0.001, 10000, &p->config->diagnosis_healthy_gbps);
-}
-
-static int parse_stale_min_gbps(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "Gb/s per rail from 0 to 10000";
-        return parse_double(value, 0, 10000, &p->config->diagnosis_stale_min_gbps);
-}
-
-static int parse_stale_max_gbps(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "Gb/s per rail from 0.001 to 10000";
-        return parse_double(value, 0.001, 10000, &p->config->diagnosis_stale_max_gbps);
-}
-
-static int parse_degraded_ratio(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a fraction of the expected value from 0.05 to 1";
-        return parse_double(value, 0.05, 1, &p->config->probe_degraded_ratio);
-}
-
-static int parse_probe_interval(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "0 (off) or a duration from 10s to 7d";
-        if (strcmp(value, "0") == 0) {
-                p->config->probe_interval_usec = 0;
-                return 0;
-        }
-        return parse_usec_range(value, 10000000ULL, 604800000000ULL, &p->config->probe_interval_usec);
-}
-
-static int parse_probe_jitter(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a duration from 0 to 1h";
-        if (strcmp(value, "0") == 0) {
-                p->config->probe_jitter_usec = 0;
-                return 0;
-        }
-        return parse_usec_range(value, 1, 3600000000ULL, &p->config->probe_jitter_usec);
-}
-
-static int parse_rtt_interval(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "0 (off) or a duration from 1s to 7d";
-        if (strcmp(value, "0") == 0) {
-                p->config->probe_rtt_interval_usec = 0;
-                return 0;
-        }
-        return parse_usec_range(value, 1000000ULL, 604800000000ULL, &p->config->probe_rtt_interval_usec);
-}
-
-static int parse_probe_duration(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t n;
-        int r;
-
-        *why = "seconds from 1 to 600";
-        r = parse_uint64(value, 10, 1, 600, &n);
-        if (r >= 0)
-                p->config->probe_duration_sec = (unsigned)n;
-        return r;
-}
-
-static int parse_memory_margin(struct conf_parse *p, const char *value, const char **why)
-{
-        *why = "a size from 0 to 1024G (K, M, G suffixes)";
-        return parse_size(value, 0, 1024ULL << 30, &p->config->probe_memory_margin);
 }
 
 static int parse_probe_kinds(struct conf_parse *p, const char *value, const char **why)
@@ -486,18 +271,6 @@ static int parse_probe_kinds(struct conf_parse *p, const char *value, const char
         return 0;
 }
 
-static int parse_probe_streams(struct conf_parse *p, const char *value, const char **why)
-{
-        uint64_t n;
-        int r;
-
-        *why = "a number of TCP streams from 1 to 64";
-        r = parse_uint64(value, 10, 1, 64, &n);
-        if (r >= 0)
-                p->config->probe_streams = (unsigned)n;
-        return r;
-}
-
 static int parse_textfile(struct conf_parse *p, const char *value, const char **why)
 {
         int r;
@@ -516,49 +289,215 @@ static int parse_textfile(struct conf_parse *p, const char *value, const char **
         return conf_replace_string(&p->config->metrics_textfile, value);
 }
 
+enum conf_value_type {
+        CONF_VALUE_CUSTOM,   /* parse decides */
+        CONF_VALUE_UINT,     /* a decimal number in [min, max] */
+        CONF_VALUE_OCTAL,    /* an octal number in [min, max] */
+        CONF_VALUE_DURATION, /* microseconds in [min, max]; "0" is 0 when zero_is_off */
+        CONF_VALUE_SIZE,     /* bytes in [min, max], with K, M, G suffixes */
+        CONF_VALUE_REAL,     /* a double in [min_real, max_real] */
+        CONF_VALUE_BOOL,     /* yes or no; def is 0 or 1 */
+};
+
+struct conf_key {
+        const char *section;
+        const char *name;
+        enum conf_value_type type;
+        /* The field of struct sparkd_config the value goes to; integers of 2, 4 or 8 bytes. */
+        size_t offset, size;
+        uint64_t min, max, def;
+        double min_real, max_real, def_real;
+        bool zero_is_off; /* "0" turns it off, though 0 is below min */
+        const char *why;  /* what a value is, said after "expected" */
+        /* CONF_VALUE_CUSTOM: returns 0, or a negative errno with *why set. */
+        int (*parse)(struct conf_parse *p, const char *value, const char **why);
+};
+
+#define SEC  1000000ULL
+#define HOUR (3600 * SEC)
+#define DAY  (24 * HOUR)
+#define GIB  (1ULL << 30)
+
+/* The table's row shapes: the field, then range and default (what a value is goes in .why). */
+#define FIELD_SIZE(f)                 sizeof(((struct sparkd_config *)0)->f)
+#define FIELD(f)                      .offset = offsetof(struct sparkd_config, f), .size = FIELD_SIZE(f)
+#define RANGE(lo, hi, d)              .min = (lo), .max = (hi), .def = (d)
+#define UINT_KEY(f, lo, hi, d)        .type = CONF_VALUE_UINT, FIELD(f), RANGE(lo, hi, d)
+#define OCTAL_KEY(f, lo, hi, d)       .type = CONF_VALUE_OCTAL, FIELD(f), RANGE(lo, hi, d)
+#define USEC_KEY(f, lo, hi, d)        .type = CONF_VALUE_DURATION, FIELD(f), RANGE(lo, hi, d)
+#define USEC_OR_OFF_KEY(f, lo, hi, d) USEC_KEY(f, lo, hi, d), .zero_is_off = true
+#define SIZE_KEY(f, lo, hi, d)        .type = CONF_VALUE_SIZE, FIELD(f), RANGE(lo, hi, d)
+#define REAL_RANGE(lo, hi, d)         .min_real = (lo), .max_real = (hi), .def_real = (d)
+#define REAL_KEY(f, lo, hi, d)        .type = CONF_VALUE_REAL, FIELD(f), REAL_RANGE(lo, hi, d)
+#define BOOL_KEY(f, d)                .type = CONF_VALUE_BOOL, FIELD(f), .def = (d)
+#define CUSTOM_KEY(fn)                .type = CONF_VALUE_CUSTOM, .parse = (fn)
+
+/* Every key, in the order of the documentation. */
 /* clang-format off */
-const struct conf_key conf_keys[] = {
-        { "daemon", "node_name",        parse_node_name },
-        { "daemon", "mode",             parse_mode },
-        { "daemon", "state_dir",        parse_state_dir },
-        { "daemon", "log_level",        parse_log_level },
-        { "daemon", "recheck_interval", parse_recheck_interval },
-        { "daemon", "host_root",        parse_host_root },
-        { "fabric", "interfaces",       parse_fabric_interfaces },
-        { "fabric", "down",             parse_fabric_down },
-        { "fabric", "mtu",              parse_fabric_mtu },
-        { "fabric", "flap_threshold",   parse_flap_threshold },
-        { "fabric", "flap_window",      parse_flap_window },
-        { "peers",  "port",             parse_peer_port },
-        { "peers",  "key_file",         parse_key_file },
-        { "peers",  "static",           parse_static_peers },
-        { "peers",  "mdns",             parse_mdns },
-        { "peers",  "heartbeat_interval", parse_heartbeat },
-        { "peers",  "timeout",          parse_peer_timeout },
-        { "probe",  "helper_dir",       parse_helper_dir },
-        { "probe",  "history_size",     parse_history_size },
-        { "probe",  "expect_tcp_gbps",  parse_expect_gbps },
-        { "probe",  "expect_rtt_us",    parse_expect_rtt },
-        { "probe",  "expect_nccl_busbw", parse_expect_nccl },
-        { "probe",  "expect_rdma_gbps", parse_expect_rdma },
-        { "probe",  "degraded_ratio",   parse_degraded_ratio },
-        { "probe",  "interval",         parse_probe_interval },
-        { "probe",  "jitter",           parse_probe_jitter },
-        { "probe",  "rtt_interval",     parse_rtt_interval },
-        { "probe",  "duration",         parse_probe_duration },
-        { "probe",  "streams",          parse_probe_streams },
-        { "probe",  "kinds",            parse_probe_kinds },
-        { "probe",  "memory_margin",    parse_memory_margin },
-        { "diagnosis", "healthy_gbps",  parse_healthy_gbps },
-        { "diagnosis", "stale_min_gbps", parse_stale_min_gbps },
-        { "diagnosis", "stale_max_gbps", parse_stale_max_gbps },
-        { "metrics", "textfile",        parse_textfile },
-        { "api",    "socket",           parse_socket_path },
-        { "api",    "socket_mode",      parse_socket_mode },
-        { "api",    "socket_group",     parse_socket_group },
-        { "api",    "admin_group",      parse_admin_group },
-        { "api",    "max_clients",      parse_max_clients },
+static const struct conf_key keys[] = {
+        { "daemon", "node_name",          CUSTOM_KEY(parse_node_name) },
+        { "daemon", "mode",               CUSTOM_KEY(parse_mode) },
+        { "daemon", "state_dir",          CUSTOM_KEY(parse_state_dir) },
+        { "daemon", "log_level",          CUSTOM_KEY(parse_log_level) },
+        { "daemon", "recheck_interval",   USEC_KEY(recheck_usec, SEC, HOUR, 30 * SEC),
+          .why = "a duration from 1s to 1h, such as 30s or 5m" },
+        { "daemon", "host_root",          CUSTOM_KEY(parse_host_root) },
+        { "fabric", "interfaces",         CUSTOM_KEY(parse_fabric_interfaces) },
+        { "fabric", "down",               CUSTOM_KEY(parse_fabric_down) },
+        { "fabric", "mtu",                UINT_KEY(fabric_mtu, CONF_MTU_MIN, CONF_MTU_MAX, 9000),
+          .why = "an MTU from " STRINGIFY(CONF_MTU_MIN) " to " STRINGIFY(CONF_MTU_MAX) },
+        { "fabric", "flap_threshold",     UINT_KEY(flap_threshold, 2, 1000, 3),
+          .why = "a number of link changes from 2 to 1000" },
+        { "fabric", "flap_window",        USEC_KEY(flap_window_usec, SEC, HOUR, 60 * SEC),
+          .why = "a duration from 1s to 1h, such as 60s" },
+        { "peers", "port",                UINT_KEY(peer_port, 1, 65535, 7471),
+          .why = "a TCP port from 1 to 65535" },
+        { "peers", "key_file",            CUSTOM_KEY(parse_key_file) },
+        { "peers", "static",              CUSTOM_KEY(parse_static_peers) },
+        { "peers", "mdns",                BOOL_KEY(mdns, true),
+          .why = "yes or no" },
+        { "peers", "heartbeat_interval",  USEC_KEY(heartbeat_usec, SEC / 10, 60 * SEC, 2 * SEC),
+          .why = "a duration from 100ms to 60s" },
+        { "peers", "timeout",             USEC_KEY(peer_timeout_usec, SEC, 600 * SEC, 6 * SEC),
+          .why = "a duration from 1s to 10m" },
+        { "probe", "helper_dir",          CUSTOM_KEY(parse_helper_dir) },
+        { "probe", "history_size",        UINT_KEY(probe_history_size, 10, 100000, 1000),
+          .why = "a number of results from 10 to 100000" },
+        { "probe", "expect_tcp_gbps",     REAL_KEY(probe_expect_tcp_gbps, 0, 10000, 0),
+          .why = "Gb/s from 0 (learn from the first results) to 10000" },
+        { "probe", "expect_rtt_us",       REAL_KEY(probe_expect_rtt_us, 0, 10000000, 0),
+          .why = "microseconds from 0 (learn from the first results) to 10000000" },
+        { "probe", "expect_nccl_busbw",   REAL_KEY(probe_expect_nccl_busbw, 0, 10000, 0),
+          .why = "GB/s of bus bandwidth from 0 (learn from the first results) to 10000" },
+        { "probe", "expect_rdma_gbps",    REAL_KEY(probe_expect_rdma_gbps, 0, 10000, 0),
+          .why = "Gb/s from 0 (the port's payload rate, or learn from the first results) to 10000" },
+        { "probe", "degraded_ratio",      REAL_KEY(probe_degraded_ratio, 0.05, 1, 0.8),
+          .why = "a fraction of the expected value from 0.05 to 1" },
+        { "probe", "interval",            USEC_OR_OFF_KEY(probe_interval_usec, 10 * SEC, 7 * DAY, HOUR),
+          .why = "0 (off) or a duration from 10s to 7d" },
+        { "probe", "jitter",              USEC_OR_OFF_KEY(probe_jitter_usec, 1, HOUR, 300 * SEC),
+          .why = "a duration from 0 to 1h" },
+        { "probe", "rtt_interval",        USEC_OR_OFF_KEY(probe_rtt_interval_usec, SEC, 7 * DAY, 300 * SEC),
+          .why = "0 (off) or a duration from 1s to 7d" },
+        { "probe", "duration",            UINT_KEY(probe_duration_sec, 1, 600, 5),
+          .why = "seconds from 1 to 600" },
+        { "probe", "streams",             UINT_KEY(probe_streams, 1, 64, 4),
+          .why = "a number of TCP streams from 1 to 64" },
+        { "probe", "kinds",               CUSTOM_KEY(parse_probe_kinds) },
+        { "probe", "memory_margin",       SIZE_KEY(probe_memory_margin, 0, 1024 * GIB,
+                                                   CONF_PROBE_MEMORY_MARGIN_DEFAULT),
+          .why = "a size from 0 to 1024G (K, M, G suffixes)" },
+        { "diagnosis", "healthy_gbps",    REAL_KEY(diagnosis_healthy_gbps, 0.001, 10000, 80),
+          .why = "Gb/s per rail from 0.001 to 10000" },
+        { "diagnosis", "stale_min_gbps",  REAL_KEY(diagnosis_stale_min_gbps, 0, 10000, 8),
+          .why = "Gb/s per rail from 0 to 10000" },
+        { "diagnosis", "stale_max_gbps",  REAL_KEY(diagnosis_stale_max_gbps, 0.001, 10000, 25),
+          .why = "Gb/s per rail from 0.001 to 10000" },
+        { "metrics", "textfile",          CUSTOM_KEY(parse_textfile) },
+        { "api", "socket",                CUSTOM_KEY(parse_socket_path) },
+        { "api", "socket_mode",           OCTAL_KEY(socket_mode, 0, 0777, 0660),
+          .why = "an octal file mode such as 0660" },
+        { "api", "socket_group",          CUSTOM_KEY(parse_socket_group) },
+        { "api", "admin_group",           CUSTOM_KEY(parse_admin_group) },
+        { "api", "max_clients",           UINT_KEY(max_clients, 1, 65536, 256),
+          .why = "a number from 1 to 65536" },
 };
 /* clang-format on */
 
-const size_t conf_n_keys = ARRAY_SIZE(conf_keys);
+bool conf_section_exists(const char *section)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                if (strcmp(keys[i].section, section) == 0)
+                        return true;
+        return false;
+}
+
+const struct conf_key *conf_key_find(const char *section, const char *name)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].name, name) == 0)
+                        return &keys[i];
+        return NULL;
+}
+
+static void store_uint(struct sparkd_config *c, const struct conf_key *key, uint64_t value)
+{
+        void *field = (char *)c + key->offset;
+        uint16_t u16 = (uint16_t)value;
+        uint32_t u32 = (uint32_t)value;
+
+        if (key->size == sizeof(u16))
+                memcpy(field, &u16, sizeof(u16));
+        else if (key->size == sizeof(u32))
+                memcpy(field, &u32, sizeof(u32));
+        else
+                memcpy(field, &value, sizeof(value));
+}
+
+/* The integer fields are stored by size; mode_t is the one not spelled as a fixed width. */
+_Static_assert(sizeof(mode_t) == sizeof(uint32_t), "socket_mode is stored as 4 bytes");
+
+static int parse_duration(const struct conf_key *key, const char *value, uint64_t *out)
+{
+        uint64_t usec;
+        int r;
+
+        if (key->zero_is_off && strcmp(value, "0") == 0) {
+                *out = 0;
+                return 0;
+        }
+        r = parse_duration_usec(value, &usec);
+        if (r < 0)
+                return r;
+        if (usec < key->min || usec > key->max)
+                return -ERANGE;
+        *out = usec;
+        return 0;
+}
+
+int conf_key_set(struct conf_parse *p, const struct conf_key *key, const char *value, const char **why)
+{
+        void *field = (char *)p->config + key->offset;
+        uint64_t n = 0;
+        int r;
+
+        if (key->type == CONF_VALUE_CUSTOM)
+                return key->parse(p, value, why);
+        *why = key->why;
+        switch (key->type) {
+        case CONF_VALUE_REAL:
+                return parse_double(value, key->min_real, key->max_real, field);
+        case CONF_VALUE_BOOL:
+                return parse_bool(value, field);
+        case CONF_VALUE_OCTAL:
+                r = parse_uint64(value, 8, key->min, key->max, &n);
+                break;
+        case CONF_VALUE_DURATION:
+                r = parse_duration(key, value, &n);
+                break;
+        case CONF_VALUE_SIZE:
+                r = parse_size(value, key->min, key->max, &n);
+                break;
+        default:
+                r = parse_uint64(value, 10, key->min, key->max, &n);
+                break;
+        }
+        if (r < 0)
+                return r;
+        store_uint(p->config, key, n);
+        return 0;
+}
+
+void conf_keys_set_defaults(struct sparkd_config *c)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+                const struct conf_key *key = &keys[i];
+
+                if (key->type == CONF_VALUE_REAL)
+                        *(double *)((char *)c + key->offset) = key->def_real;
+                else if (key->type == CONF_VALUE_BOOL)
+                        *(bool *)((char *)c + key->offset) = key->def;
+                else if (key->type != CONF_VALUE_CUSTOM)
+                        store_uint(c, key, key->def);
+        }
+}

@@ -58,7 +58,8 @@ while read -r cmd; do
 done < <("$sparkc" --help | awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 }')
 [ "$n" -ge 10 ] || { echo "FAIL: only $n commands in sparkc --help"; exit 1; }
 
-# The key table: { "section", "key", parser }. Each key must appear in its section of the page.
+# The key table: rows start with { "section", "key", then the value's shape. Each key must appear
+# in its section of the page.
 n=0
 while read -r section key; do
         n=$((n + 1))
@@ -66,7 +67,7 @@ while read -r section key; do
                 "$src/man/sparkd.conf.5.scd")
         [ -n "$body" ] || { miss "section [$section] in man/sparkd.conf.5.scd"; continue; }
         grep -qE -- "\*$key\*" <<<"$body" || miss "key [$section] $key in man/sparkd.conf.5.scd"
-done < <(sed -nE 's/^[[:space:]]*\{ *"([a-z_]+)", *"([a-z_]+)", *parse_[a-z_]+ *\},.*/\1 \2/p' \
+done < <(sed -nE '/^static const struct conf_key keys\[\] = \{/,/^\};/ s/^[[:space:]]*\{ *"([a-z_]+)", *"([a-z_]+)",.*/\1 \2/p' \
          "$src/daemon/config/conf_keys.c")
 [ "$n" -ge 20 ] || { echo "FAIL: only $n keys found in daemon/config/conf_keys.c (has its table changed shape?)"; exit 1; }
 grep -qx '# \[sysctl\]' "$src/man/sparkd.conf.5.scd" || miss "section [sysctl] in man/sparkd.conf.5.scd"
