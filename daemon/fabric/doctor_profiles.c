@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/strutil.h"
-#include "doctor_internal.h"
+#include "doctor_checks.h"
 #include "inventory/netprofile.h"
 
 #define FIX_MAX 1024

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "doctor_internal.h"
+#include "doctor_checks.h"
 #include "inventory/pcie.h"
 
 #define RAIL_RESEAT_FIX                                                                                     \

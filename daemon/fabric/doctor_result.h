@@ -1,4 +1,9 @@
-/* How doctor.c and doctor_rails.c add checks to one doctor result; not for other modules. */
+/*
+ * How a doctor check records its outcome in the result: begun with its id, evidence lines
+ * added, ended with its status, summary and fix. The result's status is the worst check's.
+ * doctor_status_to_string (doctor.h) lives here too, since every check's status is written
+ * with it.
+ */
 #pragma once
 
 #include <json-c/json.h>
@@ -20,8 +25,3 @@ void evidence(struct check *c, const char *fmt, ...) _printf_(2, 3);
 /* Ends the current check; fix is shown only when the status is not ok. */
 void check_end(struct check *c, enum doctor_status status, const char *fix, const char *fmt, ...)
         _printf_(4, 5);
-
-/* doctor_rails.c: the PCIe link, Ethernet speed and AER counters of every RDMA device. */
-void doctor_check_rails(struct check *c, const struct fabric_facts *f);
-/* doctor_profiles.c: the MTU NetworkManager or netplan will apply to each fabric netdev. */
-void doctor_check_profiles(struct check *c, const struct fabric_facts *f);

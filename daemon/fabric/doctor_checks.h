@@ -1,0 +1,31 @@
+/*
+ * The doctor's checks, each adding one check (or, for the rails, a few) to the result from the
+ * fabric facts; doctor.c runs them in the report's order.
+ */
+#pragma once
+
+#include "doctor_result.h"
+#include "inventory/fabric.h"
+
+/* doctor_ports.c: the RDMA devices, their ports, and the netdevs and addresses on them. */
+void doctor_check_rdma_devices(struct check *c, const struct fabric_facts *f);
+void doctor_check_ports(struct check *c, const struct fabric_facts *f);
+void doctor_check_mtu(struct check *c, const struct fabric_facts *f);
+void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f);
+void doctor_check_twins_up(struct check *c, const struct fabric_facts *f);
+void doctor_check_port_addresses(struct check *c, const struct fabric_facts *f);
+void doctor_check_roce_gid(struct check *c, const struct fabric_facts *f);
+
+/* doctor_host.c: what the host runs on top: sysctls, memlock, GPU, GPU Direct RDMA, NCCL. */
+void doctor_check_sysctls(struct check *c, const struct fabric_facts *f);
+void doctor_check_memlock(struct check *c, const struct fabric_facts *f);
+void doctor_check_gpu(struct check *c, const struct fabric_facts *f);
+void doctor_check_gdr_risk(struct check *c, const struct fabric_facts *f);
+void doctor_check_nccl(struct check *c, const struct fabric_facts *f);
+
+/* doctor_profiles.c: the MTU NetworkManager or netplan will apply to each fabric netdev. */
+void doctor_check_profiles(struct check *c, const struct fabric_facts *f);
+/* doctor_rails.c: the PCIe link, Ethernet speed and AER counters of every RDMA device. */
+void doctor_check_rails(struct check *c, const struct fabric_facts *f);
+/* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
+void doctor_check_peers(struct check *c, const struct fabric_facts *f);

@@ -1,0 +1,150 @@
+/*
+ * The doctor's checks of the host's software: the sysctls sparkd manages, the memlock limits RDMA
+ * needs, the GPU and its driver, the GPU Direct RDMA risk of nvidia_peermem, and NCCL.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/strutil.h"
+#include "doctor_checks.h"
+
+#define MEMLOCK_ENOUGH (1ULL << 30) /* RDMA probes and NCCL pin hundreds of MiB */
+
+void doctor_check_sysctls(struct check *c, const struct fabric_facts *f)
+{
+        size_t wrong = 0;
+
+        check_begin(c, "sysctls");
+        for (size_t i = 0; i < f->n_sysctls; i++) {
+                const struct fabric_sysctl *s = &f->sysctls[i];
+                char a[128], w[128];
+
+                evidence(c, "%s = %s (wanted %s)", s->name, s->actual[0] ? s->actual : "unreadable",
+                         s->wanted);
+                snprintf(a, sizeof(a), "%s", s->actual);
+                snprintf(w, sizeof(w), "%s", s->wanted);
+                if (strcmp(str_strip(a), str_strip(w)) != 0)
+                        wrong++;
+        }
+        if (f->n_sysctls == 0) {
+                check_end(c, DOCTOR_OK, NULL, "no sysctl is managed ([sysctl] is empty)");
+                return;
+        }
+        if (wrong) {
+                check_end(c, DOCTOR_WARN,
+                          "run sparkd in enforce mode, or: sysctl -w NAME=VALUE (and persist it in "
+                          "/etc/sysctl.d)",
+                          "%zu of %zu sysctls differ from the config", wrong, f->n_sysctls);
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "%zu sysctls as configured", f->n_sysctls);
+}
+
+static void format_memlock(uint64_t v, char *buf, size_t size)
+{
+        if (v == HOSTFACTS_UNLIMITED)
+                snprintf(buf, size, "unlimited");
+        else
+                snprintf(buf, size, "%llu KiB", (unsigned long long)(v / 1024));
+}
+
+void doctor_check_memlock(struct check *c, const struct fabric_facts *f)
+{
+        char daemon[32], login[32];
+        enum doctor_status status = DOCTOR_OK;
+
+        check_begin(c, "memlock");
+        format_memlock(f->memlock_daemon, daemon, sizeof(daemon));
+        evidence(c, "sparkd: %s", daemon);
+        if (f->host.memlock_login) {
+                format_memlock(f->host.memlock_login, login, sizeof(login));
+                evidence(c, "login sessions: %s (%s)", login, f->host.memlock_login_source);
+        } else {
+                evidence(c, "login sessions: not set in /etc/security/limits.conf or limits.d (the "
+                            "distribution default, often 8 MiB)");
+        }
+        if (f->memlock_daemon != HOSTFACTS_UNLIMITED && f->memlock_daemon < MEMLOCK_ENOUGH)
+                status = DOCTOR_WARN;
+        if (f->host.memlock_login != HOSTFACTS_UNLIMITED)
+                status = DOCTOR_WARN;
+        check_end(c, status,
+                  "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
+                  "/etc/security/limits.d/90-rdma.conf "
+                  "and log in again (RDMA pins memory; NCCL fails to register buffers otherwise)",
+                  status == DOCTOR_OK ? "memlock unlimited for sparkd and login sessions"
+                                      : "memlock limited: RDMA memory registration may fail");
+}
+
+/* A node of a GPU cluster without a usable GPU cannot take its part in a job: that is a failure,
+ * even though the facts themselves treat a missing driver as a plain fact. */
+void doctor_check_gpu(struct check *c, const struct fabric_facts *f)
+{
+        const struct hostfacts *h = &f->host;
+
+        check_begin(c, "gpu");
+        if (!h->has_nvidia_driver) {
+                evidence(c, "no NVIDIA kernel driver (/proc/driver/nvidia/version is missing)");
+                check_end(c, DOCTOR_FAIL,
+                          "install the NVIDIA GPU driver (the open kernel module, 580 or later, also allows "
+                          "DMA-BUF GPU Direct RDMA) and check with nvidia-smi",
+                          "no NVIDIA GPU driver: NCCL jobs cannot use a GPU on this node");
+                return;
+        }
+        for (size_t i = 0; i < h->n_gpus; i++)
+                evidence(c, "GPU %s at %s", h->gpus[i].model, h->gpus[i].bus);
+        if (h->n_gpus == 0) {
+                check_end(c, DOCTOR_FAIL, "check nvidia-smi and `dmesg | grep -i nvrm`",
+                          "NVIDIA driver %s is loaded but reports no GPU", h->driver_version);
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "%zu GPU%s, driver %s", h->n_gpus, h->n_gpus == 1 ? "" : "s",
+                  h->driver_version);
+}
+
+void doctor_check_gdr_risk(struct check *c, const struct fabric_facts *f)
+{
+        const struct hostfacts *h = &f->host;
+
+        check_begin(c, "gpu-direct");
+        if (!h->has_nvidia_driver) {
+                evidence(c, "no NVIDIA driver loaded");
+                check_end(c, DOCTOR_OK, NULL, "no NVIDIA GPU driver: nothing to risk");
+                return;
+        }
+        evidence(c, "NVIDIA driver %s (%s kernel module)", h->driver_version,
+                 h->is_open_kernel_module ? "open" : "proprietary");
+        for (size_t i = 0; i < h->n_gpus; i++)
+                evidence(c, "GPU %s at %s%s", h->gpus[i].model, h->gpus[i].bus,
+                         h->gpus[i].is_unified_memory ? ": unified memory" : "");
+        evidence(c, "nvidia_peermem %s", h->has_peermem ? "loaded" : "not loaded");
+        evidence(c, "DMA-BUF: %s", h->dmabuf_reason);
+        if (h->has_unified_memory && h->has_peermem) {
+                check_end(c, DOCTOR_FAIL,
+                          "unload it (modprobe -r nvidia_peermem), keep it out (echo 'blacklist "
+                          "nvidia_peermem' > "
+                          "/etc/modprobe.d/sparkd-no-peermem.conf), and run jobs with `sparkc env` (safe "
+                          "mode, or "
+                          "dmabuf with the open driver 580+)",
+                          "nvidia_peermem is loaded on a unified-memory GPU: NCCL init hangs forever with "
+                          "GPU Direct "
+                          "RDMA on");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "%s",
+                  h->is_dmabuf_possible
+                          ? "GPU Direct RDMA possible through DMA-BUF (sparkc env --mode dmabuf)"
+                          : "GPU Direct RDMA off (safe mode); no peermem risk");
+}
+
+void doctor_check_nccl(struct check *c, const struct fabric_facts *f)
+{
+        check_begin(c, "nccl");
+        if (!f->host.has_nccl) {
+                check_end(c, DOCTOR_WARN, "install NCCL (libnccl2) for GPU jobs and the nccl probe",
+                          "NCCL library not found");
+                return;
+        }
+        evidence(c, "%s", f->host.nccl_path);
+        check_end(c, DOCTOR_OK, NULL, "NCCL %s",
+                  f->host.nccl_version[0] ? f->host.nccl_version : "(version unknown)");
+}

@@ -1,0 +1,333 @@
+/*
+ * The doctor's checks of the RDMA devices and their ports: devices found, ports active, the MTU
+ * of the fabric netdevs, the twins of each port (on separate subnets, both up), an address on
+ * every active port and the RoCE v2 GID for it.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/strutil.h"
+#include "doctor_checks.h"
+
+#define RDMA_PORT_ACTIVE  4
+#define RDMA_PHYS_LINK_UP 5
+
+void doctor_check_rdma_devices(struct check *c, const struct fabric_facts *f)
+{
+        char names[512] = "";
+
+        check_begin(c, "rdma-devices");
+        for (size_t i = 0; i < f->rdma.n; i++) {
+                size_t used = strlen(names);
+
+                snprintf(names + used, sizeof(names) - used, "%s%s", used ? " " : "", f->rdma.v[i].name);
+        }
+        for (char **m = f->host.rdma_modules_loaded; m && *m; m++)
+                evidence(c, "kernel module %s loaded", *m);
+        for (char **m = f->host.rdma_modules_missing; m && *m; m++)
+                evidence(c, "kernel module %s not loaded", *m);
+        for (char **w = f->rdma.warnings; w && *w; w++)
+                evidence(c, "%s", *w);
+        for (char **w = f->netifs.warnings; w && *w; w++)
+                evidence(c, "%s", *w);
+        if (f->rdma.verbs_error[0])
+                evidence(c, "libibverbs: %s", f->rdma.verbs_error);
+        if (f->rdma.n == 0) {
+                check_end(c, DOCTOR_FAIL,
+                          "install rdma-core and the NIC's RDMA driver (ConnectX: modprobe mlx5_ib), then "
+                          "check "
+                          "`ibv_devices`; without RDMA, NCCL falls back to TCP sockets",
+                          "no RDMA device found");
+                return;
+        }
+        check_end(c,
+                  (f->rdma.warnings && f->rdma.warnings[0]) || (f->netifs.warnings && f->netifs.warnings[0])
+                          ? DOCTOR_WARN
+                          : DOCTOR_OK,
+                  "the sysfs entries above could not be read as expected; check the driver (dmesg | grep "
+                  "mlx5)",
+                  "%zu RDMA device%s: %s", f->rdma.n, f->rdma.n == 1 ? "" : "s", names);
+}
+
+void doctor_check_ports(struct check *c, const struct fabric_facts *f)
+{
+        size_t active = 0, total = 0;
+
+        check_begin(c, "ports-active");
+        for (size_t i = 0; i < f->rdma.n; i++) {
+                const struct rdma_device *d = &f->rdma.v[i];
+
+                for (size_t p = 0; p < d->n_ports; p++) {
+                        const struct rdma_port *port = &d->ports[p];
+
+                        total++;
+                        active += port->state == RDMA_PORT_ACTIVE && port->phys_state == RDMA_PHYS_LINK_UP;
+                        evidence(c, "%s port %u (%s): %s/%s, %s", d->name, port->num,
+                                 port->netdev[0] ? port->netdev : "no netdev",
+                                 port->state_name[0] ? port->state_name : "?",
+                                 port->phys_state_name[0] ? port->phys_state_name : "?",
+                                 port->rate[0] ? port->rate : "rate unknown");
+                }
+        }
+        if (total == 0) {
+                check_end(c, DOCTOR_FAIL, "see rdma-devices", "no RDMA port to check");
+                return;
+        }
+        if (active == 0) {
+                check_end(c, DOCTOR_FAIL,
+                          "plug the QSFP cable in firmly at both ends and bring the netdev up (ip link set "
+                          "IF up); "
+                          "`ibdev2netdev` shows the state",
+                          "no RDMA port is ACTIVE/LinkUp");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "%zu of %zu RDMA ports ACTIVE/LinkUp", active, total);
+}
+
+static const struct netif *netif_of_port(const struct fabric_facts *f, const struct rdma_port *port)
+{
+        return port->netdev[0] ? netif_list_find(&f->netifs, port->netdev) : NULL;
+}
+
+void doctor_check_mtu(struct check *c, const struct fabric_facts *f)
+{
+        size_t wrong = 0, unknown = 0, checked = 0;
+
+        check_begin(c, "mtu");
+        for (size_t i = 0; i < f->netifs.n; i++) {
+                const struct netif *n = &f->netifs.v[i];
+                char mtu[32];
+
+                if (strv_length(n->rdma_devices) == 0)
+                        continue;
+                checked++;
+                if (n->mtu)
+                        snprintf(mtu, sizeof(mtu), "MTU %u", n->mtu);
+                else
+                        snprintf(mtu, sizeof(mtu), "MTU unreadable");
+                if (n->twin[0])
+                        evidence(c, "%s (twin of %s): %s, %s", n->name, n->twin, mtu, n->operstate);
+                else
+                        evidence(c, "%s: %s, %s", n->name, mtu, n->operstate);
+                if (strcmp(n->operstate, "up") != 0)
+                        continue;
+                if (n->mtu == 0)
+                        unknown++;
+                else if (n->mtu != f->mtu_wanted)
+                        wrong++;
+        }
+        if (checked == 0) {
+                check_end(c, DOCTOR_FAIL, "see rdma-devices", "no fabric netdev to check");
+                return;
+        }
+        if (wrong) {
+                char fix[256];
+
+                snprintf(fix, sizeof(fix),
+                         "run sparkd in enforce mode, or: ip link set IF mtu %u on both twins (the MTU must "
+                         "match "
+                         "end to end)",
+                         f->mtu_wanted);
+                check_end(c, DOCTOR_FAIL, fix, "%zu fabric netdev%s up without MTU %u", wrong,
+                          wrong == 1 ? " is" : "s are", f->mtu_wanted);
+                return;
+        }
+        if (unknown) {
+                check_end(c, DOCTOR_WARN, "check the netdev with `ip link show IF` and the driver (dmesg)",
+                          "%zu fabric netdev%s up with an MTU the kernel did not report", unknown,
+                          unknown == 1 ? " is" : "s are");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "every fabric netdev that is up has MTU %u", f->mtu_wanted);
+}
+
+static bool same_subnet(const char *a, const char *b)
+{
+        char ab[64], bb[64];
+        unsigned pa, pb;
+        struct in_addr ia, ib;
+        uint32_t mask;
+
+        if (sscanf(a, "%63[^/]/%u", ab, &pa) != 2 || sscanf(b, "%63[^/]/%u", bb, &pb) != 2 || pa != pb ||
+            pa > 32)
+                return false;
+        if (inet_pton(AF_INET, ab, &ia) != 1 || inet_pton(AF_INET, bb, &ib) != 1)
+                return false;
+        mask = pa ? htonl(~0U << (32 - pa)) : 0;
+        return (ia.s_addr & mask) == (ib.s_addr & mask);
+}
+
+void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f)
+{
+        size_t clashes = 0;
+
+        check_begin(c, "twin-subnets");
+        for (size_t i = 0; i < f->n_addresses; i++) {
+                const struct fabric_address *a = &f->addresses[i];
+                const struct netif *n = netif_list_find(&f->netifs, a->ifname);
+
+                if (!n || !n->twin[0] || strcmp(a->ifname, n->twin) > 0 || strchr(a->address, ':'))
+                        continue;
+                for (size_t k = 0; k < f->n_addresses; k++) {
+                        const struct fabric_address *b = &f->addresses[k];
+
+                        if (strcmp(b->ifname, n->twin) != 0 || !same_subnet(a->address, b->address))
+                                continue;
+                        evidence(c, "%s %s and its twin %s %s share a subnet", a->ifname, a->address,
+                                 b->ifname, b->address);
+                        clashes++;
+                }
+        }
+        if (clashes) {
+                check_end(c, DOCTOR_FAIL,
+                          "give the second twin an address in another subnet, or none (one address per port "
+                          "is "
+                          "enough; RDMA uses both twins)",
+                          "twins on the same subnet confuse routing and peer discovery");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "no twins share a subnet");
+}
+
+/* A Spark's QSFP port is two PCIe x4 halves, each with its own netdev and RDMA device; traffic
+ * on one half alone gets about half of the port (seed 001), and seed 002's boot service forces
+ * the unused half down. */
+void doctor_check_twins_up(struct check *c, const struct fabric_facts *f)
+{
+        size_t half = 0, pairs = 0;
+
+        check_begin(c, "twins-up");
+        for (size_t i = 0; i < f->netifs.n; i++) {
+                const struct netif *n = &f->netifs.v[i], *twin;
+
+                if (!n->twin[0] || strv_length(n->rdma_devices) == 0)
+                        continue;
+                twin = netif_list_find(&f->netifs, n->twin);
+                if (!twin)
+                        continue;
+                if (strcmp(n->operstate, "up") != 0) {
+                        /* Counted from the side that is up, or not at all. */
+                        continue;
+                }
+                if (strcmp(twin->operstate, "up") == 0) {
+                        if (strcmp(n->name, twin->name) < 0) {
+                                pairs++;
+                                evidence(c, "%s and %s: both up", n->name, twin->name);
+                        }
+                        continue;
+                }
+                pairs++;
+                half++;
+                evidence(c, "%s is up but its twin %s is %s%s", n->name, twin->name,
+                         twin->is_admin_up ? "down" : "administratively down",
+                         twin->is_admin_up ? " (no link)" : "");
+        }
+        if (half) {
+                check_end(c, DOCTOR_WARN,
+                          "bring the twin up with the same MTU (ip link set TWIN up mtu 9000), and take it "
+                          "out "
+                          "of [fabric] down and of any boot service that forces unused ports down; "
+                          "NCCL_IB_HCA "
+                          "then lists both twins",
+                          "%zu port%s carr%s traffic on one twin only: about half the port's bandwidth",
+                          half, half == 1 ? "" : "s", half == 1 ? "ies" : "y");
+                return;
+        }
+        if (pairs == 0) {
+                check_end(c, DOCTOR_OK, NULL, "no twin ports to check");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "both twins up on every port in use");
+}
+
+void doctor_check_port_addresses(struct check *c, const struct fabric_facts *f)
+{
+        size_t without = 0, ports = 0;
+
+        check_begin(c, "port-addresses");
+        for (size_t i = 0; i < f->rdma.n; i++) {
+                const struct rdma_device *d = &f->rdma.v[i];
+                char ip[16], twin_ip[16];
+
+                for (size_t p = 0; p < d->n_ports; p++) {
+                        const struct rdma_port *port = &d->ports[p];
+                        const struct netif *n = netif_of_port(f, port);
+                        bool has = port->netdev[0] && fabric_ipv4_of(f, port->netdev, ip, sizeof(ip));
+                        bool twin_has =
+                                n && n->twin[0] && fabric_ipv4_of(f, n->twin, twin_ip, sizeof(twin_ip));
+
+                        if (port->state != RDMA_PORT_ACTIVE)
+                                continue;
+                        /* A physical port needs one address; count each twin pair once. */
+                        if (n && n->twin[0] && strcmp(n->name, n->twin) > 0)
+                                continue;
+                        ports++;
+                        if (has || twin_has) {
+                                evidence(c, "%s: %s", has ? port->netdev : n->twin, has ? ip : twin_ip);
+                                continue;
+                        }
+                        evidence(c, "%s (%s): no IPv4 address%s%s", port->netdev[0] ? port->netdev : "?",
+                                 d->name, n && n->twin[0] ? ", nor on its twin " : "",
+                                 n && n->twin[0] ? n->twin : "");
+                        without++;
+                }
+        }
+        if (ports == 0) {
+                check_end(c, DOCTOR_FAIL, "see ports-active", "no active port to carry traffic");
+                return;
+        }
+        if (without) {
+                check_end(c, DOCTOR_WARN,
+                          "give one netdev of each cabled port an IPv4 address (netplan or nmcli); NCCL's "
+                          "bootstrap "
+                          "and RoCE v2 GIDs need it",
+                          "%zu active port%s without an address", without, without == 1 ? "" : "s");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "every active port has an IPv4 address on one of its twins");
+}
+
+void doctor_check_roce_gid(struct check *c, const struct fabric_facts *f)
+{
+        size_t missing = 0, checked = 0;
+
+        check_begin(c, "roce-v2-gid");
+        for (size_t i = 0; i < f->rdma.n; i++) {
+                const struct rdma_device *d = &f->rdma.v[i];
+
+                for (size_t p = 0; p < d->n_ports; p++) {
+                        const struct rdma_port *port = &d->ports[p];
+                        char ip[16];
+                        int index;
+
+                        if (port->state != RDMA_PORT_ACTIVE || strcmp(port->link_layer, "Ethernet") != 0 ||
+                            !port->netdev[0] || !fabric_ipv4_of(f, port->netdev, ip, sizeof(ip)))
+                                continue;
+                        checked++;
+                        index = rdma_port_gid_for_ipv4(port, ip);
+                        if (index >= 0) {
+                                evidence(c, "%s port %u: RoCE v2 GID %d for %s (%s)", d->name, port->num,
+                                         index, ip, port->netdev);
+                                continue;
+                        }
+                        evidence(c, "%s port %u: no RoCE v2 GID for %s (%s)", d->name, port->num, ip,
+                                 port->netdev);
+                        missing++;
+                }
+        }
+        if (checked == 0) {
+                check_end(c, DOCTOR_WARN, "see port-addresses",
+                          "no active Ethernet port with an address to check");
+                return;
+        }
+        if (missing) {
+                check_end(c, DOCTOR_FAIL,
+                          "the RoCE v2 GID appears when the address is on the netdev; check `show_gids`, "
+                          "and that the address is IPv4 on the RDMA device's own netdev",
+                          "%zu port%s without a RoCE v2 GID for its address: RDMA connections will time out",
+                          missing, missing == 1 ? "" : "s");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL, "every addressed port has its RoCE v2 IPv4 GID");
+}
