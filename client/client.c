@@ -115,3 +115,21 @@ int client_call(const struct client_options *o, const char *method, json_object 
 {
         return client_call_keep(o, method, params, resp, NULL);
 }
+
+int client_show(const struct client_options *o, int argc, char **argv, void (*show)(json_object *result))
+{
+        struct jsonrpc_response resp;
+        int r;
+
+        if (client_no_args(argv[0], argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = client_call(o, argv[0], NULL, &resp);
+        if (r < 0)
+                return -r;
+        if (o->json)
+                client_print_json(resp.result);
+        else
+                show(resp.result);
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}

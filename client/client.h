@@ -43,3 +43,9 @@ void client_print_json(json_object *obj);
 
 /* -EINVAL, after saying so, when a command that takes no arguments got some. */
 int client_no_args(const char *name, int argc);
+
+/*
+ * A command that takes no arguments and shows what the method of its name (argv[0]) returns: as
+ * JSON with --json, else through show. Returns the exit status.
+ */
+int client_show(const struct client_options *o, int argc, char **argv, void (*show)(json_object *result));

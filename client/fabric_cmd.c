@@ -48,7 +48,7 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
         }
         params = json_object_new_object();
         json_object_object_add(params, "mode", json_object_new_string(mode));
-        r = client_call_keep(o, "env", params, &resp, NULL);
+        r = client_call(o, "env", params, &resp);
         if (r < 0)
                 return -r;
         if (o->json) {
@@ -77,7 +77,7 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv)
 
         if (client_no_args("doctor", argc) < 0)
                 return EXIT_DOCTOR_UNKNOWN;
-        r = client_call_keep(o, "doctor", NULL, &resp, NULL);
+        r = client_call(o, "doctor", NULL, &resp);
         if (r < 0)
                 return EXIT_DOCTOR_UNKNOWN;
         if (o->json) {
@@ -94,23 +94,11 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv)
         return r;
 }
 
-int cmd_fabric(const struct client_options *o, int argc, char **argv)
+static void show_fabric(json_object *result)
 {
-        struct jsonrpc_response resp;
         json_object *rdma = NULL, *devices = NULL;
-        int r;
 
-        if (client_no_args("fabric", argc) < 0)
-                return EXIT_DAEMON_ERROR;
-        r = client_call_keep(o, "fabric", NULL, &resp, NULL);
-        if (r < 0)
-                return -r;
-        if (o->json) {
-                client_print_json(resp.result);
-                jsonrpc_response_done(&resp);
-                return EXIT_OK;
-        }
-        json_object_object_get_ex(resp.result, "rdma", &rdma);
+        json_object_object_get_ex(result, "rdma", &rdma);
         if (rdma)
                 json_object_object_get_ex(rdma, "devices", &devices);
         if (!devices || json_object_array_length(devices) == 0)
@@ -150,6 +138,9 @@ int cmd_fabric(const struct client_options *o, int argc, char **argv)
                                client_get_string(d, "twin", "-"), link);
                 }
         }
-        jsonrpc_response_done(&resp);
-        return EXIT_OK;
+}
+
+int cmd_fabric(const struct client_options *o, int argc, char **argv)
+{
+        return client_show(o, argc, argv, show_fabric);
 }

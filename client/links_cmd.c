@@ -50,24 +50,12 @@ static void print_link_row(json_object *l)
                client_get_int(l, "corrections"), client_get_string(l, "last_change", "-"), notes);
 }
 
-int cmd_links(const struct client_options *o, int argc, char **argv)
+static void show_links(json_object *result)
 {
-        struct jsonrpc_response resp;
         json_object *links = NULL, *sysctls = NULL;
-        int r;
 
-        if (client_no_args("links", argc) < 0)
-                return EXIT_DAEMON_ERROR;
-        r = client_call_keep(o, "links", NULL, &resp, NULL);
-        if (r < 0)
-                return -r;
-        if (o->json) {
-                client_print_json(resp.result);
-                jsonrpc_response_done(&resp);
-                return EXIT_OK;
-        }
-        printf("mode %s\n\n", client_get_string(resp.result, "mode", "?"));
-        json_object_object_get_ex(resp.result, "links", &links);
+        printf("mode %s\n\n", client_get_string(result, "mode", "?"));
+        json_object_object_get_ex(result, "links", &links);
         if (!links || json_object_array_length(links) == 0) {
                 printf("no fabric interfaces: no netdev is backed by an RDMA device and [fabric] interfaces "
                        "names "
@@ -78,7 +66,7 @@ int cmd_links(const struct client_options *o, int argc, char **argv)
                 for (size_t i = 0; i < json_object_array_length(links); i++)
                         print_link_row(json_object_array_get_idx(links, i));
         }
-        json_object_object_get_ex(resp.result, "sysctls", &sysctls);
+        json_object_object_get_ex(result, "sysctls", &sysctls);
         if (sysctls && json_object_array_length(sysctls) > 0) {
                 printf("\n%-32s %-24s %-24s %-10s %s\n", "SYSCTL", "NOW", "WANT", "STATE", "FIXES");
                 for (size_t i = 0; i < json_object_array_length(sysctls); i++) {
@@ -89,6 +77,9 @@ int cmd_links(const struct client_options *o, int argc, char **argv)
                                client_get_string(s, "state", "?"), client_get_int(s, "corrections"));
                 }
         }
-        jsonrpc_response_done(&resp);
-        return EXIT_OK;
+}
+
+int cmd_links(const struct client_options *o, int argc, char **argv)
+{
+        return client_show(o, argc, argv, show_links);
 }

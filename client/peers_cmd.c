@@ -8,27 +8,14 @@
 #include "client.h"
 #include "common/jsonrpc.h"
 
-int cmd_peers(const struct client_options *o, int argc, char **argv)
+static void show_peers(json_object *result)
 {
-        struct jsonrpc_response resp;
         json_object *list = NULL;
-        int r;
 
-        if (client_no_args("peers", argc) < 0)
-                return EXIT_DAEMON_ERROR;
-        r = client_call_keep(o, "peers", NULL, &resp, NULL);
-        if (r < 0)
-                return -r;
-        if (o->json) {
-                client_print_json(resp.result);
-                jsonrpc_response_done(&resp);
-                return EXIT_OK;
-        }
-        printf("peering %s, key %s, port %d, mDNS %s\n\n",
-               client_get_bool(resp.result, "peering") ? "on" : "OFF",
-               client_get_string(resp.result, "key_id", "none"), client_get_int(resp.result, "port"),
-               client_get_string(resp.result, "mdns", "?"));
-        json_object_object_get_ex(resp.result, "peers", &list);
+        printf("peering %s, key %s, port %d, mDNS %s\n\n", client_get_bool(result, "peering") ? "on" : "OFF",
+               client_get_string(result, "key_id", "none"), client_get_int(result, "port"),
+               client_get_string(result, "mdns", "?"));
+        json_object_object_get_ex(result, "peers", &list);
         if (!list || json_object_array_length(list) == 0) {
                 printf("no peers: none found over mDNS and none in [peers] static\n");
         } else {
@@ -58,6 +45,9 @@ int cmd_peers(const struct client_options *o, int argc, char **argv)
                        via ? client_get_string(via, "remote", "-") : "-", mtu_s,
                        client_get_string(p, "error", ""));
         }
-        jsonrpc_response_done(&resp);
-        return EXIT_OK;
+}
+
+int cmd_peers(const struct client_options *o, int argc, char **argv)
+{
+        return client_show(o, argc, argv, show_peers);
 }

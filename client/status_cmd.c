@@ -25,59 +25,40 @@ static void print_env_changed(json_object *status)
                at, client_get_string(gid, "env_changed_reason", "?"));
 }
 
+static void show_status(json_object *s)
+{
+        char uptime[64];
+
+        format_duration_sec((uint64_t)client_get_double(s, "uptime_sec"), uptime, sizeof(uptime));
+        printf("node        %s\n", client_get_string(s, "node", "?"));
+        printf("node id     %s\n", client_get_string(s, "node_id", "?"));
+        printf("version     %s (api %d)\n", client_get_string(s, "version", "?"),
+               client_get_int(s, "api_version"));
+        printf("uptime      %s (since %s)\n", uptime, client_get_string(s, "started_at", "?"));
+        printf("mode        %s\n", client_get_string(s, "mode", "?"));
+        printf("config      %s%s\n", client_get_string(s, "config_path", "?"),
+               client_get_bool(s, "config_found") ? "" : " (not found: built-in defaults)");
+        printf("socket      %s%s\n", client_get_string(s, "socket", "?"),
+               client_get_bool(s, "socket_activated") ? " (from systemd)" : "");
+        printf("state dir   %s%s\n", client_get_string(s, "state_dir", "?"),
+               client_get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
+        print_env_changed(s);
+}
+
 int cmd_status(const struct client_options *o, int argc, char **argv)
 {
-        struct jsonrpc_response resp;
-        json_object *s;
-        char uptime[64];
-        int r;
+        return client_show(o, argc, argv, show_status);
+}
 
-        if (client_no_args("status", argc) < 0)
-                return EXIT_DAEMON_ERROR;
-        r = client_call_keep(o, "status", NULL, &resp, NULL);
-        if (r < 0)
-                return -r;
-        s = resp.result;
-        if (o->json) {
-                client_print_json(s);
-        } else {
-                format_duration_sec((uint64_t)client_get_double(s, "uptime_sec"), uptime, sizeof(uptime));
-                printf("node        %s\n", client_get_string(s, "node", "?"));
-                printf("node id     %s\n", client_get_string(s, "node_id", "?"));
-                printf("version     %s (api %d)\n", client_get_string(s, "version", "?"),
-                       client_get_int(s, "api_version"));
-                printf("uptime      %s (since %s)\n", uptime, client_get_string(s, "started_at", "?"));
-                printf("mode        %s\n", client_get_string(s, "mode", "?"));
-                printf("config      %s%s\n", client_get_string(s, "config_path", "?"),
-                       client_get_bool(s, "config_found") ? "" : " (not found: built-in defaults)");
-                printf("socket      %s%s\n", client_get_string(s, "socket", "?"),
-                       client_get_bool(s, "socket_activated") ? " (from systemd)" : "");
-                printf("state dir   %s%s\n", client_get_string(s, "state_dir", "?"),
-                       client_get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
-                print_env_changed(s);
-        }
-        jsonrpc_response_done(&resp);
-        return EXIT_OK;
+static void show_version(json_object *result)
+{
+        printf("sparkc %s\nsparkd %s (api %d)\n", SPARKD_VERSION, client_get_string(result, "version", "?"),
+               client_get_int(result, "api_version"));
 }
 
 int cmd_version(const struct client_options *o, int argc, char **argv)
 {
-        struct jsonrpc_response resp;
-        int r;
-
-        if (client_no_args("version", argc) < 0)
-                return EXIT_DAEMON_ERROR;
-        r = client_call_keep(o, "version", NULL, &resp, NULL);
-        if (r < 0)
-                return -r;
-        if (o->json)
-                client_print_json(resp.result);
-        else
-                printf("sparkc %s\nsparkd %s (api %d)\n", SPARKD_VERSION,
-                       client_get_string(resp.result, "version", "?"),
-                       client_get_int(resp.result, "api_version"));
-        jsonrpc_response_done(&resp);
-        return EXIT_OK;
+        return client_show(o, argc, argv, show_version);
 }
 
 static void print_config_errors(json_object *data)
@@ -135,20 +116,12 @@ int cmd_reload(const struct client_options *o, int argc, char **argv)
         return EXIT_OK;
 }
 
+static void show_metrics(json_object *result)
+{
+        fputs(client_get_string(result, "text", ""), stdout);
+}
+
 int cmd_metrics(const struct client_options *o, int argc, char **argv)
 {
-        struct jsonrpc_response resp;
-        int r;
-
-        if (client_no_args("metrics", argc) < 0)
-                return EXIT_DAEMON_ERROR;
-        r = client_call_keep(o, "metrics", NULL, &resp, NULL);
-        if (r < 0)
-                return -r;
-        if (o->json)
-                client_print_json(resp.result);
-        else
-                fputs(client_get_string(resp.result, "text", ""), stdout);
-        jsonrpc_response_done(&resp);
-        return EXIT_OK;
+        return client_show(o, argc, argv, show_metrics);
 }
