@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "commands.h"
 #include "common/jsonrpc.h"
 #include "common/strutil.h"
 #include "rpc.h"

@@ -4,7 +4,8 @@
  * unified memory), nvidia_peermem, whether DMA-BUF GPU Direct is possible, the RDMA kernel
  * modules, the NCCL library and its version, and the memlock limit login sessions get. Read
  * under the host root (HOST/proc, HOST/sys, HOST/etc, HOST/usr, HOST/var/lib/dpkg); anything
- * missing is a fact ("no driver"), never an error.
+ * missing is a fact ("no driver"), never an error. This is the whole of them; gpu.h, kmod.h,
+ * dmabuf.h, nccl_lib.h and memlock.h each read their part.
  */
 #pragma once
 
@@ -49,15 +50,3 @@ struct hostfacts {
 int hostfacts_read(const char *host_root, struct hostfacts *out);
 void hostfacts_free(struct hostfacts *facts);
 json_object *hostfacts_to_json(const struct hostfacts *facts);
-
-/* Pure parsers, exposed for tests. */
-/* "NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  580.95.05  Release Build ..." */
-int hostfacts_parse_driver_version(const char *text, char *version, size_t size, bool *is_open);
-/*
- * One limits.conf line; when it sets memlock for everyone ("*"), returns which limits it sets
- * (HOSTFACTS_LIMIT_SOFT, HOSTFACTS_LIMIT_HARD, both for "-") and the value in bytes or
- * HOSTFACTS_UNLIMITED; 0 for lines about anything else, -EINVAL for malformed ones.
- */
-#define HOSTFACTS_LIMIT_SOFT 1
-#define HOSTFACTS_LIMIT_HARD 2
-int hostfacts_parse_limits_line(const char *line, uint64_t *memlock);

@@ -16,33 +16,15 @@
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "netif.h"
+#include "rdma_gid.h"
+#include "rdma_scan.h"
 #include "rdma_verbs.h"
 #include "sysfs.h"
 
-#define ZERO_GID     "0000:0000:0000:0000:0000:0000:0000:0000"
-#define IPV4_MAPPED  "0000:0000:0000:0000:0000:ffff:"
-#define WANT_STATE   "\"N: NAME\" such as \"4: ACTIVE\""
-#define WANT_PHYS    "\"N: NAME\" such as \"5: LinkUp\""
-#define WANT_LAYER   "Ethernet or InfiniBand"
-#define WANT_RATE    "\"N Gb/sec (...)\" such as \"200 Gb/sec (4X HDR)\""
-#define WANT_GID     "8 groups of 4 hex digits"
-#define WANT_TYPE    "\"IB/RoCE v1\" or \"RoCE v2\""
-#define SYSFS_BUF_SZ 128
-
-const char *rdma_gid_type_to_string(enum rdma_gid_type type)
-{
-        switch (type) {
-        case RDMA_GID_IB:
-                return "IB";
-        case RDMA_GID_ROCE_V1:
-                return "RoCE v1";
-        case RDMA_GID_ROCE_V2:
-                return "RoCE v2";
-        case RDMA_GID_UNKNOWN:
-                break;
-        }
-        return "unknown";
-}
+#define WANT_STATE "\"N: NAME\" such as \"4: ACTIVE\""
+#define WANT_PHYS  "\"N: NAME\" such as \"5: LinkUp\""
+#define WANT_LAYER "Ethernet or InfiniBand"
+#define WANT_RATE  "\"N Gb/sec (...)\" such as \"200 Gb/sec (4X HDR)\""
 
 int rdma_parse_state(const char *s, unsigned *num, char *name, size_t size)
 {
@@ -96,71 +78,6 @@ int rdma_parse_rate_gbps(const char *s, unsigned *gbps)
         return 0;
 }
 
-int rdma_parse_gid(const char *s, char *gid, size_t size, char *ipv4, size_t ipv4_size)
-{
-        unsigned hi, lo;
-
-        if (strlen(s) != 39)
-                return -EBADMSG;
-        for (size_t i = 0; i < 39; i++)
-                if (i % 5 == 4 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
-                        return -EBADMSG;
-        if (size < 40 || (ipv4 && ipv4_size < 16))
-                return -ENOBUFS;
-        for (size_t i = 0; i <= 39; i++)
-                gid[i] = (char)tolower((unsigned char)s[i]);
-        if (!ipv4)
-                return 0;
-        ipv4[0] = '\0';
-        /* ::ffff:a.b.c.d, what the kernel puts in the table for each IPv4 address of the netdev. */
-        if (strncmp(gid, IPV4_MAPPED, strlen(IPV4_MAPPED)) == 0 &&
-            sscanf(gid + 30, "%4x:%4x", &hi, &lo) == 2)
-                snprintf(ipv4, ipv4_size, "%u.%u.%u.%u", hi >> 8, hi & 0xff, lo >> 8, lo & 0xff);
-        return 0;
-}
-
-/* What the scan is looking at, so that every warning says where it is; r is the first hard error
- * (only -ENOMEM: everything else is a warning). */
-struct scan {
-        const char *root;
-        struct rdma_inventory *inv;
-        const char *dev; /* NULL while listing class/infiniband itself */
-        bool has_port;
-        unsigned port;
-        int r;
-};
-
-_printf_(2, 3) static void scan_warn(struct scan *s, const char *fmt, ...)
-{
-        char msg[320], line[448];
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
-        if (!s->dev)
-                snprintf(line, sizeof(line), "%s", msg);
-        else if (s->has_port)
-                snprintf(line, sizeof(line), "%s port %u: %s", s->dev, s->port, msg);
-        else
-                snprintf(line, sizeof(line), "%s: %s", s->dev, msg);
-        if (strv_push(&s->inv->warnings, line) < 0)
-                s->r = -ENOMEM;
-}
-
-/* Sysfs content quoted in a warning: bounded, control characters as '?'. */
-static const char *shown(const char *s, char *buf, size_t size)
-{
-        size_t i = 0;
-
-        for (; s[i] && i + 1 < size; i++)
-                buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-        buf[i] = '\0';
-        if (s[i] && size > 4)
-                strcpy(buf + size - 4, "...");
-        return buf;
-}
-
 /* A PCI address as sysfs writes it, "0000:01:00.1" (the same test as netif.c's). */
 static bool is_pci_address(const char *s)
 {
@@ -172,181 +89,38 @@ static bool is_pci_address(const char *s)
         return sscanf(s, "%x:%x:%x.%x%n", &domain, &bus, &dev, &fn, &n) == 4 && s[n] == '\0';
 }
 
-static bool copy_ifname(char *dst, const char *name)
-{
-        if (!name[0] || strlen(name) >= IF_NAMESIZE)
-                return false;
-        strcpy(dst, name);
-        return true;
-}
-
-static int compare_unsigned(const void *a, const void *b)
-{
-        unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-        return (x > y) - (x < y);
-}
-
-/* A decimal number written as the kernel writes it: "01" or "+1" would name the same entry twice. */
-static bool parse_index(const char *name, unsigned *out)
-{
-        char canonical[16];
-        uint64_t v;
-
-        if (parse_uint64(name, 10, 0, UINT32_MAX, &v) < 0)
-                return false;
-        snprintf(canonical, sizeof(canonical), "%u", (unsigned)v);
-        if (strcmp(canonical, name) != 0)
-                return false;
-        *out = (unsigned)v;
-        return true;
-}
-
-/*
- * The numeric entries of class/infiniband/DEV/DIR, ascending (sysfs_list sorts "10" before "2").
- * Other names are warnings: the kernel writes only numbers there, so anything else is damage.
- */
-static int list_indexes(struct scan *s, const char *dir, const char *label, const char *what, unsigned **out,
-                        size_t *n_out)
-{
-        char **names = NULL, q[48];
-        unsigned *v;
-        size_t n = 0;
-        int r;
-
-        r = sysfs_list(s->root, &names, "class/infiniband/%s/%s", s->dev, dir);
-        if (r < 0)
-                return r;
-        v = calloc((size_t)r + 1, sizeof(*v));
-        if (!v) {
-                strv_free(names);
-                return -ENOMEM;
-        }
-        for (char **name = names; *name; name++) {
-                if (!parse_index(*name, &v[n])) {
-                        scan_warn(s, "%s/%s is not a %s (expected a number)", label,
-                                  shown(*name, q, sizeof(q)), what);
-                        continue;
-                }
-                n++;
-        }
-        strv_free(names);
-        qsort(v, n, sizeof(*v), compare_unsigned);
-        *out = v;
-        *n_out = n;
-        return 0;
-}
-
 /* Reads ports/N/ATTR of the port being scanned; a failure is a warning saying what was expected. */
-static bool port_attr(struct scan *s, const char *attr, char *buf, size_t size, const char *expected)
+static bool port_attr(struct rdma_scan *s, const char *attr, char *buf, size_t size, const char *expected)
 {
         int r = sysfs_read(s->root, buf, size, "class/infiniband/%s/ports/%u/%s", s->dev, s->port, attr);
 
         if (r < 0) {
-                scan_warn(s, "cannot read %s: %s (expected %s)", attr, strerror(-r), expected);
+                rdma_scan_warn(s, "cannot read %s: %s (expected %s)", attr, strerror(-r), expected);
                 return false;
         }
         return true;
 }
 
-static void port_read_state(struct scan *s, const char *attr, const char *expected, unsigned *num,
+static void port_read_state(struct rdma_scan *s, const char *attr, const char *expected, unsigned *num,
                             char *name, size_t size)
 {
         char buf[SYSFS_BUF_SZ], q[48];
 
         if (port_attr(s, attr, buf, sizeof(buf), expected) && rdma_parse_state(buf, num, name, size) < 0)
-                scan_warn(s, "%s \"%s\" is malformed (expected %s)", attr, shown(buf, q, sizeof(q)),
-                          expected);
-}
-
-static enum rdma_gid_type gid_type(struct scan *s, const struct rdma_port *p, unsigned index,
-                                   const char *type)
-{
-        char q[48];
-
-        /* One string for two types: the port's link layer tells them apart. With an unknown link
-         * layer (already a warning) the type stays unknown. */
-        if (strcmp(type, "IB/RoCE v1") == 0) {
-                if (strcmp(p->link_layer, "Ethernet") == 0)
-                        return RDMA_GID_ROCE_V1;
-                if (strcmp(p->link_layer, "InfiniBand") == 0)
-                        return RDMA_GID_IB;
-                return RDMA_GID_UNKNOWN;
-        }
-        if (strcmp(type, "RoCE v2") == 0)
-                return RDMA_GID_ROCE_V2;
-        scan_warn(s, "gid %u: unknown type \"%s\" (expected %s)", index, shown(type, q, sizeof(q)),
-                  WANT_TYPE);
-        return RDMA_GID_UNKNOWN;
-}
-
-static void port_read_gid(struct scan *s, struct rdma_port *p, unsigned index)
-{
-        struct rdma_gid *g = &p->gids[p->n_gids];
-        char buf[SYSFS_BUF_SZ], q[48];
-        int r;
-
-        *g = (struct rdma_gid){ .index = index };
-        r = sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gids/%u", s->dev, s->port,
-                       index);
-        if (r < 0) {
-                scan_warn(s, "gid %u: cannot read it: %s (expected %s)", index, strerror(-r), WANT_GID);
-                return;
-        }
-        if (rdma_parse_gid(buf, g->gid, sizeof(g->gid), g->ipv4, sizeof(g->ipv4)) < 0) {
-                scan_warn(s, "gid %u: malformed GID \"%s\" (expected %s)", index, shown(buf, q, sizeof(q)),
-                          WANT_GID);
-                return;
-        }
-        if (strcmp(g->gid, ZERO_GID) == 0)
-                return; /* an empty entry of the table */
-        /* The kernel refuses to read the type of an unused entry (EINVAL): not a GID in use. */
-        if (sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/types/%u", s->dev,
-                       s->port, index) < 0)
-                return;
-        g->type = gid_type(s, p, index, buf);
-        if (sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/ndevs/%u", s->dev,
-                       s->port, index) == 0)
-                copy_ifname(g->netdev, buf);
-        p->n_gids++;
-}
-
-static void port_read_gids(struct scan *s, struct rdma_port *p)
-{
-        _cleanup_free_ unsigned *indexes = NULL;
-        char dir[32];
-        size_t n = 0;
-        int r;
-
-        snprintf(dir, sizeof(dir), "ports/%u/gids", s->port);
-        r = list_indexes(s, dir, "gids", "GID index", &indexes, &n);
-        if (r < 0) {
-                if (r == -ENOMEM)
-                        s->r = r;
-                else
-                        scan_warn(s, "cannot read the GID table: %s (expected gids/0, gids/1, ...)",
-                                  strerror(-r));
-                return;
-        }
-        p->gids = calloc(n + 1, sizeof(*p->gids));
-        if (!p->gids) {
-                s->r = -ENOMEM;
-                return;
-        }
-        for (size_t i = 0; i < n; i++)
-                port_read_gid(s, p, indexes[i]);
+                rdma_scan_warn(s, "%s \"%s\" is malformed (expected %s)", attr,
+                               rdma_scan_quote(buf, q, sizeof(q)), expected);
 }
 
 /* The port's netdev as ibdev2netdev finds it: the netdev of GID 0, else the PCI function's own
  * netdev (the only one, or the one whose dev_port is this port on a multi-port function). */
-static void port_read_netdev(struct scan *s, struct rdma_port *p)
+static void port_read_netdev(struct rdma_scan *s, struct rdma_port *p)
 {
         char buf[SYSFS_BUF_SZ], **names = NULL;
         int r;
 
         if (sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", s->dev,
                        s->port) == 0 &&
-            copy_ifname(p->netdev, buf))
+            rdma_copy_ifname(p->netdev, buf))
                 return;
         r = sysfs_list(s->root, &names, "class/infiniband/%s/device/net", s->dev);
         if (r == -ENOMEM)
@@ -354,21 +128,21 @@ static void port_read_netdev(struct scan *s, struct rdma_port *p)
         if (r < 0)
                 return;
         if (r == 1) {
-                copy_ifname(p->netdev, names[0]);
+                rdma_copy_ifname(p->netdev, names[0]);
         } else {
                 for (char **name = names; *name; name++) {
                         uint64_t dev_port;
 
                         if (sysfs_read_u64(s->root, &dev_port, "class/infiniband/%s/device/net/%s/dev_port",
                                            s->dev, *name) == 0 &&
-                            dev_port + 1 == s->port && copy_ifname(p->netdev, *name))
+                            dev_port + 1 == s->port && rdma_copy_ifname(p->netdev, *name))
                                 break;
                 }
         }
         strv_free(names);
 }
 
-static void port_read(struct scan *s, unsigned num, struct rdma_port *p)
+static void port_read(struct rdma_scan *s, unsigned num, struct rdma_port *p)
 {
         char buf[SYSFS_BUF_SZ], q[48];
 
@@ -382,17 +156,17 @@ static void port_read(struct scan *s, unsigned num, struct rdma_port *p)
                 if (strcmp(buf, "Ethernet") == 0 || strcmp(buf, "InfiniBand") == 0)
                         strcpy(p->link_layer, buf);
                 else
-                        scan_warn(s, "unknown link layer \"%s\" (expected %s)", shown(buf, q, sizeof(q)),
-                                  WANT_LAYER);
+                        rdma_scan_warn(s, "unknown link layer \"%s\" (expected %s)",
+                                       rdma_scan_quote(buf, q, sizeof(q)), WANT_LAYER);
         }
         if (port_attr(s, "rate", buf, sizeof(buf), WANT_RATE)) {
                 if (rdma_parse_rate_gbps(buf, &p->rate_gbps) == 0 && strlen(buf) < sizeof(p->rate))
                         strcpy(p->rate, buf);
                 else
-                        scan_warn(s, "rate \"%s\" is malformed (expected %s)", shown(buf, q, sizeof(q)),
-                                  WANT_RATE);
+                        rdma_scan_warn(s, "rate \"%s\" is malformed (expected %s)",
+                                       rdma_scan_quote(buf, q, sizeof(q)), WANT_RATE);
         }
-        port_read_gids(s, p);
+        rdma_gid_read_table(s, p);
         port_read_netdev(s, p);
         p->netdev_speed_mbps = -1;
         if (p->netdev[0] && sysfs_read(s->root, buf, sizeof(buf), "class/net/%s/speed", p->netdev) == 0) {
@@ -412,7 +186,7 @@ static void port_read(struct scan *s, unsigned num, struct rdma_port *p)
         s->has_port = false;
 }
 
-static void device_read(struct scan *s, const char *name, struct rdma_device *d)
+static void device_read(struct rdma_scan *s, const char *name, struct rdma_device *d)
 {
         _cleanup_free_ unsigned *ports = NULL;
         char pci[sizeof(d->pci)];
@@ -433,12 +207,12 @@ static void device_read(struct scan *s, const char *name, struct rdma_device *d)
         } else {
                 d->pcie = (struct pcie_link){ .aer_fatal_since_start = -1, .aer_fatal_since_last = -1 };
         }
-        r = list_indexes(s, "ports", "ports", "port number", &ports, &n);
+        r = rdma_scan_list_indexes(s, "ports", "ports", "port number", &ports, &n);
         if (r < 0) {
                 if (r == -ENOMEM)
                         s->r = r;
                 else
-                        scan_warn(s, "cannot read its ports: %s (expected ports/1, ...)", strerror(-r));
+                        rdma_scan_warn(s, "cannot read its ports: %s (expected ports/1, ...)", strerror(-r));
                 return;
         }
         d->ports = calloc(n + 1, sizeof(*d->ports));
@@ -469,7 +243,7 @@ static void pair_twins(struct rdma_inventory *inv)
 int rdma_scan(const char *sysfs_root, bool use_verbs, struct rdma_inventory *out)
 {
         struct rdma_inventory inv = { 0 };
-        struct scan s = { .root = sysfs_root, .inv = &inv };
+        struct rdma_scan s = { .root = sysfs_root, .inv = &inv };
         char **names = NULL, q[48];
         int r;
 
@@ -483,15 +257,15 @@ int rdma_scan(const char *sysfs_root, bool use_verbs, struct rdma_inventory *out
         } else if (r == -ENOENT) {
                 /* No RDMA driver loaded: nothing to list, and nothing wrong with sysfs. */
         } else if (r < 0) {
-                scan_warn(&s, "cannot list class/infiniband: %s", strerror(-r));
+                rdma_scan_warn(&s, "cannot list class/infiniband: %s", strerror(-r));
         } else {
                 inv.v = calloc((size_t)r + 1, sizeof(*inv.v));
                 if (!inv.v)
                         s.r = -ENOMEM;
                 for (char **name = names; inv.v && *name && s.r == 0; name++) {
                         if (strlen(*name) >= sizeof(inv.v->name)) {
-                                scan_warn(&s, "class/infiniband/%s: name too long for an RDMA device",
-                                          shown(*name, q, sizeof(q)));
+                                rdma_scan_warn(&s, "class/infiniband/%s: name too long for an RDMA device",
+                                               rdma_scan_quote(*name, q, sizeof(q)));
                                 continue;
                         }
                         device_read(&s, *name, &inv.v[inv.n++]);
@@ -551,28 +325,6 @@ const struct rdma_port *rdma_find_port_by_netdev(const struct rdma_inventory *in
         return NULL;
 }
 
-int rdma_port_gid_for_ipv4(const struct rdma_port *port, const char *ipv4)
-{
-        if (!port || !ipv4 || !ipv4[0])
-                return -1;
-        for (size_t i = 0; i < port->n_gids; i++)
-                if (port->gids[i].type == RDMA_GID_ROCE_V2 && strcmp(port->gids[i].ipv4, ipv4) == 0)
-                        return (int)port->gids[i].index;
-        return -1;
-}
-
-static json_object *gid_to_json(const struct rdma_gid *g)
-{
-        json_object *o = json_object_new_object();
-
-        json_object_object_add(o, "index", json_object_new_int64(g->index));
-        json_object_object_add(o, "gid", json_object_new_string(g->gid));
-        json_object_object_add(o, "type", json_object_new_string(rdma_gid_type_to_string(g->type)));
-        json_object_object_add(o, "netdev", json_object_new_string(g->netdev));
-        json_object_object_add(o, "ipv4", g->ipv4[0] ? json_object_new_string(g->ipv4) : NULL);
-        return o;
-}
-
 static json_object *port_to_json(const struct rdma_port *p)
 {
         json_object *o = json_object_new_object(), *gids = json_object_new_array();
@@ -593,7 +345,7 @@ static json_object *port_to_json(const struct rdma_port *p)
         json_object_object_add(o, "roce_v2_ipv4_gid",
                                p->roce_v2_ipv4_gid >= 0 ? json_object_new_int(p->roce_v2_ipv4_gid) : NULL);
         for (size_t i = 0; i < p->n_gids; i++)
-                json_object_array_add(gids, gid_to_json(&p->gids[i]));
+                json_object_array_add(gids, rdma_gid_to_json(&p->gids[i]));
         json_object_object_add(o, "gids", gids);
         return o;
 }

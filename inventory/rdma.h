@@ -2,8 +2,8 @@
  * The RDMA inventory: devices, ports, port state, link layer, speed, GID table (type and netdev
  * of every entry) and the RoCE v2 IPv4 GID of each port, read from sysfs under the host root
  * (class/infiniband), enriched by libibverbs (active MTU) when it reads the real /sys. What
- * `ibdev2netdev` and `show_gids` print, as data. Malformed or missing sysfs content becomes a
- * warning in the inventory, never a failure of the scan.
+ * `ibdev2netdev` and `show_gids` print, as data; the GID table's part is in rdma_gid.h. Malformed
+ * or missing sysfs content becomes a warning in the inventory, never a failure of the scan.
  */
 #pragma once
 
@@ -14,21 +14,7 @@
 #include <stdint.h>
 
 #include "pcie.h"
-
-enum rdma_gid_type {
-        RDMA_GID_UNKNOWN,
-        RDMA_GID_IB,      /* "IB/RoCE v1" on an InfiniBand port */
-        RDMA_GID_ROCE_V1, /* "IB/RoCE v1" on an Ethernet port */
-        RDMA_GID_ROCE_V2, /* "RoCE v2" */
-};
-
-struct rdma_gid {
-        unsigned index;
-        char gid[40]; /* as sysfs prints it: 8 groups of 4 hex digits */
-        enum rdma_gid_type type;
-        char netdev[IF_NAMESIZE]; /* "" when none */
-        char ipv4[16];            /* dotted quad when the GID is IPv4-mapped (::ffff:a.b.c.d), else "" */
-};
+#include "rdma_gid.h"
 
 /* Port states (rdma_port.state) and physical states (rdma_port.phys_state) as the kernel numbers
  * them; 0 is "unknown" in both. */
@@ -94,14 +80,6 @@ const struct rdma_device *rdma_find_device(const struct rdma_inventory *inv, con
 /* The device and port whose netdev is ifname; NULL when none. */
 const struct rdma_port *rdma_find_port_by_netdev(const struct rdma_inventory *inv, const char *ifname,
                                                  const struct rdma_device **device);
-/* The RoCE v2 GID entry of port whose IPv4-mapped address is ipv4; -1 when none. */
-int rdma_port_gid_for_ipv4(const struct rdma_port *port, const char *ipv4);
-
-const char *rdma_gid_type_to_string(enum rdma_gid_type type);
 /* Pure parsers, exposed for tests. */
 int rdma_parse_state(const char *s, unsigned *num, char *name, size_t size); /* "4: ACTIVE" */
 int rdma_parse_rate_gbps(const char *s, unsigned *gbps);                     /* "200 Gb/sec (4X HDR)" */
-/* "fe80:0000:...:7711" (8 groups of 4 hex digits) into gid, lowercased, and its dotted quad into
- * ipv4 when it is IPv4-mapped ("" otherwise; ipv4 may be NULL); -EBADMSG for anything else. The
- * all-zero GID parses: an empty table entry is for the caller to skip. */
-int rdma_parse_gid(const char *s, char *gid, size_t size, char *ipv4, size_t ipv4_size);

@@ -11,51 +11,19 @@
 #include "common/strutil.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
-#include "flap.h"
 #include "inventory/netif.h"
 #include "inventory/sysfs.h"
+#include "link_counters.h"
+#include "link_enforce.h"
+#include "link_oper.h"
+#include "link_state.h"
 #include "netlink.h"
 
-#define COUNTERS_FILE     "links.json"
-#define COUNTERS_MAX_SIZE (1024 * 1024)
-#define SAVE_DELAY_SEC    1
-
-struct link {
-        struct links *owner;
-        int ifindex;
-        char name[IF_NAMESIZE];
-        bool is_fabric;
-        bool want_down;
-        char twin[IF_NAMESIZE];
-        char pci[64];
-        char **rdma_devices;
-        int64_t speed_mbps;
-
-        struct netlink_link seen; /* the last state reported by the kernel */
-        bool is_oper_up;
-        time_t last_change; /* wall clock of the last oper-state change, 0: none seen */
-
-        uint64_t flaps;       /* carrier losses, persisted */
-        uint64_t corrections; /* MTU and admin-state corrections, persisted */
-        uint64_t flaps_since_start;
-        struct flap_detector flap;
-        struct event *stable_timer;
-
-        unsigned mtu_drift_logged; /* the drifted MTU already reported in audit mode */
-        bool admin_drift_logged;
-        int mtu_error;   /* last failed MTU correction, 0 when none */
-        int admin_error; /* last failed admin-state correction */
-};
-
-struct saved_counters {
-        char *name;
-        uint64_t flaps;
-        uint64_t corrections;
-};
+#define SAVE_DELAY_SEC 1
 
 struct links {
         struct event_base *base;
-        struct store *store;
+        struct link_counters counters;
         struct netlink *nl;
         struct event *save_timer;
         struct event *recheck_timer;
@@ -63,8 +31,6 @@ struct links {
         void *change_userdata;
         struct link **v;
         size_t n;
-        struct saved_counters *saved; /* counters of links not (yet) present */
-        size_t n_saved;
 
         enum enforce_mode mode;
         unsigned mtu;
@@ -75,14 +41,6 @@ struct links {
         char *sysfs_root;
         bool configured;
 };
-
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
 
 unsigned links_carrier_losses(bool was_up, uint32_t changes)
 {
@@ -103,145 +61,23 @@ static void links_schedule_save(struct links *ls)
         struct timeval tv = { .tv_sec = SAVE_DELAY_SEC };
 
         /* Counters change in bursts (a flap storm); one write per second at most. */
-        if (ls->store && !evtimer_pending(ls->save_timer, NULL))
+        if (ls->counters.store && !evtimer_pending(ls->save_timer, NULL))
                 evtimer_add(ls->save_timer, &tv);
-}
-
-/* ---- persistence ---- */
-
-static int links_save(struct links *ls)
-{
-        json_object *root, *map;
-        const char *s;
-        size_t len;
-        int r;
-
-        if (!ls->store)
-                return 0;
-        root = json_object_new_object();
-        map = json_object_new_object();
-        json_object_object_add(root, "version", json_object_new_int(1));
-        for (size_t i = 0; i < ls->n_saved; i++) {
-                json_object *o = json_object_new_object();
-
-                json_object_object_add(o, "flaps", json_object_new_int64((int64_t)ls->saved[i].flaps));
-                json_object_object_add(o, "corrections",
-                                       json_object_new_int64((int64_t)ls->saved[i].corrections));
-                json_object_object_add(map, ls->saved[i].name, o);
-        }
-        for (size_t i = 0; i < ls->n; i++) {
-                struct link *l = ls->v[i];
-                json_object *o;
-
-                if (!l->flaps && !l->corrections)
-                        continue;
-                o = json_object_new_object();
-                json_object_object_add(o, "flaps", json_object_new_int64((int64_t)l->flaps));
-                json_object_object_add(o, "corrections", json_object_new_int64((int64_t)l->corrections));
-                json_object_object_add(map, l->name, o);
-        }
-        json_object_object_add(root, "links", map);
-        s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN, &len);
-        r = store_write(ls->store, COUNTERS_FILE, s, len);
-        json_object_put(root);
-        if (r < 0)
-                log_warning("cannot save link counters in %s: %s", store_path(ls->store), strerror(-r));
-        return r;
 }
 
 static void on_save_timer(evutil_socket_t fd, short what, void *userdata)
 {
-        links_save(userdata);
+        struct links *ls = userdata;
+
+        link_counters_save(&ls->counters, ls->v, ls->n);
 }
 
-static int saved_add(struct links *ls, const char *name, uint64_t flaps, uint64_t corrections)
+static void links_enforce(struct links *ls, struct link *l)
 {
-        struct saved_counters *v = realloc(ls->saved, (ls->n_saved + 1) * sizeof(*v));
+        struct link_policy policy = { .nl = ls->nl, .mode = ls->mode, .mtu = ls->mtu };
 
-        if (!v)
-                return -ENOMEM;
-        ls->saved = v;
-        v[ls->n_saved] = (struct saved_counters){ strdup(name), flaps, corrections };
-        if (!v[ls->n_saved].name)
-                return -ENOMEM;
-        ls->n_saved++;
-        return 0;
-}
-
-static int counters_parse(struct links *ls, const char *data, size_t len)
-{
-        json_object *root = json_tokener_parse(data), *version, *map;
-        int r = 0;
-
-        if (!root || strlen(data) != len || !json_object_is_type(root, json_type_object) ||
-            !json_object_object_get_ex(root, "version", &version) || json_object_get_int(version) != 1 ||
-            !json_object_object_get_ex(root, "links", &map) || !json_object_is_type(map, json_type_object)) {
-                json_object_put(root);
-                return -EBADMSG;
-        }
-        json_object_object_foreach(map, name, o) {
-                json_object *flaps, *corrections;
-
-                if (!json_object_is_type(o, json_type_object) ||
-                    !json_object_object_get_ex(o, "flaps", &flaps) ||
-                    !json_object_object_get_ex(o, "corrections", &corrections) ||
-                    !json_object_is_type(flaps, json_type_int) ||
-                    !json_object_is_type(corrections, json_type_int) || json_object_get_int64(flaps) < 0 ||
-                    json_object_get_int64(corrections) < 0 || strlen(name) >= IF_NAMESIZE) {
-                        r = -EBADMSG;
-                        break;
-                }
-                r = saved_add(ls, name, (uint64_t)json_object_get_int64(flaps),
-                              (uint64_t)json_object_get_int64(corrections));
-                if (r < 0)
-                        break;
-        }
-        json_object_put(root);
-        return r;
-}
-
-static void links_load(struct links *ls)
-{
-        _cleanup_free_ char *data = NULL;
-        size_t len = 0;
-        int r;
-
-        if (!ls->store)
-                return;
-        r = store_read(ls->store, COUNTERS_FILE, COUNTERS_MAX_SIZE, &data, &len);
-        if (r == -ENOENT)
-                return;
-        if (r == 0)
-                r = counters_parse(ls, data, len);
-        if (r == -EBADMSG || r == -EFBIG) {
-                struct log_field f[] = { { "file", COUNTERS_FILE } };
-
-                for (size_t i = 0; i < ls->n_saved; i++)
-                        free(ls->saved[i].name);
-                ls->n_saved = 0;
-                r = store_quarantine(ls->store, COUNTERS_FILE);
-                event_emit(
-                        EVENT_STATE_QUARANTINED, f, ARRAY_SIZE(f),
-                        "state file %s/%s is damaged; moved aside to %s.corrupt%s; link counters start at 0",
-                        store_path(ls->store), COUNTERS_FILE, COUNTERS_FILE, r < 0 ? " (failed)" : "");
-        } else if (r < 0) {
-                log_warning("cannot read %s/%s: %s; link counters start at 0", store_path(ls->store),
-                            COUNTERS_FILE, strerror(-r));
-        }
-}
-
-/* A link that appears takes over the counters saved under its name. */
-static void link_take_saved(struct links *ls, struct link *l)
-{
-        for (size_t i = 0; i < ls->n_saved; i++) {
-                if (strcmp(ls->saved[i].name, l->name) != 0)
-                        continue;
-                l->flaps = ls->saved[i].flaps;
-                l->corrections = ls->saved[i].corrections;
-                free(ls->saved[i].name);
-                ls->saved[i] = ls->saved[--ls->n_saved];
-                return;
-        }
+        if (link_enforce(&policy, l))
+                links_schedule_save(ls);
 }
 
 /* ---- one link ---- */
@@ -255,40 +91,6 @@ static void link_free(struct link *l)
         flap_done(&l->flap);
         strv_free(l->rdma_devices);
         free(l);
-}
-
-static void link_arm_stable_timer(struct link *l)
-{
-        uint64_t at = flap_stable_at(&l->flap), now = now_usec();
-        uint64_t wait = at > now ? at - now : 0;
-        struct timeval tv = { .tv_sec = (time_t)(wait / 1000000), .tv_usec = (suseconds_t)(wait % 1000000) };
-
-        if (at)
-                evtimer_add(l->stable_timer, &tv);
-}
-
-static void on_stable_timer(evutil_socket_t fd, short what, void *userdata)
-{
-        struct link *l = userdata;
-        unsigned changes = l->flap.changes_while_flapping;
-        char changes_s[16], window_s[16];
-
-        if (!flap_check_stable(&l->flap, now_usec())) {
-                link_arm_stable_timer(l);
-                return;
-        }
-        snprintf(changes_s, sizeof(changes_s), "%u", changes);
-        snprintf(window_s, sizeof(window_s), "%llu", (unsigned long long)(l->flap.window_usec / 1000000));
-        {
-                struct log_field f[] = { { "iface", l->name },
-                                         { "changes", changes_s },
-                                         { "window_sec", window_s },
-                                         { "state", l->is_oper_up ? "up" : "down" } };
-
-                event_emit(EVENT_LINK_STABLE, f, ARRAY_SIZE(f),
-                           "%s is stable again after %u changes; no change for %s s; it is %s", l->name,
-                           changes, window_s, l->is_oper_up ? "up" : "down");
-        }
 }
 
 static void link_apply_inventory(struct links *ls, struct link *l, const struct netif_list *inventory)
@@ -321,155 +123,6 @@ static void link_read_speed(struct links *ls, struct link *l)
                 l->speed_mbps = strtoll(buf, NULL, 10);
 }
 
-static void link_enforce_mtu(struct links *ls, struct link *l)
-{
-        char old_s[16], new_s[16];
-        unsigned old = l->seen.mtu;
-        int r;
-
-        if (!l->is_fabric || l->want_down || old == ls->mtu) {
-                l->mtu_drift_logged = 0;
-                l->mtu_error = 0;
-                return;
-        }
-        snprintf(old_s, sizeof(old_s), "%u", old);
-        snprintf(new_s, sizeof(new_s), "%u", ls->mtu);
-        if (ls->mode == ENFORCE_MODE_AUDIT) {
-                struct log_field f[] = { { "iface", l->name }, { "old", old_s }, { "new", new_s } };
-
-                if (l->mtu_drift_logged != old)
-                        event_emit(EVENT_MTU_DRIFT, f, ARRAY_SIZE(f),
-                                   "%s has MTU %u, config wants %u (audit mode)", l->name, old, ls->mtu);
-                l->mtu_drift_logged = old;
-                return;
-        }
-        r = netlink_set_mtu(ls->nl, l->ifindex, ls->mtu);
-        if (r < 0) {
-                if (r != l->mtu_error)
-                        log_error("%s has MTU %u, config wants %u, and setting it failed: %s", l->name, old,
-                                  ls->mtu, strerror(-r));
-                l->mtu_error = r;
-                return;
-        }
-        l->mtu_error = 0;
-        l->corrections++;
-        /* The kernel's notification of the new MTU updates l->seen; until then assume it took. */
-        l->seen.mtu = ls->mtu;
-        {
-                struct log_field f[] = { { "iface", l->name }, { "old", old_s }, { "new", new_s } };
-
-                event_emit(EVENT_MTU_CORRECTED, f, ARRAY_SIZE(f), "%s had MTU %u, set back to %u", l->name,
-                           old, ls->mtu);
-        }
-        links_schedule_save(ls);
-}
-
-static void link_enforce_admin_state(struct links *ls, struct link *l)
-{
-        bool is_up = l->seen.flags & IFF_UP;
-        int r;
-
-        if (!l->want_down || !is_up) {
-                l->admin_drift_logged = false;
-                l->admin_error = 0;
-                return;
-        }
-        if (ls->mode == ENFORCE_MODE_AUDIT) {
-                struct log_field f[] = { { "iface", l->name }, { "old", "up" }, { "new", "down" } };
-
-                if (!l->admin_drift_logged)
-                        event_emit(EVENT_ADMIN_STATE_DRIFT, f, ARRAY_SIZE(f),
-                                   "%s is up, config keeps it down (audit mode)", l->name);
-                l->admin_drift_logged = true;
-                return;
-        }
-        r = netlink_set_admin_up(ls->nl, l->ifindex, false);
-        if (r < 0) {
-                if (r != l->admin_error)
-                        log_error("%s is up, config keeps it down, and setting it down failed: %s", l->name,
-                                  strerror(-r));
-                l->admin_error = r;
-                return;
-        }
-        l->admin_error = 0;
-        l->corrections++;
-        l->seen.flags &= ~(unsigned)IFF_UP;
-        {
-                struct log_field f[] = { { "iface", l->name }, { "old", "up" }, { "new", "down" } };
-
-                event_emit(EVENT_ADMIN_STATE_CORRECTED, f, ARRAY_SIZE(f),
-                           "%s was brought up; set down again (listed in [fabric] down)", l->name);
-        }
-        links_schedule_save(ls);
-}
-
-static bool link_needs_correction(struct links *ls, const struct link *l)
-{
-        bool mtu_wrong = l->is_fabric && !l->want_down && l->seen.mtu != ls->mtu;
-        bool admin_wrong = l->want_down && (l->seen.flags & IFF_UP);
-
-        return mtu_wrong || admin_wrong;
-}
-
-static void link_enforce(struct links *ls, struct link *l)
-{
-        struct netlink_link fresh;
-
-        /* Drift seen in a queued notification may already be gone (or corrected by us). */
-        if (link_needs_correction(ls, l) && netlink_query_link(ls->nl, l->ifindex, &fresh) == 0) {
-                l->seen.mtu = fresh.mtu;
-                l->seen.flags = fresh.flags;
-        }
-        link_enforce_admin_state(ls, l);
-        link_enforce_mtu(ls, l);
-}
-
-/* Reports a change of oper state, or folds it into a flapping alert. */
-static void link_note_oper_change(struct links *ls, struct link *l, const struct netlink_link *now,
-                                  unsigned changes)
-{
-        bool was_up = l->is_oper_up, is_up = netlink_link_is_oper_up(now);
-        enum flap_verdict verdict = FLAP_QUIET;
-        uint64_t t = now_usec();
-
-        for (unsigned i = 0; i < changes; i++) {
-                enum flap_verdict v = flap_record(&l->flap, t);
-
-                if (v == FLAP_STARTED || (v == FLAP_SUPPRESSED && verdict != FLAP_STARTED))
-                        verdict = v;
-        }
-        l->is_oper_up = is_up;
-        l->last_change = time(NULL);
-
-        if (verdict == FLAP_STARTED) {
-                char changes_s[16], window_s[16];
-
-                snprintf(changes_s, sizeof(changes_s), "%u", l->flap.changes_while_flapping);
-                snprintf(window_s, sizeof(window_s), "%llu",
-                         (unsigned long long)(l->flap.window_usec / 1000000));
-                {
-                        struct log_field f[] = { { "iface", l->name },
-                                                 { "changes", changes_s },
-                                                 { "window_sec", window_s },
-                                                 { "state", is_up ? "up" : "down" } };
-
-                        event_emit(EVENT_LINK_FLAPPING, f, ARRAY_SIZE(f),
-                                   "%s is flapping: %s state changes within %s s; further changes are "
-                                   "counted, not "
-                                   "logged, until it is calm for %s s",
-                                   l->name, changes_s, window_s, window_s);
-                }
-        } else if (verdict == FLAP_QUIET && was_up != is_up) {
-                const char *old = netlink_operstate_to_string(l->seen.operstate);
-                const char *new = netlink_operstate_to_string(now->operstate);
-                struct log_field f[] = { { "iface", l->name }, { "old", old }, { "new", new } };
-
-                event_emit(is_up ? EVENT_LINK_UP : EVENT_LINK_DOWN, f, ARRAY_SIZE(f), "%s is %s (was %s)",
-                           l->name, is_up ? "up" : "down", old);
-        }
-        link_arm_stable_timer(l);
-}
-
 static void link_update(struct links *ls, struct link *l, const struct netlink_link *now)
 {
         bool was_carrier = l->seen.has_carrier;
@@ -489,13 +142,13 @@ static void link_update(struct links *ls, struct link *l, const struct netlink_l
                 links_schedule_save(ls);
         }
         if (l->is_fabric && (oper_changed || changes > 0))
-                link_note_oper_change(ls, l, now, changes);
+                link_note_oper_change(l, now, changes);
         else
                 l->is_oper_up = netlink_link_is_oper_up(now);
         if (oper_changed)
                 link_read_speed(ls, l);
         l->seen = *now;
-        link_enforce(ls, l);
+        links_enforce(ls, l);
 }
 
 static struct link *link_new(struct links *ls, const struct netlink_link *now,
@@ -511,7 +164,7 @@ static struct link *link_new(struct links *ls, const struct netlink_link *now,
         snprintf(l->name, sizeof(l->name), "%s", now->name);
         l->seen = *now;
         l->is_oper_up = netlink_link_is_oper_up(now);
-        l->stable_timer = evtimer_new(ls->base, on_stable_timer, l);
+        l->stable_timer = evtimer_new(ls->base, link_on_stable_timer, l);
         v = realloc(ls->v, (ls->n + 1) * sizeof(*v));
         if (!l->stable_timer || !v || flap_init(&l->flap, ls->flap_threshold, ls->flap_window_usec) < 0) {
                 if (v)
@@ -522,7 +175,7 @@ static struct link *link_new(struct links *ls, const struct netlink_link *now,
         ls->v = v;
         ls->v[ls->n++] = l;
         link_apply_inventory(ls, l, inventory);
-        link_take_saved(ls, l);
+        link_counters_take(&ls->counters, l);
         return l;
 }
 
@@ -532,7 +185,7 @@ static void links_remove(struct links *ls, struct link *l)
                 if (ls->v[i] != l)
                         continue;
                 if (l->flaps || l->corrections)
-                        (void)saved_add(ls, l->name, l->flaps, l->corrections);
+                        (void)link_counters_hold(&ls->counters, l->name, l->flaps, l->corrections);
                 ls->v[i] = ls->v[--ls->n];
                 link_free(l);
                 return;
@@ -570,7 +223,7 @@ static void on_netlink_link(const struct netlink_link *now, bool removed, void *
                 }
                 if (l->is_fabric)
                         log_notice("%s appeared (%s)", l->name, l->is_oper_up ? "up" : "down");
-                link_enforce(ls, l);
+                links_enforce(ls, l);
                 return;
         }
         link_update(ls, l, now);
@@ -605,14 +258,14 @@ int links_new(struct event_base *base, struct store *store, struct links **ret)
         if (!ls)
                 return -ENOMEM;
         ls->base = base;
-        ls->store = store;
+        ls->counters.store = store;
         ls->save_timer = evtimer_new(base, on_save_timer, ls);
         ls->recheck_timer = event_new(base, -1, EV_PERSIST, on_recheck_timer, ls);
         if (!ls->save_timer || !ls->recheck_timer) {
                 links_free(ls);
                 return -ENOMEM;
         }
-        links_load(ls);
+        link_counters_load(&ls->counters);
         r = netlink_new(base, on_netlink_link, ls, &ls->nl);
         if (r < 0) {
                 links_free(ls);
@@ -629,14 +282,12 @@ void links_free(struct links *ls)
                 return;
         /* Counters changed since the last save are written before the daemon goes. */
         if (ls->save_timer && evtimer_pending(ls->save_timer, NULL))
-                links_save(ls);
+                link_counters_save(&ls->counters, ls->v, ls->n);
         netlink_free(ls->nl);
         for (size_t i = 0; i < ls->n; i++)
                 link_free(ls->v[i]);
         free(ls->v);
-        for (size_t i = 0; i < ls->n_saved; i++)
-                free(ls->saved[i].name);
-        free(ls->saved);
+        link_counters_done(&ls->counters);
         if (ls->save_timer)
                 event_free(ls->save_timer);
         if (ls->recheck_timer)
@@ -704,7 +355,7 @@ int links_configure(struct links *ls, const struct sparkd_config *c)
 void links_recheck(struct links *ls)
 {
         for (size_t i = 0; i < ls->n; i++)
-                link_enforce(ls, ls->v[i]);
+                links_enforce(ls, ls->v[i]);
 }
 
 static json_object *link_to_json(struct links *ls, const struct link *l)

@@ -1,13 +1,8 @@
 #include "discovery.h"
 
-#include <arpa/inet.h>
 #include <avahi-client/client.h>
 #include <avahi-client/lookup.h>
-#include <avahi-client/publish.h>
-#include <avahi-common/alternative.h>
 #include <avahi-common/error.h>
-#include <avahi-common/malloc.h>
-#include <avahi-common/strlst.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,267 +10,13 @@
 #include "avahi_poll.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
+#include "discovery_browsing.h"
+#include "discovery_internal.h"
+#include "discovery_publishing.h"
 
-/* One TXT string is a length byte and its text (RFC 6763 6.1). */
-#define SEC 1000000ULL
 /* Reconnecting after Avahi or the bus went away: soon at first, then at most twice a minute. */
 #define RESTART_FIRST_USEC (1 * SEC)
 #define RESTART_MAX_USEC   (30 * SEC)
-/* A service that could not be resolved (its answers were lost) is asked about again. */
-#define RERESOLVE_USEC (10 * SEC)
-/* Bounds the renaming loop when every alternative name is taken too. */
-#define MAX_RENAMES 32
-
-/* One service instance as Avahi browses it: the same peer shows up once per interface. */
-struct service {
-        struct service *next;
-        struct discovery *d;
-        AvahiIfIndex ifindex;
-        AvahiProtocol protocol;
-        char *name;
-        char *domain;
-        AvahiServiceResolver *resolver;
-        struct event *reresolve;
-        bool has_record; /* record is a peer's valid TXT, not ours and not bad */
-        struct discovery_record record;
-};
-
-struct discovery {
-        struct event_base *base;
-        struct avahi_poll *poll;
-        AvahiClient *client;
-        AvahiEntryGroup *group;
-        AvahiServiceBrowser *browser;
-        struct event *restart;
-        uint64_t restart_usec;
-
-        discovery_found_fn found;
-        discovery_lost_fn lost;
-        void *userdata;
-
-        struct discovery_record self; /* what discovery_publish() asked for */
-        bool has_self;
-        struct discovery_record published; /* what the entry group holds */
-        bool is_published;
-        char *service_name; /* the node name, or Avahi's alternative after a collision */
-
-        struct service *services;
-        bool said_unavailable;
-        bool said_running;
-};
-
-/* Avahi's TXT strings are length-counted and may hold NUL bytes; ours never do. */
-static int strlst_to_strv(AvahiStringList *l, char ***ret)
-{
-        _cleanup_strv_ char **v = calloc(1, sizeof(char *));
-
-        if (!v)
-                return -ENOMEM;
-        for (; l; l = avahi_string_list_get_next(l)) {
-                const char *text = (const char *)avahi_string_list_get_text(l);
-                size_t n = avahi_string_list_get_size(l);
-                _cleanup_free_ char *s = NULL;
-
-                if (memchr(text, '\0', n))
-                        return -EBADMSG;
-                s = strndup(text, n);
-                if (!s || strv_push(&v, s) < 0)
-                        return -ENOMEM;
-        }
-        *ret = TAKE_PTR(v);
-        return 0;
-}
-
-/* ---- browsing ---- */
-
-static bool node_has_other(struct discovery *d, const struct service *except, const char *node_id,
-                           struct service **other)
-{
-        for (struct service *s = d->services; s; s = s->next)
-                if (s != except && s->has_record && strcmp(s->record.node_id, node_id) == 0) {
-                        if (other)
-                                *other = s;
-                        return true;
-                }
-        return false;
-}
-
-/* What a service instance leaving means for its node: lost when it was the last instance with a
- * record, or the record of the remaining instance when that one differs. */
-static void service_forget_record(struct service *s)
-{
-        struct discovery *d = s->d;
-        struct service *other = NULL;
-        struct discovery_record old;
-
-        if (!s->has_record)
-                return;
-        old = s->record;
-        s->record = (struct discovery_record){ 0 };
-        s->has_record = false;
-        if (!node_has_other(d, s, old.node_id, &other)) {
-                log_debug("mDNS: peer %s (%s) is gone", old.name, old.node_id);
-                d->lost(old.node_id, d->userdata);
-        } else if (!discovery_record_equal(&other->record, &old)) {
-                d->found(&other->record, d->userdata);
-        }
-        discovery_record_clear(&old);
-}
-
-static void service_free(struct service *s)
-{
-        struct service **pp;
-
-        for (pp = &s->d->services; *pp && *pp != s; pp = &(*pp)->next)
-                ;
-        if (*pp)
-                *pp = s->next;
-        if (s->resolver)
-                avahi_service_resolver_free(s->resolver);
-        if (s->reresolve)
-                event_free(s->reresolve);
-        discovery_record_clear(&s->record);
-        free(s->name);
-        free(s->domain);
-        free(s);
-}
-
-/* report: lost() for every peer that goes with them (not when the caller frees us). */
-static void services_drop(struct discovery *d, bool report)
-{
-        while (d->services) {
-                struct service *s = d->services;
-
-                if (report && s->has_record && !node_has_other(d, s, s->record.node_id, NULL))
-                        d->lost(s->record.node_id, d->userdata);
-                service_free(s);
-        }
-}
-
-static void service_take_record(struct service *s, struct discovery_record *rec)
-{
-        struct discovery *d = s->d;
-        struct service *other = NULL;
-
-        if (s->has_record && discovery_record_equal(&s->record, rec)) {
-                discovery_record_clear(rec);
-                return;
-        }
-        /* The service name now belongs to another node (a restarted host with a new id). */
-        if (s->has_record && strcmp(s->record.node_id, rec->node_id) != 0)
-                service_forget_record(s);
-        discovery_record_clear(&s->record);
-        s->record = *rec;
-        *rec = (struct discovery_record){ 0 };
-        s->has_record = true;
-        /* Seen on another interface already with the same record: nothing new for the caller. */
-        if (node_has_other(d, s, s->record.node_id, &other) &&
-            discovery_record_equal(&other->record, &s->record))
-                return;
-        log_debug("mDNS: peer %s (%s) port %u via service '%s' on interface %d", s->record.name,
-                  s->record.node_id, (unsigned)s->record.port, s->name, (int)s->ifindex);
-        d->found(&s->record, d->userdata);
-}
-
-static void service_on_resolved(AvahiServiceResolver *r, AvahiIfIndex ifindex, AvahiProtocol protocol,
-                                AvahiResolverEvent event, const char *name, const char *type,
-                                const char *domain, const char *host, const AvahiAddress *a, uint16_t port,
-                                AvahiStringList *txt, AvahiLookupResultFlags flags, void *userdata)
-{
-        struct service *s = userdata;
-        struct discovery *d = s->d;
-        _cleanup_(discovery_record_clear) struct discovery_record rec = { 0 };
-        _cleanup_strv_ char **items = NULL;
-        int k;
-
-        if (event == AVAHI_RESOLVER_FAILURE) {
-                /* Its answers were lost or it went quiet; ask again later unless it is removed. */
-                log_debug("mDNS: cannot resolve service '%s' on interface %d: %s", s->name, (int)ifindex,
-                          avahi_strerror(avahi_client_errno(d->client)));
-                avahi_service_resolver_free(s->resolver);
-                s->resolver = NULL;
-                if (!s->has_record) {
-                        const struct timeval tv = { RERESOLVE_USEC / SEC, 0 };
-                        evtimer_add(s->reresolve, &tv);
-                }
-                return;
-        }
-        /* The resolver stays and reports again when the peer changes its TXT record. */
-        k = strlst_to_strv(txt, &items);
-        if (k >= 0)
-                k = discovery_txt_decode(items, &rec);
-        if (k < 0) {
-                log_debug("mDNS: ignoring service '%s' on interface %d: bad TXT record (%s)", s->name,
-                          (int)ifindex, strerror(-k));
-                return;
-        }
-        if (strcmp(rec.node_id, d->self.node_id) == 0) {
-                log_debug("mDNS: service '%s' on interface %d is our own", s->name, (int)ifindex);
-                return;
-        }
-        service_take_record(s, &rec);
-}
-
-static int service_resolve(struct service *s)
-{
-        s->resolver = avahi_service_resolver_new(s->d->client, s->ifindex, s->protocol, s->name,
-                                                 DISCOVERY_SERVICE_TYPE, s->domain, AVAHI_PROTO_INET, 0,
-                                                 service_on_resolved, s);
-        if (!s->resolver) {
-                log_debug("mDNS: cannot resolve service '%s': %s", s->name,
-                          avahi_strerror(avahi_client_errno(s->d->client)));
-                return -EIO;
-        }
-        return 0;
-}
-
-static void service_on_reresolve(evutil_socket_t fd, short what, void *userdata)
-{
-        struct service *s = userdata;
-
-        if (!s->resolver && service_resolve(s) < 0) {
-                const struct timeval tv = { RERESOLVE_USEC / SEC, 0 };
-                evtimer_add(s->reresolve, &tv);
-        }
-}
-
-static struct service *service_find(struct discovery *d, AvahiIfIndex ifindex, AvahiProtocol protocol,
-                                    const char *name, const char *domain)
-{
-        for (struct service *s = d->services; s; s = s->next)
-                if (s->ifindex == ifindex && s->protocol == protocol && strcmp(s->name, name) == 0 &&
-                    strcmp(s->domain, domain) == 0)
-                        return s;
-        return NULL;
-}
-
-static void service_add(struct discovery *d, AvahiIfIndex ifindex, AvahiProtocol protocol, const char *name,
-                        const char *domain)
-{
-        struct service *s;
-
-        if (service_find(d, ifindex, protocol, name, domain))
-                return;
-        s = calloc(1, sizeof(*s));
-        if (!s) {
-                log_warning("mDNS: out of memory; service '%s' ignored", name);
-                return;
-        }
-        s->d = d;
-        s->ifindex = ifindex;
-        s->protocol = protocol;
-        s->name = strdup(name);
-        s->domain = strdup(domain);
-        s->reresolve = evtimer_new(d->base, service_on_reresolve, s);
-        s->next = d->services;
-        d->services = s;
-        if (!s->name || !s->domain || !s->reresolve) {
-                log_warning("mDNS: out of memory; service '%s' ignored", name);
-                service_free(s);
-                return;
-        }
-        (void)service_resolve(s);
-}
 
 static void client_fail(struct discovery *d);
 
@@ -284,21 +25,15 @@ static void browser_on_event(AvahiServiceBrowser *b, AvahiIfIndex ifindex, Avahi
                              AvahiLookupResultFlags flags, void *userdata)
 {
         struct discovery *d = userdata;
-        struct service *s;
-
         switch (event) {
         case AVAHI_BROWSER_NEW:
                 /* Our own service too (AVAHI_LOOKUP_RESULT_OUR_OWN) is resolved, then dropped by
                  * node id: a peer with the same service name can hide behind that flag while our
                  * name is tentative, and Avahi reports the name only once. */
-                service_add(d, ifindex, protocol, name, domain);
+                discovery_browsing_add(d, ifindex, protocol, name, domain);
                 break;
         case AVAHI_BROWSER_REMOVE:
-                s = service_find(d, ifindex, protocol, name, domain);
-                if (s) {
-                        service_forget_record(s);
-                        service_free(s);
-                }
+                discovery_browsing_remove(d, ifindex, protocol, name, domain);
                 break;
         case AVAHI_BROWSER_FAILURE:
                 log_warning("mDNS: browsing %s failed: %s; reconnecting to avahi-daemon",
@@ -309,152 +44,6 @@ static void browser_on_event(AvahiServiceBrowser *b, AvahiIfIndex ifindex, Avahi
         case AVAHI_BROWSER_CACHE_EXHAUSTED:
                 break;
         }
-}
-
-/* ---- publishing ---- */
-
-static bool client_is_running(const struct discovery *d)
-{
-        return d->client && avahi_client_get_state(d->client) == AVAHI_CLIENT_S_RUNNING;
-}
-
-static AvahiStringList *txt_to_strlst(const struct discovery_record *r)
-{
-        _cleanup_strv_ char **txt = NULL;
-        AvahiStringList *l;
-
-        if (discovery_txt_encode(r, &txt) < 0)
-                return NULL;
-        /* new_from_array prepends; reversed, the record reads v, id, name, addrs, port on the wire. */
-        l = avahi_string_list_new_from_array((const char **)txt, -1);
-        return avahi_string_list_reverse(l);
-}
-
-static int set_service_name(struct discovery *d, const char *name)
-{
-        char *copy = strdup(name);
-
-        if (!copy)
-                return -ENOMEM;
-        free(d->service_name);
-        d->service_name = copy;
-        return 0;
-}
-
-static int use_alternative_name(struct discovery *d)
-{
-        char *alt = avahi_alternative_service_name(d->service_name);
-        int r;
-
-        if (!alt)
-                return -ENOMEM;
-        log_notice("mDNS: service name '%s' is taken; publishing as '%s'", d->service_name, alt);
-        r = set_service_name(d, alt);
-        avahi_free(alt);
-        return r;
-}
-
-/* Adds our service to the (empty) entry group and commits it; logs what fails. */
-static void group_add(struct discovery *d)
-{
-        AvahiStringList *txt = txt_to_strlst(&d->self);
-        int r = AVAHI_ERR_NO_MEMORY;
-
-        for (int i = 0; txt && i < MAX_RENAMES; i++) {
-                r = avahi_entry_group_add_service_strlst(d->group, AVAHI_IF_UNSPEC, AVAHI_PROTO_INET, 0,
-                                                         d->service_name, DISCOVERY_SERVICE_TYPE, NULL, NULL,
-                                                         d->self.port, txt);
-                if (r != AVAHI_ERR_COLLISION || use_alternative_name(d) < 0)
-                        break;
-        }
-        avahi_string_list_free(txt);
-        if (r >= 0)
-                r = avahi_entry_group_commit(d->group);
-        if (r < 0) {
-                log_warning("mDNS: cannot publish %s '%s': %s", DISCOVERY_SERVICE_TYPE, d->service_name,
-                            avahi_strerror(r));
-                return;
-        }
-        discovery_record_clear(&d->published);
-        if (discovery_record_copy(&d->published, &d->self) < 0)
-                return; /* not marked published: the next publish starts over */
-        d->is_published = true;
-}
-
-static void group_on_state(AvahiEntryGroup *g, AvahiEntryGroupState state, void *userdata)
-{
-        struct discovery *d = userdata;
-
-        switch (state) {
-        case AVAHI_ENTRY_GROUP_ESTABLISHED:
-                log_info("mDNS: published %s '%s' port %u", DISCOVERY_SERVICE_TYPE, d->service_name,
-                         (unsigned)d->self.port);
-                break;
-        case AVAHI_ENTRY_GROUP_COLLISION:
-                /* Another host has the name: Avahi withdrew ours; take the next one and add again. */
-                d->is_published = false;
-                if (use_alternative_name(d) < 0)
-                        break;
-                group_add(d);
-                break;
-        case AVAHI_ENTRY_GROUP_FAILURE:
-                d->is_published = false;
-                log_warning("mDNS: publishing %s '%s' failed: %s", DISCOVERY_SERVICE_TYPE, d->service_name,
-                            avahi_strerror(avahi_client_errno(avahi_entry_group_get_client(g))));
-                break;
-        case AVAHI_ENTRY_GROUP_UNCOMMITED:
-        case AVAHI_ENTRY_GROUP_REGISTERING:
-                break;
-        }
-}
-
-static void publish_now(struct discovery *d)
-{
-        int r;
-
-        if (!d->has_self || !client_is_running(d))
-                return;
-
-        /* Same name and port: only the TXT record changes, in place, as Avahi asks. */
-        if (d->is_published && strcmp(d->published.name, d->self.name) == 0 &&
-            d->published.port == d->self.port) {
-                AvahiStringList *txt;
-
-                if (discovery_record_equal(&d->published, &d->self))
-                        return;
-                txt = txt_to_strlst(&d->self);
-                r = txt ? avahi_entry_group_update_service_txt_strlst(d->group, AVAHI_IF_UNSPEC,
-                                                                      AVAHI_PROTO_INET, 0, d->service_name,
-                                                                      DISCOVERY_SERVICE_TYPE, NULL, txt)
-                        : AVAHI_ERR_NO_MEMORY;
-                avahi_string_list_free(txt);
-                if (r >= 0) {
-                        discovery_record_clear(&d->published);
-                        if (discovery_record_copy(&d->published, &d->self) < 0)
-                                d->is_published = false;
-                        return;
-                }
-                log_debug("mDNS: cannot update the TXT record in place (%s); publishing anew",
-                          avahi_strerror(r));
-        }
-
-        if (!d->group) {
-                d->group = avahi_entry_group_new(d->client, group_on_state, d);
-                if (!d->group) {
-                        log_warning("mDNS: cannot create an entry group: %s",
-                                    avahi_strerror(avahi_client_errno(d->client)));
-                        return;
-                }
-        } else {
-                avahi_entry_group_reset(d->group);
-        }
-        d->is_published = false;
-        /* Every full publish starts from the node name: an old collision may be gone. */
-        if (set_service_name(d, d->self.name) < 0) {
-                log_warning("mDNS: out of memory; not published");
-                return;
-        }
-        group_add(d);
 }
 
 /* ---- the client ---- */
@@ -481,7 +70,7 @@ static void schedule_restart(struct discovery *d)
 static void client_fail(struct discovery *d)
 {
         say_unavailable(d);
-        services_drop(d, true);
+        discovery_browsing_drop(d, true);
         d->is_published = false;
         schedule_restart(d);
 }
@@ -491,9 +80,9 @@ static void client_fail(struct discovery *d)
  * nothing here calls found() or lost(). */
 static void client_activate(struct discovery *d)
 {
-        if (!d->has_self || !client_is_running(d))
+        if (!d->has_self || !discovery_client_is_running(d))
                 return;
-        publish_now(d);
+        discovery_publishing_update(d);
         if (d->browser)
                 return;
         d->browser = avahi_service_browser_new(d->client, AVAHI_IF_UNSPEC, AVAHI_PROTO_INET,
@@ -541,7 +130,7 @@ static void client_on_state(AvahiClient *c, AvahiClientState state, void *userda
 
 static void client_stop(struct discovery *d)
 {
-        services_drop(d, false);
+        discovery_browsing_drop(d, false);
         /* Freeing the client frees its entry group and browser too. */
         if (d->client)
                 avahi_client_free(d->client);
@@ -642,5 +231,5 @@ int discovery_publish(struct discovery *d, const struct discovery_record *self)
 
 bool discovery_is_available(const struct discovery *d)
 {
-        return client_is_running(d);
+        return discovery_client_is_running(d);
 }

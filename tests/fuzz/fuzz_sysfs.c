@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "inventory/gpu.h"
 #include "inventory/hostfacts.h"
+#include "inventory/memlock.h"
 #include "inventory/pcie.h"
 #include "inventory/rdma.h"
 

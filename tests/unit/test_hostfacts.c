@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "inventory/gpu.h"
 #include "inventory/hostfacts.h"
+#include "inventory/memlock.h"
 #include "test.h"
 
 #ifndef FIXTURES_DIR

@@ -1,0 +1,135 @@
+/* What sparkc's commands share: calling the daemon and saying why it failed, reading results. */
+#include "client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/jsonrpc.h"
+#include "common/proto.h"
+#include "rpc.h"
+
+int client_connect(const struct client_options *o, struct rpc_client **c)
+{
+        int r = rpc_connect(o->socket_path, o->timeout_ms, c);
+
+        if (r < 0) {
+                fprintf(stderr, "sparkc: cannot reach sparkd at %s: %s\n", o->socket_path, strerror(-r));
+                if (r == -ENOENT || r == -ECONNREFUSED)
+                        fprintf(stderr,
+                                "sparkc: is sparkd running? (systemctl status sparkd; or use --socket or "
+                                "$%s)\n",
+                                SPARKD_SOCKET_ENV);
+                else if (r == -EACCES)
+                        fprintf(stderr, "sparkc: the socket is for root and the sparkd group\n");
+                return -EXIT_UNREACHABLE;
+        }
+        return 0;
+}
+
+/* Calls one method. Returns 0 with the response, or -EXIT_* after saying what went wrong. */
+int client_call_keep(const struct client_options *o, const char *method, json_object *params,
+                     struct jsonrpc_response *resp, struct rpc_client **keep)
+{
+        struct rpc_client *c = NULL;
+        int r;
+
+        r = client_connect(o, &c);
+        if (r < 0) {
+                json_object_put(params);
+                return r;
+        }
+        r = rpc_call(c, method, params, resp);
+        if (r < 0) {
+                if (r == -ETIMEDOUT)
+                        fprintf(stderr, "sparkc: sparkd at %s did not answer %s within %d s\n",
+                                o->socket_path, method, o->timeout_ms / 1000);
+                else
+                        fprintf(stderr, "sparkc: %s: lost the connection to sparkd at %s: %s\n", method,
+                                o->socket_path, strerror(-r));
+                rpc_close(c);
+                return -EXIT_UNREACHABLE;
+        }
+        if (resp->error_message) {
+                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, resp->error_message,
+                        resp->error_code);
+                jsonrpc_response_done(resp);
+                rpc_close(c);
+                return -EXIT_DAEMON_ERROR;
+        }
+        if (keep)
+                *keep = c;
+        else
+                rpc_close(c);
+        return 0;
+}
+
+void client_print_json(json_object *obj)
+{
+        printf("%s\n",
+               json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+const char *client_get_string(json_object *obj, const char *key, const char *fallback)
+{
+        json_object *v;
+
+        if (json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
+                return json_object_get_string(v);
+        return fallback;
+}
+
+bool client_get_bool(json_object *obj, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(obj, key, &v) && json_object_get_boolean(v);
+}
+
+double client_get_double(json_object *obj, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(obj, key, &v) ? json_object_get_double(v) : 0.0;
+}
+
+int client_get_int(json_object *obj, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(obj, key, &v) ? json_object_get_int(v) : 0;
+}
+
+int client_no_args(const char *name, int argc)
+{
+        if (argc > 1) {
+                fprintf(stderr, "sparkc: %s takes no arguments\n", name);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int client_call(const struct client_options *o, const char *method, json_object *params,
+                struct jsonrpc_response *resp)
+{
+        return client_call_keep(o, method, params, resp, NULL);
+}
+
+int client_show(const struct client_options *o, int argc, char **argv, void (*show)(json_object *result))
+{
+        struct jsonrpc_response resp;
+        int r;
+
+        if (client_no_args(argv[0], argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        r = client_call(o, argv[0], NULL, &resp);
+        if (r < 0)
+                return -r;
+        if (o->json)
+                client_print_json(resp.result);
+        else
+                show(resp.result);
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
+}

@@ -1,0 +1,27 @@
+/*
+ * sparkc's commands, each run with the global options and its own argv (argv[0] the command's
+ * name); each returns the exit status.
+ */
+#pragma once
+
+#include "client.h"
+
+/* status_cmd.c */
+int cmd_status(const struct client_options *o, int argc, char **argv);
+int cmd_version(const struct client_options *o, int argc, char **argv);
+int cmd_reload(const struct client_options *o, int argc, char **argv);
+int cmd_metrics(const struct client_options *o, int argc, char **argv);
+/* links_cmd.c, peers_cmd.c */
+int cmd_links(const struct client_options *o, int argc, char **argv);
+int cmd_peers(const struct client_options *o, int argc, char **argv);
+/* fabric_cmd.c */
+int cmd_fabric(const struct client_options *o, int argc, char **argv);
+int cmd_env(const struct client_options *o, int argc, char **argv);
+int cmd_doctor(const struct client_options *o, int argc, char **argv);
+/* probe_cmd.c */
+int cmd_probe(const struct client_options *o, int argc, char **argv);
+int cmd_history(const struct client_options *o, int argc, char **argv);
+int cmd_probe_kinds(const struct client_options *o, int argc, char **argv);
+/* keygen_cmd.c, watch_cmd.c */
+int cmd_keygen(const struct client_options *o, int argc, char **argv);
+int cmd_watch(const struct client_options *o, int argc, char **argv);

@@ -1,0 +1,146 @@
+/* sparkc fabric, env and doctor: the RDMA fabric, the environment for NCCL on it, its checks. */
+#include "commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+#include "common/jsonrpc.h"
+#include "report.h"
+
+int cmd_env(const struct client_options *o, int argc, char **argv)
+{
+        static const struct option options[] = {
+                { "mode", required_argument, NULL, 'm' },
+                { "format", required_argument, NULL, 'f' },
+                {},
+        };
+        enum env_format format = ENV_FORMAT_SH;
+        const char *mode = "auto";
+        struct jsonrpc_response resp;
+        json_object *params;
+        int c, r;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "m:f:", options, NULL)) >= 0) {
+                switch (c) {
+                case 'm':
+                        if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "safe") != 0 &&
+                            strcmp(optarg, "dmabuf") != 0) {
+                                fprintf(stderr, "sparkc: env: --mode is auto, safe or dmabuf\n");
+                                return EXIT_DAEMON_ERROR;
+                        }
+                        mode = optarg;
+                        break;
+                case 'f':
+                        if (env_format_from_string(optarg, &format) < 0) {
+                                fprintf(stderr, "sparkc: env: --format is sh, docker or systemd\n");
+                                return EXIT_DAEMON_ERROR;
+                        }
+                        break;
+                default:
+                        fprintf(stderr, "usage: sparkc env [--mode auto|safe|dmabuf] [--format "
+                                        "sh|docker|systemd]\n");
+                        return EXIT_DAEMON_ERROR;
+                }
+        }
+        params = json_object_new_object();
+        json_object_object_add(params, "mode", json_object_new_string(mode));
+        r = client_call(o, "env", params, &resp);
+        if (r < 0)
+                return -r;
+        if (o->json) {
+                json_object *found;
+
+                client_print_json(resp.result);
+                /* The same exit status as the text form: a script must not read "no fabric" as
+                 * success. */
+                if (!json_object_object_get_ex(resp.result, "fabric_found", &found) ||
+                    !json_object_get_boolean(found))
+                        r = -EXIT_DAEMON_ERROR;
+        } else if (report_env(stdout, stderr, resp.result, format) < 0)
+                r = -EXIT_DAEMON_ERROR;
+        jsonrpc_response_done(&resp);
+        return -r;
+}
+
+/* doctor follows the monitoring-plugin convention: 0 ok, 1 warning, 2 failure, 3 unknown. */
+#define EXIT_DOCTOR_UNKNOWN 3
+
+int cmd_doctor(const struct client_options *o, int argc, char **argv)
+{
+        struct jsonrpc_response resp;
+        json_object *status;
+        int r;
+
+        if (client_no_args("doctor", argc) < 0)
+                return EXIT_DOCTOR_UNKNOWN;
+        r = client_call(o, "doctor", NULL, &resp);
+        if (r < 0)
+                return EXIT_DOCTOR_UNKNOWN;
+        if (o->json) {
+                client_print_json(resp.result);
+                r = 2;
+                if (json_object_object_get_ex(resp.result, "status", &status))
+                        r = strcmp(json_object_get_string(status), "ok") == 0     ? 0
+                            : strcmp(json_object_get_string(status), "warn") == 0 ? 1
+                                                                                  : 2;
+        } else {
+                r = report_doctor(stdout, resp.result);
+        }
+        jsonrpc_response_done(&resp);
+        return r;
+}
+
+static void show_fabric(json_object *result)
+{
+        json_object *rdma = NULL, *devices = NULL;
+
+        json_object_object_get_ex(result, "rdma", &rdma);
+        if (rdma)
+                json_object_object_get_ex(rdma, "devices", &devices);
+        if (!devices || json_object_array_length(devices) == 0)
+                printf("no RDMA device found\n");
+        else
+                printf("%-16s %-5s %-16s %-8s %-10s %-22s %-9s %-16s %s\n", "DEVICE", "PORT", "NETDEV",
+                       "STATE", "PHYS", "RATE", "GID(v2)", "TWIN", "PCIE (MAX)");
+        for (size_t i = 0; devices && i < json_object_array_length(devices); i++) {
+                json_object *d = json_object_array_get_idx(devices, i), *ports = NULL, *pcie = NULL, *v;
+                char link[64] = "-";
+
+                json_object_object_get_ex(d, "ports", &ports);
+                /* "32 GT/s x4", and what it could do when it trained lower. */
+                if (json_object_object_get_ex(d, "pcie", &pcie) && pcie &&
+                    json_object_object_get_ex(pcie, "speed_gts", &v) && v) {
+                        double max_gts = 0;
+
+                        snprintf(link, sizeof(link), "%g GT/s x%d", json_object_get_double(v),
+                                 client_get_int(pcie, "width"));
+                        if (json_object_object_get_ex(pcie, "max_speed_gts", &v) && v)
+                                max_gts = json_object_get_double(v);
+                        if (client_get_bool(pcie, "degraded"))
+                                snprintf(link + strlen(link), sizeof(link) - strlen(link), " (%g GT/s x%d)",
+                                         max_gts, client_get_int(pcie, "max_width"));
+                }
+                for (size_t p = 0; ports && p < json_object_array_length(ports); p++) {
+                        json_object *port = json_object_array_get_idx(ports, p), *gid;
+                        char gid_s[16] = "-";
+
+                        if (json_object_object_get_ex(port, "roce_v2_ipv4_gid", &gid) && gid)
+                                snprintf(gid_s, sizeof(gid_s), "%d", json_object_get_int(gid));
+                        printf("%-16s %-5d %-16s %-8s %-10s %-22s %-9s %-16s %s\n",
+                               client_get_string(d, "name", "?"), client_get_int(port, "port"),
+                               client_get_string(port, "netdev", "-"), client_get_string(port, "state", "?"),
+                               client_get_string(port, "phys_state", "?"),
+                               client_get_string(port, "rate", "?"), gid_s,
+                               client_get_string(d, "twin", "-"), link);
+                }
+        }
+}
+
+int cmd_fabric(const struct client_options *o, int argc, char **argv)
+{
+        return client_show(o, argc, argv, show_fabric);
+}

@@ -1,0 +1,207 @@
+#include "nccl_lib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "common/strutil.h"
+#include "dotted_version.h"
+#include "host_path.h"
+#include "hostfacts.h"
+#include "sysfs.h"
+
+/* Where a libnccl.so.2 may be, in the order the search goes, and its nccl.h "next to it". */
+struct nccl_dir {
+        const char *lib;
+        const char *include;
+        bool is_packaged; /* where Debian's libnccl2 puts it: only then is dpkg's version this copy's */
+};
+
+static const struct nccl_dir nccl_dirs[] = {
+        { "usr/lib/x86_64-linux-gnu", "usr/include", true },
+        { "usr/lib/aarch64-linux-gnu", "usr/include", true },
+        { "usr/lib64", "usr/include", true },
+        { "usr/lib", "usr/include", true },
+        { "usr/local/lib", "usr/local/include", false },
+        { "usr/local/cuda/lib64", "usr/local/cuda/include", false },
+        /* then usr/local/cuda/targets/<each>/lib, see nccl_find() */
+};
+
+static inline void closedirp(DIR **d)
+{
+        if (*d)
+                closedir(*d);
+}
+
+/* NCCL_MAJOR/MINOR/PATCH from ROOT/INCLUDE/nccl.h. */
+static int nccl_header_version(const char *root, const char *include, char *version, size_t size)
+{
+        static const char *const names[] = { "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH" };
+        _cleanup_fclose_ FILE *file = NULL;
+        _cleanup_free_ char *line = NULL;
+        long v[] = { -1, -1, -1 };
+        char path[PATH_MAX];
+        size_t cap = 0;
+
+        if (host_path(path, sizeof(path), root, "%s/nccl.h", include) < 0)
+                return -ENAMETOOLONG;
+        file = fopen(path, "re");
+        if (!file)
+                return -errno;
+        while ((v[0] < 0 || v[1] < 0 || v[2] < 0) && getline(&line, &cap, file) > 0) {
+                char name[32];
+                long value;
+
+                if (sscanf(line, " #define %31s %ld", name, &value) != 2 || value < 0)
+                        continue;
+                for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+                        if (strcmp(name, names[i]) == 0)
+                                v[i] = value;
+        }
+        if (v[0] < 0 || v[1] < 0 || v[2] < 0)
+                return -EBADMSG;
+        if ((size_t)snprintf(version, size, "%ld.%ld.%ld", v[0], v[1], v[2]) >= size)
+                return -ENOBUFS;
+        return 0;
+}
+
+/* The upstream part of an installed libnccl2's version in dpkg's status: "2.28.9-1+cuda13.0" is 2.28.9. */
+static int dpkg_nccl_version(const char *root, char *version, size_t size)
+{
+        _cleanup_fclose_ FILE *file = NULL;
+        _cleanup_free_ char *line = NULL;
+        bool is_nccl = false, is_installed = false;
+        char path[PATH_MAX], found[64] = "";
+        size_t cap = 0;
+
+        if (host_path(path, sizeof(path), root, "var/lib/dpkg/status") < 0)
+                return -ENAMETOOLONG;
+        file = fopen(path, "re");
+        if (!file)
+                return -errno;
+        for (;;) {
+                ssize_t n = getline(&line, &cap, file);
+                char *s = n > 0 ? str_strip(line) : NULL;
+
+                if (!s || !*s) { /* end of a paragraph */
+                        if (is_nccl && is_installed && found[0]) {
+                                char *upstream = strchr(found, ':') ? strchr(found, ':') + 1 : found;
+                                char *revision = strrchr(upstream, '-');
+
+                                if (revision)
+                                        *revision = '\0';
+                                if (!dotted_version_is(upstream, strlen(upstream)))
+                                        return -EBADMSG;
+                                return dotted_version_copy(version, size, upstream, strlen(upstream));
+                        }
+                        if (!s)
+                                return -ENOENT;
+                        is_nccl = is_installed = false;
+                        found[0] = '\0';
+                        continue;
+                }
+                if (line[0] == ' ' || line[0] == '\t') /* a continuation line */
+                        continue;
+                if (strncmp(s, "Package:", 8) == 0)
+                        is_nccl = strcmp(str_strip(s + 8), "libnccl2") == 0;
+                else if (strncmp(s, "Status:", 7) == 0) {
+                        const char *status = str_strip(s + 7);
+                        size_t len = strlen(status);
+
+                        is_installed = len >= 12 && strcmp(status + len - 12, "ok installed") == 0;
+                } else if (strncmp(s, "Version:", 8) == 0)
+                        snprintf(found, sizeof(found), "%s", str_strip(s + 8));
+        }
+}
+
+/* The version in a file name "libnccl.so.2.28.9" (or a path ending in one). */
+static const char *nccl_name_version(const char *name)
+{
+        static const char prefix[] = "libnccl.so.";
+        const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+
+        if (strncmp(base, prefix, strlen(prefix)) != 0 || strncmp(base + strlen(prefix), "2.", 2) != 0)
+                return NULL;
+        base += strlen(prefix);
+        return dotted_version_is(base, strlen(base)) && strchr(base, '.') != strrchr(base, '.') ? base
+                                                                                                : NULL;
+}
+
+/* Looks for libnccl.so.2 or libnccl.so.2.X.Y in ROOT/DIR; 1 when found (facts filled), else 0. */
+static int nccl_look_in(const char *root, const char *dir, const char *include, bool is_packaged,
+                        struct hostfacts *f)
+{
+        _cleanup_(closedirp) DIR *d = NULL;
+        char path[PATH_MAX], newest[NAME_MAX + 1] = "", target[PATH_MAX];
+        const char *version = NULL;
+        struct dirent *de;
+        bool has_soname;
+        ssize_t n;
+
+        if (host_path(path, sizeof(path), root, "%s", dir) < 0 || !(d = opendir(path)))
+                return 0;
+        while ((de = readdir(d))) {
+                if (!nccl_name_version(de->d_name) || !host_has(root, S_IFREG, "%s/%s", dir, de->d_name))
+                        continue;
+                if (!newest[0] || strverscmp(de->d_name, newest) > 0)
+                        snprintf(newest, sizeof(newest), "%s", de->d_name);
+        }
+        has_soname = host_has(root, S_IFREG, "%s/libnccl.so.2", dir);
+        if (!has_soname && !newest[0])
+                return 0;
+
+        if ((size_t)snprintf(f->nccl_path, sizeof(f->nccl_path), "/%s/%s", dir,
+                             has_soname ? "libnccl.so.2" : newest) >= sizeof(f->nccl_path)) {
+                f->nccl_path[0] = '\0';
+                return 0;
+        }
+        f->has_nccl = true;
+        /* The version in a name counts only for the file the loader takes: the one libnccl.so.2
+         * links to, or the newest when there is no libnccl.so.2. A plain libnccl.so.2 (CUDA's
+         * tarball layout) names none; then the header beside it, then dpkg. */
+        if (has_soname) {
+                if (host_path(path, sizeof(path), root, "%s/libnccl.so.2", dir) == 0 &&
+                    (n = readlink(path, target, sizeof(target) - 1)) > 0) {
+                        target[n] = '\0';
+                        version = nccl_name_version(target);
+                }
+        } else
+                version = nccl_name_version(newest);
+        if (version &&
+            dotted_version_copy(f->nccl_version, sizeof(f->nccl_version), version, strlen(version)) == 0)
+                return 1;
+        if (nccl_header_version(root, include, f->nccl_version, sizeof(f->nccl_version)) == 0)
+                return 1;
+        if (!is_packaged || dpkg_nccl_version(root, f->nccl_version, sizeof(f->nccl_version)) < 0)
+                f->nccl_version[0] = '\0';
+        return 1;
+}
+
+int nccl_lib_find(const char *root, struct hostfacts *f)
+{
+        _cleanup_strv_ char **targets = NULL;
+        int r;
+
+        for (size_t i = 0; i < ARRAY_SIZE(nccl_dirs); i++)
+                if (nccl_look_in(root, nccl_dirs[i].lib, nccl_dirs[i].include, nccl_dirs[i].is_packaged, f))
+                        return 0;
+        r = sysfs_list(root, &targets, "usr/local/cuda/targets");
+        if (r == -ENOMEM)
+                return r;
+        for (char **t = r >= 0 ? targets : NULL; t && *t; t++) {
+                char lib[PATH_MAX], include[PATH_MAX];
+
+                snprintf(lib, sizeof(lib), "usr/local/cuda/targets/%s/lib", *t);
+                snprintf(include, sizeof(include), "usr/local/cuda/targets/%s/include", *t);
+                if (nccl_look_in(root, lib, include, false, f))
+                        return 0;
+        }
+        return 0;
+}
