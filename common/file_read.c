@@ -86,8 +86,8 @@ static int read_bounded(int fd, size_t max_size, char **data, size_t *len)
         return 0;
 }
 
-int file_read_regular(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
-                      char *why, size_t why_size)
+int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
+                           struct stat *ret_st, char *why, size_t why_size)
 {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
@@ -121,10 +121,18 @@ int file_read_regular(int dirfd, const char *path, int flags, size_t max_size, c
                 snprintf(why, why_size, "%s is %s; at most %s is read", path, size_text, max_text);
                 return -EFBIG;
         }
+        if (ret_st)
+                *ret_st = st;
         r = read_bounded(fd, max_size, data, len);
         if (r == -EFBIG)
                 snprintf(why, why_size, "%s grew past %s while it was read", path, max_text);
         else if (r < 0)
                 snprintf(why, why_size, "cannot read %s: %s", path, strerror(-r));
         return r;
+}
+
+int file_read_regular(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
+                      char *why, size_t why_size)
+{
+        return file_read_regular_stat(dirfd, path, flags, max_size, data, len, NULL, why, why_size);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Reads path (relative to dirfd, AT_FDCWD for the working directory) when it is a regular file
  * of at most max_size bytes. flags are added to open's (O_NOFOLLOW to refuse a symlink).
@@ -17,6 +18,9 @@
  * -EFBIG. */
 int file_read_regular(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
                       char *why, size_t why_size);
+/* The same, also giving the file's stat (its mode and owner) where the caller checks them. */
+int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
+                           struct stat *st, char *why, size_t why_size);
 
 /* "a FIFO", "a directory", "a socket", "a character device", "a block device", "a symlink",
  * "a regular file" for a stat mode. */

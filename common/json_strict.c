@@ -133,8 +133,9 @@ int json_strict_parse(const char *text, size_t len, int max_depth, json_object *
         if (why_size)
                 why[0] = '\0';
         if (memchr(text, '\0', len)) {
-                *error = JSON_STRICT_NUL;
-                snprintf(why, why_size, "a NUL byte in the message");
+                /* JSON text has no raw control bytes, in strings or out: not JSON at all. */
+                *error = JSON_STRICT_SYNTAX;
+                snprintf(why, why_size, "a NUL byte in the text");
                 return -EINVAL;
         }
         tok = json_tokener_new_ex(max_depth);

@@ -12,9 +12,9 @@
 
 enum json_strict_error {
         JSON_STRICT_OK,
-        JSON_STRICT_SYNTAX,        /* not one JSON value, or trailing bytes */
+        JSON_STRICT_SYNTAX,        /* not one JSON value, trailing bytes, a raw NUL byte */
         JSON_STRICT_UTF8,          /* a byte sequence that is not UTF-8 */
-        JSON_STRICT_NUL,           /* a NUL byte, raw or escaped as \u0000 */
+        JSON_STRICT_NUL,           /* a string holding NUL, escaped as \u0000 */
         JSON_STRICT_DUPLICATE_KEY, /* an object names one key twice */
         JSON_STRICT_RANGE,         /* an integer outside what 64 bits hold */
         JSON_STRICT_DEPTH,         /* nested deeper than the limit */
