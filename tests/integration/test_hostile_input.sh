@@ -38,4 +38,26 @@ for f in node-id history.json links.json; do
 done
 [ -f "$TEST_TMP/a.state/node-id" ] || fail "no new node-id written"
 sparkd_stop a
+
+step "--socket naming a file, a directory or a symlink: refused, nothing removed"
+echo "someone's data" >"$TEST_TMP/data"
+mkdir "$TEST_TMP/dir"
+ln -s "$TEST_TMP/data" "$TEST_TMP/link"
+for path in "$TEST_TMP/data" "$TEST_TMP/dir" "$TEST_TMP/link"; do
+        rc=0
+        out=$(timeout 10 ip netns exec "$ns" "$SPARKD" --foreground --log-target=stderr -c "$TEST_TMP/a.conf" \
+                --socket "$path" --state-dir "$TEST_TMP/a.state" 2>&1) || rc=$?
+        assert_eq "$rc" 1 "exit status with --socket $path"
+        assert_contains "$out" "$path exists and is not a socket" "sparkd --socket $path"
+done
+[ "$(cat "$TEST_TMP/data")" = "someone's data" ] && [ -d "$TEST_TMP/dir" ] && [ -L "$TEST_TMP/link" ] ||
+        fail "a refused --socket path was changed"
+
+step "the socket path replaced by a file while running: the file survives the stop"
+sparkd_start a "$ns" -c "$TEST_TMP/a.conf"
+rm "$(sock_of a)"
+echo "not a socket" >"$(sock_of a)"
+kill -TERM "$(pid_of a)"
+wait "$(pid_of a)" || fail "sparkd exited with status $? after SIGTERM"
+[ "$(cat "$(sock_of a)")" = "not a socket" ] || fail "the stop removed a file it had not made"
 pass
