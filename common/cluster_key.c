@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_read.h"
 #include "macro.h"
 
 static void key_compute_id(struct cluster_key *key)
@@ -50,35 +51,31 @@ static void describe_unreadable(const char *path, char *why, size_t why_size)
 
 int cluster_key_load(const char *path, struct cluster_key *key, char *why, size_t why_size)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        char text[CLUSTER_KEY_BYTES * 2 + 8];
+        _cleanup_free_ char *text = NULL;
+        char reason[512];
         struct stat st;
-        ssize_t n;
+        size_t n;
+        int r;
 
         if (why && why_size)
                 why[0] = '\0';
-        if (fd < 0) {
-                int err = errno;
-
-                if (why && err == EACCES)
+        /* Never follow a symlink to the key, nor wait on a FIFO put in its place. */
+        r = file_read_regular_stat(AT_FDCWD, path, O_NOFOLLOW, CLUSTER_KEY_FILE_MAX, &text, &n, &st, reason,
+                                   sizeof(reason));
+        if (r < 0) {
+                if (why && r == -EACCES)
                         describe_unreadable(path, why, why_size);
                 else if (why)
-                        snprintf(why, why_size, "cannot open %s: %s%s", path, strerror(err),
-                                 err == ENOENT ? " (make one with `sparkc keygen`)" : "");
-                return -err;
+                        snprintf(why, why_size, "%s%s", reason,
+                                 r == -ENOENT ? " (make one with `sparkc keygen`)" : "");
+                return r;
         }
-        if (fstat(fd, &st) < 0)
-                return -errno;
         if (st.st_mode & 0007) {
                 if (why)
                         snprintf(why, why_size, "%s may be read by anyone (mode %04o): chmod 600 %s", path,
                                  (unsigned)(st.st_mode & 07777), path);
                 return -EPERM;
         }
-        n = read(fd, text, sizeof(text) - 1);
-        if (n < 0)
-                return -errno;
-        text[n] = '\0';
         while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
                 text[--n] = '\0';
         if (n != CLUSTER_KEY_BYTES * 2) {

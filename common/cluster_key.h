@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #define CLUSTER_KEY_BYTES 32
-#define CLUSTER_KEY_PATH  "/etc/sparkd/cluster.key"
+/* A key file holds 64 hex digits and a newline; anything much larger is not a key. */
+#define CLUSTER_KEY_FILE_MAX 4096
+#define CLUSTER_KEY_PATH     "/etc/sparkd/cluster.key"
 
 struct cluster_key {
         uint8_t bytes[CLUSTER_KEY_BYTES];

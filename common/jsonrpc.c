@@ -3,32 +3,43 @@
 #include <errno.h>
 #include <string.h>
 
+#include "json_strict.h"
 #include "proto.h"
 
-static json_object *parse_json(const char *line, size_t len)
-{
-        json_tokener *tok = json_tokener_new_ex(64);
-        json_object *obj;
+/* Nesting a request or reply needs, with room; deeper input is refused, not recursed into. */
+#define JSONRPC_MAX_DEPTH 64
 
-        if (!tok)
-                return NULL;
-        obj = json_tokener_parse_ex(tok, line, (int)len);
-        if (obj && tok->char_offset < (int)len) {
-                /* Anything but whitespace after the object means two messages on one line. */
-                for (size_t i = (size_t)tok->char_offset; i < len; i++) {
-                        if (!strchr(" \t\r\n", line[i])) {
-                                json_object_put(obj);
-                                obj = NULL;
-                                break;
-                        }
-                }
+/* One message per line, read strictly (json_strict.h): a message whose keys repeat, whose
+ * strings hold NUL or whose integers were clamped would not say what was sent. */
+static json_object *parse_json(const char *line, size_t len, int *rpc_code, const char **why)
+{
+        enum json_strict_error error;
+        json_object *obj;
+        char detail[128];
+
+        if (json_strict_parse(line, len, JSONRPC_MAX_DEPTH, &obj, &error, detail, sizeof(detail)) == 0)
+                return obj;
+        *rpc_code = RPC_INVALID_REQUEST;
+        switch (error) {
+        case JSON_STRICT_DUPLICATE_KEY:
+                *why = "an object names the same key twice";
+                break;
+        case JSON_STRICT_NUL:
+                *why = "a string holds a NUL character";
+                break;
+        case JSON_STRICT_RANGE:
+                *why = "an integer does not fit in 64 bits";
+                break;
+        case JSON_STRICT_UTF8:
+                *rpc_code = RPC_PARSE_ERROR;
+                *why = "not valid UTF-8";
+                break;
+        default:
+                *rpc_code = RPC_PARSE_ERROR;
+                *why = "not valid JSON";
+                break;
         }
-        if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
-                json_object_put(obj);
-                obj = NULL;
-        }
-        json_tokener_free(tok);
-        return obj;
+        return NULL;
 }
 
 static bool is_valid_id(json_object *id)
@@ -96,15 +107,13 @@ int jsonrpc_request_from_object(json_object *obj, struct jsonrpc_request *req, i
 int jsonrpc_request_parse(const char *line, size_t len, struct jsonrpc_request *req, int *rpc_code,
                           const char **why)
 {
-        json_object *obj = parse_json(line, len);
+        json_object *obj;
         int r;
 
         *req = (struct jsonrpc_request){ 0 };
-        if (!obj) {
-                *rpc_code = RPC_PARSE_ERROR;
-                *why = "not valid JSON";
+        obj = parse_json(line, len, rpc_code, why);
+        if (!obj)
                 return -EBADMSG;
-        }
         r = jsonrpc_request_from_object(obj, req, rpc_code, why);
         json_object_put(obj);
         return r;
@@ -118,9 +127,12 @@ void jsonrpc_request_done(struct jsonrpc_request *req)
 
 int jsonrpc_response_parse(const char *line, size_t len, struct jsonrpc_response *resp)
 {
-        json_object *obj = parse_json(line, len), *v, *err;
+        json_object *obj, *v, *err;
+        const char *why;
+        int rpc_code;
 
         *resp = (struct jsonrpc_response){ 0 };
+        obj = parse_json(line, len, &rpc_code, &why);
         if (!obj)
                 return -EBADMSG;
         resp->root = obj;

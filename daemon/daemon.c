@@ -238,6 +238,12 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 log_error("another sparkd is already serving %s", sparkd_socket_path(d));
                 goto fail;
         }
+        if (r == -ENOTSOCK) {
+                log_error("%s exists and is not a socket: sparkd replaces only a socket an earlier "
+                          "sparkd left; remove it or give another --socket",
+                          sparkd_socket_path(d));
+                goto fail;
+        }
         if (r < 0) {
                 log_error("cannot listen on %s: %s", sparkd_socket_path(d), strerror(-r));
                 goto fail;

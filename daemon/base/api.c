@@ -69,6 +69,9 @@ struct api_server {
         struct event *accept_retry;
         char *path;
         bool activated;
+        /* The socket this server made, so that only it is ever removed at stop. */
+        dev_t socket_dev;
+        ino_t socket_ino;
         struct api_access access;
         struct method_entry *methods;
         size_t n_methods;
@@ -585,6 +588,14 @@ static int socket_bind(const char *path, const struct api_access *access)
         old_umask = umask(0777 & ~access->socket_mode);
         r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
         if (r < 0 && errno == EADDRINUSE) {
+                struct stat st;
+
+                /* Only a socket left by an earlier run is replaced: a file, a directory or a
+                 * symlink given as the path by mistake is someone's data. */
+                if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+                        umask(old_umask);
+                        return -ENOTSOCK;
+                }
                 if (socket_is_live(&addr) > 0) {
                         umask(old_umask);
                         return -EADDRINUSE;
@@ -637,11 +648,17 @@ int api_server_new(struct event_base *base, const char *path, int listen_fd, con
         if (!s->path)
                 goto nomem;
         if (!s->activated) {
+                struct stat st;
+
                 fd = socket_bind(path, access);
                 if (fd < 0) {
                         free(s->path);
                         free(s);
                         return fd;
+                }
+                if (stat(path, &st) == 0) {
+                        s->socket_dev = st.st_dev;
+                        s->socket_ino = st.st_ino;
                 }
         } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
                 free(s->path);
@@ -686,9 +703,15 @@ void api_server_free(struct api_server *s)
                 evconnlistener_free(s->listener);
         if (s->accept_retry)
                 event_free(s->accept_retry);
-        /* A socket systemd handed over is systemd's to remove. */
-        if (!s->activated && s->path)
-                (void)unlink(s->path);
+        /* A socket systemd handed over is systemd's to remove; and what replaced ours at the
+         * path since (another daemon's socket, a file) is not ours either. */
+        if (!s->activated && s->path) {
+                struct stat st;
+
+                if (lstat(s->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == s->socket_dev &&
+                    st.st_ino == s->socket_ino)
+                        (void)unlink(s->path);
+        }
         free(s->methods);
         free(s->path);
         free(s);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/file_read.h"
 #include "common/macro.h"
 
 struct store {
@@ -115,36 +116,16 @@ int store_write(struct store *s, const char *name, const void *data, size_t len)
 
 int store_read(struct store *s, const char *name, size_t max_len, char **data, size_t *len)
 {
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        struct stat st;
-        size_t used = 0;
+        char why[256];
+        size_t used;
+        int r;
 
-        fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADMSG;
-        if ((size_t)st.st_size > max_len)
-                return -EFBIG;
-        buf = malloc((size_t)st.st_size + 1);
-        if (!buf)
-                return -ENOMEM;
-        while (used < (size_t)st.st_size) {
-                ssize_t n = read(fd, buf + used, (size_t)st.st_size - used);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                used += (size_t)n;
-        }
-        buf[used] = '\0';
-        *data = TAKE_PTR(buf);
+        /* Without blocking: a FIFO put in the state directory must not stop the daemon's start. */
+        r = file_read_regular(s->dirfd, name, O_NOFOLLOW, max_len, data, &used, why, sizeof(why));
+        if (r == -EINVAL)
+                return -EBADMSG; /* not a regular file: its reader quarantines it like bad content */
+        if (r < 0)
+                return r;
         if (len)
                 *len = used;
         return 0;

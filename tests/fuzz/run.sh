@@ -46,7 +46,10 @@ for t in $targets; do
         cp "$src/tests/fuzz/corpus/$t/"* "$work/"
         [ -d "$src/tests/fuzz/regressions/$t" ] && cp "$src/tests/fuzz/regressions/$t/"* "$work/"
         dict=()
-        [ -f "$src/tests/fuzz/$t.dict" ] && dict=(-dict="$src/tests/fuzz/$t.dict")
+        # The api target is written request lines: the jsonrpc target's words.
+        words=$t
+        [ "$t" = api ] && words=jsonrpc
+        [ -f "$src/tests/fuzz/$words.dict" ] && dict=(-dict="$src/tests/fuzz/$words.dict")
         echo "=== fuzz-$t: ${seconds}s"
         nice "$build/tests/fuzz/fuzz-$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
                 -max_len=70000 -print_final_stats=1 -artifact_prefix="$findings/" \
