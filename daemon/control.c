@@ -10,14 +10,6 @@
 #include "daemon.h"
 #include "daemon/base/event.h"
 
-static json_object *result_new(void)
-{
-        json_object *o = json_object_new_object();
-
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
-        return o;
-}
-
 /* Methods without parameters accept none, an empty object or an empty array. */
 static bool params_are_empty(json_object *params)
 {
@@ -51,7 +43,7 @@ static int method_status(struct api_request *req, json_object *params, void *use
         if (!params_are_empty(params))
                 return reply_no_params_expected(req);
         format_time(d->started_wall, started, sizeof(started));
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
         json_object_object_add(o, "node_id", json_object_new_string(d->node_id));
         json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
@@ -81,7 +73,7 @@ static int method_version(struct api_request *req, json_object *params, void *us
 
         if (!params_are_empty(params))
                 return reply_no_params_expected(req);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
         api_request_reply(req, o);
         return 0;
@@ -124,7 +116,7 @@ static int method_reload(struct api_request *req, json_object *params, void *use
                 return 0;
         }
         conf_errors_clear(&errors);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "config_path", json_object_new_string(d->config->path));
         json_object_object_add(o, "config_found", json_object_new_boolean(d->config->path_found));
         json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
@@ -193,7 +185,7 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
                                                                   event_type_to_string((enum event_type)t)));
         }
         api_request_subscribe(req, types);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "events", types_json);
         api_request_reply(req, o);
         return 0;
@@ -206,7 +198,7 @@ static int method_links(struct api_request *req, json_object *params, void *user
 
         if (!params_are_empty(params))
                 return reply_no_params_expected(req);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(d->config->mode)));
         json_object_object_add(o, "mtu_wanted", json_object_new_int((int)d->config->fabric_mtu));
         json_object_object_add(o, "links", links_to_json(d->links));
@@ -223,7 +215,6 @@ static int method_peers(struct api_request *req, json_object *params, void *user
         if (!params_are_empty(params))
                 return reply_no_params_expected(req);
         o = peers_to_json(d->peers);
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
         api_request_reply(req, o);
         return 0;
 }
@@ -238,7 +229,7 @@ static int method_metrics(struct api_request *req, json_object *params, void *us
         text = sparkd_metrics_text(userdata);
         if (!text)
                 return -ENOMEM;
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "text", json_object_new_string(text));
         api_request_reply(req, o);
         return 0;

@@ -143,12 +143,22 @@ static void conn_free_if_done(struct api_conn *conn)
                 conn_free(conn);
 }
 
+/* The one place a result gets the API's version: every method's answer carries it. */
+static json_object *result_with_version(json_object *result)
+{
+        if (!result)
+                result = json_object_new_object();
+        if (json_object_is_type(result, json_type_object))
+                json_object_object_add(result, "api_version", json_object_new_int(SPARKD_API_VERSION));
+        return result;
+}
+
 void api_request_reply(struct api_request *req, json_object *result)
 {
         struct api_conn *conn = req->conn;
 
         if (req->conn && req->has_id) {
-                json_object *msg = jsonrpc_result_new(req->id, result);
+                json_object *msg = jsonrpc_result_new(req->id, result_with_version(result));
 
                 result = NULL;
                 conn_send(req->conn, msg);

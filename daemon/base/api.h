@@ -50,7 +50,8 @@ int api_server_add_methods(struct api_server *server, const struct api_method *m
 /* Sends an event notification to every subscriber that asked for its type. */
 void api_server_publish(struct api_server *server, json_object *event);
 
-/* Answering: each takes ownership of result/data and frees req. */
+/* Answering: each takes ownership of result/data and frees req. The server adds "api_version"
+ * to a result object (NULL is an empty one); methods never do. */
 void api_request_reply(struct api_request *req, json_object *result);
 void api_request_reply_error(struct api_request *req, int code, const char *message, json_object *data);
 

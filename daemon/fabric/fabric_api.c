@@ -82,12 +82,6 @@ int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
         return 0;
 }
 
-static json_object *with_version(json_object *o)
-{
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
-        return o;
-}
-
 static bool no_params(json_object *params)
 {
         return !params ||
@@ -107,7 +101,7 @@ static int method_fabric(struct api_request *req, json_object *params, void *use
         r = sparkd_fabric_facts(userdata, &f);
         if (r < 0)
                 return r;
-        api_request_reply(req, with_version(fabric_facts_to_json(&f)));
+        api_request_reply(req, fabric_facts_to_json(&f));
         fabric_facts_free(&f);
         return 0;
 }
@@ -145,7 +139,7 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         if (r < 0)
                 return r;
         gid_watch_env_served(d->gid_watch);
-        o = with_version(envgen_build(&f, mode));
+        o = envgen_build(&f, mode);
         json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
         api_request_reply(req, o);
         fabric_facts_free(&f);
@@ -164,7 +158,7 @@ static int method_doctor(struct api_request *req, json_object *params, void *use
         r = sparkd_fabric_facts(userdata, &f);
         if (r < 0)
                 return r;
-        api_request_reply(req, with_version(doctor_run(&f)));
+        api_request_reply(req, doctor_run(&f));
         fabric_facts_free(&f);
         return 0;
 }

@@ -75,7 +75,6 @@ static int method_probe_kinds(struct api_request *req, json_object *params, void
 
         for (size_t i = 0; probe_kind_at(i); i++)
                 json_object_array_add(list, kind_to_json(ps, probe_kind_at(i)));
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
         json_object_object_add(o, "kinds", list);
         api_request_reply(req, o);
         return 0;
@@ -86,6 +85,7 @@ static int method_probe_cancel(struct api_request *req, json_object *params, voi
         struct probes *ps = userdata;
         const char *id = NULL;
         struct probe *p;
+        json_object *o;
 
         if (jsonrpc_param_string(params && json_object_is_type(params, json_type_object) ? params : NULL,
                                  "id", &id) <= 0) {
@@ -99,7 +99,9 @@ static int method_probe_cancel(struct api_request *req, json_object *params, voi
         }
         p->is_cancelled = true;
         probe_finish(p, "cancelled");
-        api_request_reply(req, json_tokener_parse("{\"cancelled\":true}"));
+        o = json_object_new_object();
+        json_object_object_add(o, "cancelled", json_object_new_boolean(true));
+        api_request_reply(req, o);
         return 0;
 }
 
@@ -131,7 +133,6 @@ static int method_history(struct api_request *req, json_object *params, void *us
                 return 0;
         }
         o = json_object_new_object();
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
         json_object_object_add(o, "results", history_query(ps->history, peer, kind, limit));
         api_request_reply(req, o);
         return 0;
