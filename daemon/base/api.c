@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_params.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
@@ -253,8 +254,9 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
         struct jsonrpc_request rpc;
         const struct method_entry *entry;
         struct api_request *req;
+        json_object *params;
         const char *why = NULL;
-        char message[256];
+        char message[API_PARAMS_WHY_MAX];
         int code = 0, r;
 
         if (strspn(line, " \t\r") == len)
@@ -283,6 +285,12 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
                 jsonrpc_request_done(&rpc);
                 return;
         }
+        if (api_params_check(entry->method, rpc.params, &params, message, sizeof(message)) < 0) {
+                if (rpc.has_id)
+                        conn_send_error(conn, rpc.id, RPC_INVALID_PARAMS, message);
+                jsonrpc_request_done(&rpc);
+                return;
+        }
 
         req = calloc(1, sizeof(*req));
         if (!req) {
@@ -296,7 +304,7 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
         LIST_INSERT_HEAD(&conn->pending, req, link);
         req->is_linked = true;
 
-        r = entry->method->fn(req, rpc.params, entry->userdata);
+        r = entry->method->fn(req, params, entry->userdata);
         if (r < 0) {
                 log_error("api: %s failed: %s", entry->method->name, strerror(-r));
                 snprintf(message, sizeof(message), "%s failed: %s", entry->method->name, strerror(-r));
