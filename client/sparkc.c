@@ -63,6 +63,7 @@ static void print_help(void)
 static int connect_or_explain(const struct client_options *o, struct rpc_client **c)
 {
         int r = rpc_connect(o->socket_path, o->timeout_ms, c);
+        char audience[160];
 
         if (r < 0) {
                 fprintf(stderr, "sparkc: cannot reach sparkd at %s: %s\n", o->socket_path, strerror(-r));
@@ -71,8 +72,15 @@ static int connect_or_explain(const struct client_options *o, struct rpc_client 
                                 "sparkc: is sparkd running? (systemctl status sparkd; or use --socket or "
                                 "$%s)\n",
                                 SPARKD_SOCKET_ENV);
+                else if (r == -EACCES &&
+                         rpc_socket_audience(o->socket_path, audience, sizeof(audience)) == 0)
+                        fprintf(stderr,
+                                "sparkc: the socket is for %s (socket_mode and socket_group in sparkd's "
+                                "config)\n",
+                                audience);
                 else if (r == -EACCES)
-                        fprintf(stderr, "sparkc: the socket is for root and the sparkd group\n");
+                        fprintf(stderr, "sparkc: the socket is for root and the group socket_group names in "
+                                        "sparkd's config\n");
                 return -EXIT_UNREACHABLE;
         }
         return 0;
