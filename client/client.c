@@ -12,6 +12,7 @@
 int client_connect(const struct client_options *o, struct rpc_client **c)
 {
         int r = rpc_connect(o->socket_path, o->timeout_ms, c);
+        char audience[160];
 
         if (r < 0) {
                 fprintf(stderr, "sparkc: cannot reach sparkd at %s: %s\n", o->socket_path, strerror(-r));
@@ -20,8 +21,15 @@ int client_connect(const struct client_options *o, struct rpc_client **c)
                                 "sparkc: is sparkd running? (systemctl status sparkd; or use --socket or "
                                 "$%s)\n",
                                 SPARKD_SOCKET_ENV);
+                else if (r == -EACCES &&
+                         rpc_socket_audience(o->socket_path, audience, sizeof(audience)) == 0)
+                        fprintf(stderr,
+                                "sparkc: the socket is for %s (socket_mode and socket_group in sparkd's "
+                                "config)\n",
+                                audience);
                 else if (r == -EACCES)
-                        fprintf(stderr, "sparkc: the socket is for root and the sparkd group\n");
+                        fprintf(stderr, "sparkc: the socket is for root and the group socket_group names in "
+                                        "sparkd's config\n");
                 return -EXIT_UNREACHABLE;
         }
         return 0;

@@ -1,10 +1,14 @@
 #include "rpc.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +58,28 @@ void rpc_close(struct rpc_client *c)
         close(c->fd);
         free(c->buf);
         free(c);
+}
+
+int rpc_socket_audience(const char *path, char *buf, size_t size)
+{
+        struct stat st;
+        struct passwd *owner;
+        struct group *group;
+        char owner_id[24], group_id[24];
+
+        if (stat(path, &st) < 0)
+                return -errno;
+        owner = getpwuid(st.st_uid);
+        group = getgrgid(st.st_gid);
+        snprintf(owner_id, sizeof(owner_id), "uid %u", (unsigned)st.st_uid);
+        snprintf(group_id, sizeof(group_id), "%u", (unsigned)st.st_gid);
+        /* Connecting takes write permission on the socket. */
+        if (st.st_mode & S_IWGRP)
+                snprintf(buf, size, "%s and the group %s", owner ? owner->pw_name : owner_id,
+                         group ? group->gr_name : group_id);
+        else
+                snprintf(buf, size, "%s only", owner ? owner->pw_name : owner_id);
+        return 0;
 }
 
 static int64_t now_ms(void)

@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/jsonrpc.h"
 
@@ -12,6 +13,10 @@ struct rpc_client;
 /* Fails with a negative errno; the caller says which socket could not be reached. */
 int rpc_connect(const char *path, int timeout_ms, struct rpc_client **ret);
 void rpc_close(struct rpc_client *c);
+/* Whom the socket at path lets in, from its owner, group and mode (sparkd sets the group and mode
+ * from socket_group and socket_mode): "root and the group G", or "root only". For telling a
+ * refused user why; fails with a negative errno when the socket cannot be looked at. */
+int rpc_socket_audience(const char *path, char *buf, size_t size);
 
 /* Sends method(params) (params taken over, may be NULL) and waits for its response. */
 int rpc_call(struct rpc_client *c, const char *method, json_object *params, struct jsonrpc_response *resp);

@@ -4,7 +4,8 @@
  *
  * API version rules: bump SPARKD_API_VERSION only when the shape of an existing method's params
  * or result changes incompatibly. New methods and new fields in a result need no bump; clients
- * ignore fields they do not know. Every result object carries "api_version".
+ * ignore fields they do not know. Every result object carries "api_version" (the daemon's API
+ * layer adds it to each answer).
  *   1: status, version, reload, subscribe (event notifications "event").
  */
 #pragma once

@@ -10,30 +10,6 @@
 #include "daemon.h"
 #include "daemon/base/event.h"
 
-static json_object *result_new(void)
-{
-        json_object *o = json_object_new_object();
-
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
-        return o;
-}
-
-/* Methods without parameters accept none, an empty object or an empty array. */
-static bool params_are_empty(json_object *params)
-{
-        if (!params)
-                return true;
-        if (json_object_is_type(params, json_type_array))
-                return json_object_array_length(params) == 0;
-        return json_object_object_length(params) == 0;
-}
-
-static int reply_no_params_expected(struct api_request *req)
-{
-        api_request_reply_error(req, RPC_INVALID_PARAMS, "this method takes no parameters", NULL);
-        return 0;
-}
-
 static void format_time(time_t t, char *buf, size_t size)
 {
         struct tm tm;
@@ -48,10 +24,8 @@ static int method_status(struct api_request *req, json_object *params, void *use
         json_object *o, *files;
         char started[64];
 
-        if (!params_are_empty(params))
-                return reply_no_params_expected(req);
         format_time(d->started_wall, started, sizeof(started));
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
         json_object_object_add(o, "node_id", json_object_new_string(d->node_id));
         json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
@@ -79,9 +53,7 @@ static int method_version(struct api_request *req, json_object *params, void *us
 {
         json_object *o;
 
-        if (!params_are_empty(params))
-                return reply_no_params_expected(req);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
         api_request_reply(req, o);
         return 0;
@@ -111,8 +83,6 @@ static int method_reload(struct api_request *req, json_object *params, void *use
         json_object *o;
         int r;
 
-        if (!params_are_empty(params))
-                return reply_no_params_expected(req);
         r = sparkd_reload(d, &errors);
         if (r < 0) {
                 json_object *data = json_object_new_object();
@@ -124,7 +94,7 @@ static int method_reload(struct api_request *req, json_object *params, void *use
                 return 0;
         }
         conf_errors_clear(&errors);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "config_path", json_object_new_string(d->config->path));
         json_object_object_add(o, "config_found", json_object_new_boolean(d->config->path_found));
         json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
@@ -132,33 +102,36 @@ static int method_reload(struct api_request *req, json_object *params, void *use
         return 0;
 }
 
+static int check_event_names(json_object *list, char *expected, size_t size)
+{
+        enum event_type type;
+        size_t len;
+
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                json_object *item = json_object_array_get_idx(list, i);
+
+                if (json_object_is_type(item, json_type_string) &&
+                    event_type_from_string(json_object_get_string(item), &type) == 0)
+                        continue;
+                len = (size_t)snprintf(expected, size, "an array of event names (");
+                for (int t = 0; t < _EVENT_TYPE_MAX && len < size; t++)
+                        len += (size_t)snprintf(expected + len, size - len, "%s%s", t ? ", " : "",
+                                                event_type_to_string((enum event_type)t));
+                if (len < size)
+                        snprintf(expected + len, size - len, ")");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static int method_subscribe(struct api_request *req, json_object *params, void *userdata)
 {
-        static const char *const allowed[] = { "events", NULL };
         json_object *list = NULL, *o, *types_json;
-        const char *unknown = NULL;
         char **types = NULL;
         size_t n;
 
-        if (params && !json_object_is_type(params, json_type_object) && !params_are_empty(params)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "params must be an object", NULL);
-                return 0;
-        }
-        if (params && json_object_is_type(params, json_type_object) &&
-            jsonrpc_params_only(params, allowed, &unknown) < 0) {
-                char message[128];
-
-                snprintf(message, sizeof(message), "unknown parameter \"%.64s\"", unknown);
-                api_request_reply_error(req, RPC_INVALID_PARAMS, message, NULL);
-                return 0;
-        }
-        if (params && json_object_is_type(params, json_type_object))
+        if (params)
                 json_object_object_get_ex(params, "events", &list);
-        if (list && !json_object_is_type(list, json_type_array)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS,
-                                        "\"events\" must be an array of event names", NULL);
-                return 0;
-        }
         types_json = json_object_new_array();
         if (list) {
                 n = json_object_array_length(list);
@@ -168,22 +141,10 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
                         return -ENOMEM;
                 }
                 for (size_t i = 0; i < n; i++) {
-                        json_object *item = json_object_array_get_idx(list, i);
-                        enum event_type type;
+                        enum event_type type = 0;
 
-                        if (!json_object_is_type(item, json_type_string) ||
-                            event_type_from_string(json_object_get_string(item), &type) < 0) {
-                                char message[160];
-
-                                snprintf(message, sizeof(message), "unknown event type %.100s",
-                                         json_object_to_json_string(item));
-                                for (size_t k = 0; k < i; k++)
-                                        free(types[k]);
-                                free(types);
-                                json_object_put(types_json);
-                                api_request_reply_error(req, RPC_INVALID_PARAMS, message, NULL);
-                                return 0;
-                        }
+                        (void)event_type_from_string(
+                                json_object_get_string(json_object_array_get_idx(list, i)), &type);
                         types[i] = strdup(event_type_to_string(type));
                         json_object_array_add(types_json, json_object_new_string(types[i]));
                 }
@@ -193,7 +154,7 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
                                                                   event_type_to_string((enum event_type)t)));
         }
         api_request_subscribe(req, types);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "events", types_json);
         api_request_reply(req, o);
         return 0;
@@ -204,9 +165,7 @@ static int method_links(struct api_request *req, json_object *params, void *user
         struct sparkd *d = userdata;
         json_object *o;
 
-        if (!params_are_empty(params))
-                return reply_no_params_expected(req);
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(d->config->mode)));
         json_object_object_add(o, "mtu_wanted", json_object_new_int((int)d->config->fabric_mtu));
         json_object_object_add(o, "links", links_to_json(d->links));
@@ -218,13 +177,8 @@ static int method_links(struct api_request *req, json_object *params, void *user
 static int method_peers(struct api_request *req, json_object *params, void *userdata)
 {
         struct sparkd *d = userdata;
-        json_object *o;
 
-        if (!params_are_empty(params))
-                return reply_no_params_expected(req);
-        o = peers_to_json(d->peers);
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
-        api_request_reply(req, o);
+        api_request_reply(req, peers_to_json(d->peers));
         return 0;
 }
 
@@ -233,23 +187,26 @@ static int method_metrics(struct api_request *req, json_object *params, void *us
         _cleanup_free_ char *text = NULL;
         json_object *o;
 
-        if (!params_are_empty(params))
-                return reply_no_params_expected(req);
         text = sparkd_metrics_text(userdata);
         if (!text)
                 return -ENOMEM;
-        o = result_new();
+        o = json_object_new_object();
         json_object_object_add(o, "text", json_object_new_string(text));
         api_request_reply(req, o);
         return 0;
 }
+
+static const struct api_param subscribe_params[] = {
+        { .name = "events", .type = API_PARAM_ARRAY, .check = check_event_names },
+        {},
+};
 
 /* clang-format off */
 static const struct api_method control_methods[] = {
         { "status",    method_status,    false },
         { "version",   method_version,   false },
         { "reload",    method_reload,    true },
-        { "subscribe", method_subscribe, false },
+        { "subscribe", method_subscribe, false, subscribe_params },
         { "links",     method_links,     false },
         { "peers",     method_peers,     false },
         { "metrics",   method_metrics,   false },

@@ -6,16 +6,16 @@
 #include <event2/listener.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "api_params.h"
+#include "api_socket.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
@@ -26,9 +26,6 @@
 #define PARTIAL_LINE_TIMEOUT_SEC 30
 /* A subscriber that does not read its events is dropped before it costs more than this. */
 #define SUBSCRIBER_MAX_BACKLOG (1024 * 1024)
-#define MAX_PEER_GROUPS        256
-/* Clients that may wait for accept(); the kernel caps it at net.core.somaxconn. */
-#define LISTEN_BACKLOG 4096
 /* A storm of refused clients is logged once per this interval, with a count, not line by line. */
 #define REFUSAL_LOG_INTERVAL_USEC (10 * 1000000ULL)
 
@@ -146,12 +143,22 @@ static void conn_free_if_done(struct api_conn *conn)
                 conn_free(conn);
 }
 
+/* The one place a result gets the API's version: every method's answer carries it. */
+static json_object *result_with_version(json_object *result)
+{
+        if (!result)
+                result = json_object_new_object();
+        if (json_object_is_type(result, json_type_object))
+                json_object_object_add(result, "api_version", json_object_new_int(SPARKD_API_VERSION));
+        return result;
+}
+
 void api_request_reply(struct api_request *req, json_object *result)
 {
         struct api_conn *conn = req->conn;
 
         if (req->conn && req->has_id) {
-                json_object *msg = jsonrpc_result_new(req->id, result);
+                json_object *msg = jsonrpc_result_new(req->id, result_with_version(result));
 
                 result = NULL;
                 conn_send(req->conn, msg);
@@ -246,8 +253,9 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
         struct jsonrpc_request rpc;
         const struct method_entry *entry;
         struct api_request *req;
+        json_object *params;
         const char *why = NULL;
-        char message[256];
+        char message[API_PARAMS_WHY_MAX];
         int code = 0, r;
 
         if (strspn(line, " \t\r") == len)
@@ -276,6 +284,12 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
                 jsonrpc_request_done(&rpc);
                 return;
         }
+        if (api_params_check(entry->method, rpc.params, &params, message, sizeof(message)) < 0) {
+                if (rpc.has_id)
+                        conn_send_error(conn, rpc.id, RPC_INVALID_PARAMS, message);
+                jsonrpc_request_done(&rpc);
+                return;
+        }
 
         req = calloc(1, sizeof(*req));
         if (!req) {
@@ -289,7 +303,7 @@ static void conn_handle_line(struct api_conn *conn, const char *line, size_t len
         LIST_INSERT_HEAD(&conn->pending, req, link);
         req->is_linked = true;
 
-        r = entry->method->fn(req, rpc.params, entry->userdata);
+        r = entry->method->fn(req, params, entry->userdata);
         if (r < 0) {
                 log_error("api: %s failed: %s", entry->method->name, strerror(-r));
                 snprintf(message, sizeof(message), "%s failed: %s", entry->method->name, strerror(-r));
@@ -433,22 +447,6 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
         conn_free(conn);
 }
 
-static bool peer_in_group(int fd, gid_t primary, gid_t wanted)
-{
-        gid_t groups[MAX_PEER_GROUPS];
-        socklen_t len = sizeof(groups);
-
-        if (primary == wanted)
-                return true;
-        /* The supplementary groups the client had when it connected, straight from the kernel. */
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
-                return false;
-        for (size_t i = 0; i < len / sizeof(gid_t); i++)
-                if (groups[i] == wanted)
-                        return true;
-        return false;
-}
-
 static void server_refuse(int fd, const char *message)
 {
         json_object *msg = jsonrpc_error_new(NULL, RPC_BUSY, message, NULL);
@@ -511,8 +509,8 @@ static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd
         conn->server = s;
         conn->uid = cred.uid;
         conn->pid = cred.pid;
-        conn->is_admin = cred.uid == 0 ||
-                         (s->access.has_admin_gid && peer_in_group(fd, cred.gid, s->access.admin_gid));
+        conn->is_admin = cred.uid == 0 || (s->access.has_admin_gid &&
+                                           api_socket_peer_in_group(fd, cred.gid, s->access.admin_gid));
         LIST_INIT(&conn->pending);
         LIST_INSERT_HEAD(&s->conns, conn, link);
         s->n_conns++;
@@ -540,98 +538,6 @@ static void server_on_accept_error(struct evconnlistener *listener, void *userda
         evtimer_add(s->accept_retry, &pause);
 }
 
-static int socket_apply_access(const char *path, const struct api_access *access)
-{
-        if (chmod(path, access->socket_mode) < 0)
-                return -errno;
-        if (access->has_socket_gid && chown(path, (uid_t)-1, access->socket_gid) < 0)
-                return -errno;
-        return 0;
-}
-
-static int socket_is_live(const struct sockaddr_un *addr)
-{
-        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-        if (fd < 0)
-                return -errno;
-        return connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
-}
-
-static int socket_bind(const char *path, const struct api_access *access)
-{
-        struct sockaddr_un addr = { .sun_family = AF_UNIX };
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *dir = NULL;
-        char *slash;
-        mode_t old_umask;
-        int r;
-
-        if (strlen(path) >= sizeof(addr.sun_path))
-                return -ENAMETOOLONG;
-        strcpy(addr.sun_path, path);
-
-        dir = strdup(path);
-        if (!dir)
-                return -ENOMEM;
-        slash = strrchr(dir, '/');
-        if (slash && slash != dir) {
-                *slash = '\0';
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-        }
-
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-                return -errno;
-        /* The socket is born with its final mode, so there is no moment it is more open. */
-        old_umask = umask(0777 & ~access->socket_mode);
-        r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
-        if (r < 0 && errno == EADDRINUSE) {
-                struct stat st;
-
-                /* Only a socket left by an earlier run is replaced: a file, a directory or a
-                 * symlink given as the path by mistake is someone's data. */
-                if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-                        umask(old_umask);
-                        return -ENOTSOCK;
-                }
-                if (socket_is_live(&addr) > 0) {
-                        umask(old_umask);
-                        return -EADDRINUSE;
-                }
-                (void)unlink(path);
-                r = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
-        }
-        umask(old_umask);
-        if (r < 0)
-                return -errno;
-        r = socket_apply_access(path, access);
-        if (r < 0) {
-                (void)unlink(path);
-                return r;
-        }
-        if (listen(fd, LISTEN_BACKLOG) < 0) {
-                r = -errno;
-                (void)unlink(path);
-                return r;
-        }
-        return TAKE_FD(fd);
-}
-
-/* The path of a socket systemd passed, which may differ from the configured one. */
-static char *socket_bound_path(int fd, const char *fallback)
-{
-        struct sockaddr_un addr = { 0 };
-        socklen_t len = sizeof(addr);
-
-        if (getsockname(fd, (struct sockaddr *)&addr, &len) < 0 ||
-            len <= offsetof(struct sockaddr_un, sun_path) || addr.sun_path[0] == '\0')
-                return strdup(fallback);
-        addr.sun_path[sizeof(addr.sun_path) - 1] = '\0';
-        return strdup(addr.sun_path);
-}
-
 int api_server_new(struct event_base *base, const char *path, int listen_fd, const struct api_access *access,
                    struct api_server **ret)
 {
@@ -644,13 +550,13 @@ int api_server_new(struct event_base *base, const char *path, int listen_fd, con
         s->access = *access;
         s->activated = listen_fd >= 0;
         LIST_INIT(&s->conns);
-        s->path = s->activated ? socket_bound_path(listen_fd, path) : strdup(path);
+        s->path = s->activated ? api_socket_bound_path(listen_fd, path) : strdup(path);
         if (!s->path)
                 goto nomem;
         if (!s->activated) {
                 struct stat st;
 
-                fd = socket_bind(path, access);
+                fd = api_socket_bind(path, access);
                 if (fd < 0) {
                         free(s->path);
                         free(s);
@@ -732,7 +638,7 @@ int api_server_set_access(struct api_server *s, const struct api_access *access)
         s->access = *access;
         if (s->activated)
                 return 0;
-        return socket_apply_access(s->path, access);
+        return api_socket_apply_access(s->path, access);
 }
 
 int api_server_add_methods(struct api_server *s, const struct api_method *methods, size_t n, void *userdata)

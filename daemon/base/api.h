@@ -3,25 +3,52 @@
  * It owns the listening socket, the client connections, access checks (SO_PEERCRED), the
  * request size limit and the event stream of subscribed clients. Modules register methods; a
  * method replies at once or later (api_request_reply* may be called after the handler returned).
+ * Each method declares its params; requests that do not fit are refused here, in one format.
  */
 #pragma once
 
 #include <event2/event.h>
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct api_server;
 struct api_request;
 
 /* Return 0 when the request was or will be answered, or a negative errno to answer with an
- * internal error. params is NULL, an object or an array. */
+ * internal error. params has passed the method's declaration: NULL when the request had none (or
+ * an empty array), otherwise an object. */
 typedef int (*api_method_fn)(struct api_request *req, json_object *params, void *userdata);
+
+enum api_param_type {
+        API_PARAM_STRING,
+        API_PARAM_INTEGER,
+        API_PARAM_BOOLEAN,
+        API_PARAM_ARRAY,
+};
+
+/* One member a method's params object may have. */
+struct api_param {
+        const char *name;
+        enum api_param_type type;
+        bool is_required;
+        const char *const *choices; /* strings: the values allowed, NULL-terminated; NULL: any */
+        /* Judges a value of the right type: 0, or -EINVAL with what was expected written to expected
+         * ("an integer from 0 to 100000"). NULL: the type is enough. */
+        int (*check)(json_object *value, char *expected, size_t size);
+};
 
 struct api_method {
         const char *name;
         api_method_fn fn;
         bool needs_admin; /* changes state: uid 0 or the admin group only */
+        /* The members params may have, ending with a NULL name; NULL: the method takes none. The
+         * server refuses a request that does not fit before the method sees it. */
+        const struct api_param *params;
+        /* Members not declared are passed on for the method to judge when this says what they are
+         * (in messages: "the kind's parameters"); NULL: they are refused. */
+        const char *other_params;
 };
 
 struct api_access {
@@ -50,7 +77,8 @@ int api_server_add_methods(struct api_server *server, const struct api_method *m
 /* Sends an event notification to every subscriber that asked for its type. */
 void api_server_publish(struct api_server *server, json_object *event);
 
-/* Answering: each takes ownership of result/data and frees req. */
+/* Answering: each takes ownership of result/data and frees req. The server adds "api_version"
+ * to a result object (NULL is an empty one); methods never do. */
 void api_request_reply(struct api_request *req, json_object *result);
 void api_request_reply_error(struct api_request *req, int code, const char *message, json_object *data);
 

@@ -7,7 +7,6 @@
 
 #include "common/jsonrpc.h"
 #include "common/macro.h"
-#include "common/proto.h"
 #include "daemon/daemon.h"
 #include "doctor.h"
 #include "envgen.h"
@@ -82,70 +81,48 @@ int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f)
         return 0;
 }
 
-static json_object *with_version(json_object *o)
-{
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
-        return o;
-}
-
-static bool no_params(json_object *params)
-{
-        return !params ||
-               (json_object_is_type(params, json_type_object) && json_object_object_length(params) == 0) ||
-               (json_object_is_type(params, json_type_array) && json_object_array_length(params) == 0);
-}
-
 static int method_fabric(struct api_request *req, json_object *params, void *userdata)
 {
         struct fabric_facts f;
         int r;
 
-        if (!no_params(params)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "this method takes no parameters", NULL);
-                return 0;
-        }
         r = sparkd_fabric_facts(userdata, &f);
         if (r < 0)
                 return r;
-        api_request_reply(req, with_version(fabric_facts_to_json(&f)));
+        api_request_reply(req, fabric_facts_to_json(&f));
         fabric_facts_free(&f);
         return 0;
 }
 
+static int check_env_mode(json_object *value, char *expected, size_t size)
+{
+        enum env_mode mode;
+
+        if (env_mode_from_string(json_object_get_string(value), &mode) == 0)
+                return 0;
+        snprintf(expected, size, "one of %s, %s, %s", env_mode_to_string(ENV_MODE_AUTO),
+                 env_mode_to_string(ENV_MODE_SAFE), env_mode_to_string(ENV_MODE_DMABUF));
+        return -EINVAL;
+}
+
 static int method_env(struct api_request *req, json_object *params, void *userdata)
 {
-        static const char *const allowed[] = { "mode", NULL };
         struct sparkd *d = userdata;
         enum env_mode mode = ENV_MODE_AUTO;
-        const char *mode_s = NULL, *unknown = NULL;
+        const char *mode_s = NULL;
         struct fabric_facts f;
         json_object *o;
         int r;
 
-        if (params && !json_object_is_type(params, json_type_object) && !no_params(params)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "params must be an object", NULL);
-                return 0;
-        }
-        if (params && json_object_is_type(params, json_type_object) &&
-            jsonrpc_params_only(params, allowed, &unknown) < 0) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "unknown parameter; env takes \"mode\"",
-                                        NULL);
-                return 0;
-        }
-        if (jsonrpc_param_string(params && json_object_is_type(params, json_type_object) ? params : NULL,
-                                 "mode", &mode_s) < 0 ||
-            (mode_s && env_mode_from_string(mode_s, &mode) < 0)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS,
-                                        "\"mode\" must be \"auto\", \"safe\" or \"dmabuf\"", NULL);
-                return 0;
-        }
+        if (jsonrpc_param_string(params, "mode", &mode_s) > 0)
+                (void)env_mode_from_string(mode_s, &mode);
         /* A change not seen yet is logged first; this environment then matches the table. */
         gid_watch_check(d->gid_watch);
         r = sparkd_fabric_facts(d, &f);
         if (r < 0)
                 return r;
         gid_watch_env_served(d->gid_watch);
-        o = with_version(envgen_build(&f, mode));
+        o = envgen_build(&f, mode);
         json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
         api_request_reply(req, o);
         fabric_facts_free(&f);
@@ -157,21 +134,22 @@ static int method_doctor(struct api_request *req, json_object *params, void *use
         struct fabric_facts f;
         int r;
 
-        if (!no_params(params)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "this method takes no parameters", NULL);
-                return 0;
-        }
         r = sparkd_fabric_facts(userdata, &f);
         if (r < 0)
                 return r;
-        api_request_reply(req, with_version(doctor_run(&f)));
+        api_request_reply(req, doctor_run(&f));
         fabric_facts_free(&f);
         return 0;
 }
 
+static const struct api_param env_params[] = {
+        { .name = "mode", .type = API_PARAM_STRING, .check = check_env_mode },
+        {},
+};
+
 static const struct api_method fabric_methods[] = {
         { "fabric", method_fabric, false },
-        { "env", method_env, false },
+        { "env", method_env, false, env_params },
         { "doctor", method_doctor, false },
 };
 

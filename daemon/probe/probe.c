@@ -253,7 +253,6 @@ void probe_finish(struct probe *p, const char *error)
         history_add(ps->history, out);
         send_to_peer(p, "probe-done", NULL);
         if (p->req) {
-                json_object_object_add(out, "api_version", json_object_new_int(SPARKD_API_VERSION));
                 api_request_reply(p->req, json_object_get(out));
                 p->req = NULL;
         }

@@ -10,30 +10,31 @@
 #include "common/proto.h"
 #include "probe_internal.h"
 
+/* The most results one history call returns. */
+#define HISTORY_LIMIT_MAX 100000
+
+static int check_kind(json_object *value, char *expected, size_t size)
+{
+        char names[96];
+
+        if (probe_kind_find(json_object_get_string(value)))
+                return 0;
+        probe_kind_names(names, sizeof(names));
+        snprintf(expected, size, "one of %s", names);
+        return -EINVAL;
+}
+
 static int method_probe(struct api_request *req, json_object *params, void *userdata)
 {
         struct probes *ps = userdata;
         const char *peer = NULL, *kind_name = "rtt";
         const struct probe_kind *kind;
         json_object *kind_params, *checked = NULL;
-        char why[640], names[96];
+        char why[640];
 
-        probe_kind_names(names, sizeof(names));
-        if (!params || !json_object_is_type(params, json_type_object) ||
-            jsonrpc_param_string(params, "peer", &peer) <= 0 ||
-            jsonrpc_param_string(params, "kind", &kind_name) < 0) {
-                snprintf(why, sizeof(why),
-                         "probe takes {peer, kind (%s), and the kind's parameters (see probe-kinds)}",
-                         names);
-                api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
-                return 0;
-        }
+        (void)jsonrpc_param_string(params, "peer", &peer);
+        (void)jsonrpc_param_string(params, "kind", &kind_name);
         kind = probe_kind_find(kind_name);
-        if (!kind) {
-                snprintf(why, sizeof(why), "no %.40s probe: kind is one of %s", kind_name, names);
-                api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
-                return 0;
-        }
         kind_params = json_object_new_object();
         json_object_object_foreach(params, key, value) {
                 if (strcmp(key, "peer") != 0 && strcmp(key, "kind") != 0)
@@ -75,7 +76,6 @@ static int method_probe_kinds(struct api_request *req, json_object *params, void
 
         for (size_t i = 0; probe_kind_at(i); i++)
                 json_object_array_add(list, kind_to_json(ps, probe_kind_at(i)));
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
         json_object_object_add(o, "kinds", list);
         api_request_reply(req, o);
         return 0;
@@ -86,12 +86,9 @@ static int method_probe_cancel(struct api_request *req, json_object *params, voi
         struct probes *ps = userdata;
         const char *id = NULL;
         struct probe *p;
+        json_object *o;
 
-        if (jsonrpc_param_string(params && json_object_is_type(params, json_type_object) ? params : NULL,
-                                 "id", &id) <= 0) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "probe-cancel takes {id}", NULL);
-                return 0;
-        }
+        (void)jsonrpc_param_string(params, "id", &id);
         p = probe_find(ps, id, true);
         if (!p) {
                 api_request_reply_error(req, RPC_INVALID_PARAMS, "no running probe with that id", NULL);
@@ -99,48 +96,60 @@ static int method_probe_cancel(struct api_request *req, json_object *params, voi
         }
         p->is_cancelled = true;
         probe_finish(p, "cancelled");
-        api_request_reply(req, json_tokener_parse("{\"cancelled\":true}"));
-        return 0;
-}
-
-static int history_limit_param(json_object *params, unsigned *limit)
-{
-        json_object *v;
-
-        if (!json_object_object_get_ex(params, "limit", &v))
-                return 0;
-        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
-            json_object_get_int64(v) > 100000)
-                return -EINVAL;
-        *limit = (unsigned)json_object_get_int64(v);
-        return 0;
-}
-
-static int method_history(struct api_request *req, json_object *params, void *userdata)
-{
-        static const char *const allowed[] = { "peer", "kind", "limit", NULL };
-        struct probes *ps = userdata;
-        const char *peer = NULL, *kind = NULL, *unknown = NULL;
-        unsigned limit = 50;
-        json_object *o, *p = params && json_object_is_type(params, json_type_object) ? params : NULL;
-
-        if ((p && jsonrpc_params_only(p, allowed, &unknown) < 0) ||
-            jsonrpc_param_string(p, "peer", &peer) < 0 || jsonrpc_param_string(p, "kind", &kind) < 0 ||
-            (p && history_limit_param(p, &limit) < 0)) {
-                api_request_reply_error(req, RPC_INVALID_PARAMS, "history takes {peer, kind, limit}", NULL);
-                return 0;
-        }
         o = json_object_new_object();
-        json_object_object_add(o, "api_version", json_object_new_int(SPARKD_API_VERSION));
-        json_object_object_add(o, "results", history_query(ps->history, peer, kind, limit));
+        json_object_object_add(o, "cancelled", json_object_new_boolean(true));
         api_request_reply(req, o);
         return 0;
 }
 
+static int check_history_limit(json_object *value, char *expected, size_t size)
+{
+        int64_t limit = json_object_get_int64(value);
+
+        if (limit >= 0 && limit <= HISTORY_LIMIT_MAX)
+                return 0;
+        snprintf(expected, size, "an integer from 0 to %d", HISTORY_LIMIT_MAX);
+        return -EINVAL;
+}
+
+static int method_history(struct api_request *req, json_object *params, void *userdata)
+{
+        struct probes *ps = userdata;
+        const char *peer = NULL, *kind = NULL;
+        int64_t limit = 50;
+        json_object *o;
+
+        (void)jsonrpc_param_string(params, "peer", &peer);
+        (void)jsonrpc_param_string(params, "kind", &kind);
+        (void)jsonrpc_param_int(params, "limit", &limit);
+        o = json_object_new_object();
+        json_object_object_add(o, "results", history_query(ps->history, peer, kind, (size_t)limit));
+        api_request_reply(req, o);
+        return 0;
+}
+
+static const struct api_param probe_params[] = {
+        { .name = "peer", .type = API_PARAM_STRING, .is_required = true },
+        { .name = "kind", .type = API_PARAM_STRING, .check = check_kind },
+        {},
+};
+
+static const struct api_param probe_cancel_params[] = {
+        { .name = "id", .type = API_PARAM_STRING, .is_required = true },
+        {},
+};
+
+static const struct api_param history_params[] = {
+        { .name = "peer", .type = API_PARAM_STRING },
+        { .name = "kind", .type = API_PARAM_STRING, .check = check_kind },
+        { .name = "limit", .type = API_PARAM_INTEGER, .check = check_history_limit },
+        {},
+};
+
 static const struct api_method probe_methods[] = {
-        { "probe", method_probe, true },
-        { "probe-cancel", method_probe_cancel, true },
-        { "history", method_history, false },
+        { "probe", method_probe, true, probe_params, "the kind's parameters (see probe-kinds)" },
+        { "probe-cancel", method_probe_cancel, true, probe_cancel_params },
+        { "history", method_history, false, history_params },
         { "probe-kinds", method_probe_kinds, false },
 };
 

@@ -2,9 +2,10 @@
  * The control socket as a client drives it: the input is written to a fresh connection to a real
  * api_server on a UNIX socket (in a directory of the target's own, nothing leaves this machine),
  * the client half-closes, and the loop runs until the server has answered and closed. That covers
- * api.c's framing (partial, oversize and last lines without newline), the JSON-RPC checks, method
- * dispatch and access (a needs_admin method; the fuzzer runs as whoever it is), answers given now
- * and from a timer, notifications, subscribers and events published to them.
+ * api.c's framing (partial, oversize and last lines without newline), the JSON-RPC checks, the
+ * checks of params against what each method declares, method dispatch and access (a needs_admin
+ * method; the fuzzer runs as whoever it is), answers given now and from a timer, notifications,
+ * subscribers and events published to them.
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -68,10 +69,38 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
         return 0;
 }
 
+static int check_even(json_object *value, char *expected, size_t size)
+{
+        if (json_object_get_int64(value) % 2 == 0)
+                return 0;
+        snprintf(expected, size, "an even integer");
+        return -EINVAL;
+}
+
+static const char *const colours[] = { "red", "green", NULL };
+
+/* Every kind of declaration, so the checks before dispatch are fuzzed too. */
+static const struct api_param echo_params[] = {
+        { .name = "s", .type = API_PARAM_STRING, .choices = colours },
+        { .name = "n", .type = API_PARAM_INTEGER, .check = check_even },
+        { .name = "b", .type = API_PARAM_BOOLEAN },
+        { .name = "a", .type = API_PARAM_ARRAY },
+        {},
+};
+
+static const struct api_param strict_params[] = {
+        { .name = "id", .type = API_PARAM_STRING, .is_required = true },
+        {},
+};
+
 static const struct api_method methods[] = {
-        { "echo", method_echo, false },           { "later", method_later, false },
-        { "fail", method_fail, false },           { "error", method_error, false },
-        { "subscribe", method_subscribe, false }, { "reload", method_echo, true },
+        { "echo", method_echo, false, echo_params, "anything else" },
+        { "strict", method_echo, false, strict_params },
+        { "later", method_later, false },
+        { "fail", method_fail, false },
+        { "error", method_error, false, NULL, "anything" },
+        { "subscribe", method_subscribe, false },
+        { "reload", method_echo, true },
 };
 
 static void remove_dir(void)

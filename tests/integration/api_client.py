@@ -182,6 +182,50 @@ def scenario_subscribe():
     other.close()
 
 
+def request(s, method, params=None, id=1):
+    msg = {"jsonrpc": "2.0", "method": method, "id": id}
+    if params is not None:
+        msg["params"] = params
+    return call(s, json.dumps(msg) + "\n")
+
+
+def expect_invalid_params(s, method, params, *words):
+    r = request(s, method, params)
+    message = r.get("error", {}).get("message", "")
+    expect(error_code(r) == -32602, "%s %r refused with -32602: %r" % (method, params, r))
+    for w in words:
+        expect(w in message, "%s %r: the message names %r: %r" % (method, params, w, message))
+
+
+def scenario_params():
+    s = connect()
+    # Every result carries the API's version, whichever method gave it.
+    for method in ("status", "version", "links", "peers", "metrics", "fabric", "env", "doctor", "history",
+                   "probe-kinds", "reload"):
+        r = request(s, method)
+        expect(r.get("result", {}).get("api_version") == 1, "%s result with api_version 1: %r" % (method, r))
+    # An empty object or array is no params at all.
+    for params in ({}, []):
+        r = request(s, "probe-kinds", params)
+        expect("result" in r, "probe-kinds with %r: %r" % (params, r))
+    expect_invalid_params(s, "probe-kinds", {"kind": "rtt"}, '"kind"', "no parameters")
+    expect_invalid_params(s, "status", [1], "must be an object")
+    expect_invalid_params(s, "history", ["b"], "history", "must be an object")
+    expect_invalid_params(s, "history", {"kind": "nosuch"}, '"kind"', "rtt", '"nosuch"')
+    expect_invalid_params(s, "history", {"limit": "ten"}, '"limit"', "an integer")
+    expect_invalid_params(s, "history", {"limit": 100001}, '"limit"', "100000")
+    expect_invalid_params(s, "history", {"peer": "b", "since": 1}, '"since"', "peer, kind, limit")
+    r = request(s, "history", {"peer": "b", "kind": "tcp", "limit": 0})
+    expect(r.get("result", {}).get("results") == [], "history of a known kind: %r" % r)
+    expect_invalid_params(s, "env", {"mode": "fast"}, '"mode"', "auto, safe, dmabuf")
+    expect_invalid_params(s, "subscribe", {"events": ["nope"]}, '"events"', "link-down")
+    expect_invalid_params(s, "probe-cancel", None, '"id"', "missing")
+    expect_invalid_params(s, "probe-cancel", {"id": 7}, '"id"', "a string")
+    expect_invalid_params(s, "probe", {"kind": "tcp"}, '"peer"', "missing")
+    expect_invalid_params(s, "probe", {"peer": "b", "kind": "nosuch"}, '"kind"', "rtt")
+    s.close()
+
+
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 # The access matrix with real users and groups made for the test (removed after): the socket's
 # mode and group decide who may connect; every read method is open to those, every admin method
 # (reload, probe, probe-cancel) only to root and members of the admin group, primary or
-# supplementary. On the peer port, a client without the cluster key (a wrong PSK, or no PSK at
-# all) fails the TLS handshake; the daemon says so in a bounded number of lines and keeps serving.
+# supplementary; a user the socket refuses is told the group it is for. On the peer port, a
+# client without the cluster key (a wrong PSK, or no PSK at all) fails the TLS handshake; the
+# daemon says so in a bounded number of lines and keeps serving.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -98,6 +99,11 @@ expect_row "spkn$tag" noconnect noconnect
 for m in $admin_methods; do
         grep -q "refused $m for uid $(id -u "spkr$tag")" "$(log_of a)" || fail "refusal of $m not logged"
 done
+
+step "a user the socket refuses is told its configured group"
+rc=0; err=$(as "spkn$tag" "$SPARKC" --socket "$(sock_of a)" status 2>&1) || rc=$?
+assert_eq "$rc" 2 "exit status of a user outside the socket's group"
+assert_contains "$err" "the socket is for root and the group $sock_grp" "the refusal"
 
 step "admin group as primary group, socket group supplementary"
 usermod -g "$admin_grp" -G "$sock_grp" "spko$tag"

@@ -88,7 +88,9 @@ first = next(msgs)
 assert first.get("method") == "probe-progress" and first["params"]["id"], first
 c = conn()
 c.sendall(json.dumps({"jsonrpc": "2.0", "method": "probe-cancel", "params": {"id": first["params"]["id"]}, "id": 2}).encode() + b"\n")
-assert json.loads(c.recv(65536))["result"]["cancelled"] is True
+cancel = json.loads(c.recv(65536))
+assert cancel["result"]["cancelled"] is True
+assert cancel["result"]["api_version"] == 1, cancel
 for m in msgs:
     if m.get("id") == 1:
         assert m["result"]["status"] == "failed" and m["result"]["error"] == "cancelled", m
