@@ -425,6 +425,46 @@ json_object *links_to_json(struct links *ls)
         return list;
 }
 
+void link_ports_clear(struct link_ports *ports)
+{
+        for (size_t i = 0; i < ports->n; i++)
+                strv_free(ports->v[i].addresses);
+        free(ports->v);
+        *ports = (struct link_ports){ 0 };
+}
+
+static int link_port_fill(struct links *ls, const struct link *l, struct link_port *port)
+{
+        json_object *list = netlink_addresses(ls->nl, l->ifindex);
+        int r = 0;
+
+        snprintf(port->name, sizeof(port->name), "%s", l->name);
+        port->mtu = l->seen.mtu;
+        for (size_t k = 0; r == 0 && k < json_object_array_length(list); k++)
+                r = strv_push(&port->addresses, json_object_get_string(json_object_array_get_idx(list, k)));
+        json_object_put(list);
+        return r;
+}
+
+int links_get_ports(struct links *ls, struct link_ports *ret)
+{
+        struct link_ports ports = { .v = calloc(ls->n + 1, sizeof(struct link_port)) };
+
+        if (!ports.v)
+                return -ENOMEM;
+        qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
+        for (size_t i = 0; i < ls->n; i++) {
+                if (!ls->v[i]->is_fabric || ls->v[i]->want_down)
+                        continue;
+                if (link_port_fill(ls, ls->v[i], &ports.v[ports.n++]) < 0) {
+                        link_ports_clear(&ports);
+                        return -ENOMEM;
+                }
+        }
+        *ret = ports;
+        return 0;
+}
+
 void links_foreach_address(struct links *ls,
                            void (*fn)(const char *ifname, const char *address, void *userdata),
                            void *userdata)

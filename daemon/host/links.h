@@ -9,6 +9,8 @@
 
 #include <event2/event.h>
 #include <json-c/json.h>
+#include <net/if.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "daemon/base/api.h"
@@ -25,6 +27,23 @@ int links_configure(struct links *links, const struct sparkd_config *config);
 /* Enforces and compares every link now (also done by the recheck timer). */
 void links_recheck(struct links *links);
 json_object *links_to_json(struct links *links);
+
+/* A fabric port in use (not kept down), as the other nodes are told of it. */
+struct link_port {
+        char name[IF_NAMESIZE];
+        unsigned mtu;
+        char **addresses; /* "ADDR/PREFIX" as the kernel reports them; NULL when none */
+};
+
+struct link_ports {
+        struct link_port *v;
+        size_t n;
+};
+
+/* The fabric ports not kept down, in the order of links_to_json(); *ret is freed with
+ * link_ports_clear(). */
+int links_get_ports(struct links *links, struct link_ports *ret);
+void link_ports_clear(struct link_ports *ports);
 
 /* fn is called after every link or address change the kernel reports (re-reads of what depends
  * on them, such as the GID tables). */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "daemon/base/log.h"
-#include "daemon/peers/peer_internal.h"
+#include "daemon/peers/peer_session.h"
 #include "fuzz.h"
 
 static struct event_base *base;
@@ -28,15 +28,13 @@ static struct peer_conn *inbound(struct peers *ps)
 
         if (!c)
                 abort();
-        c->owner = ps;
         c->deadline = evtimer_new(base, on_deadline, c);
         if (!c->deadline)
                 abort();
         c->is_tls_up = true;
         snprintf(c->remote, sizeof(c->remote), "10.0.0.2");
         snprintf(c->local, sizeof(c->local), "10.0.0.1");
-        ps->n_pending++;
-        LIST_INSERT_HEAD(&ps->conns, c, link);
+        peer_session_attach(ps, c, NULL);
         return c;
 }
 
@@ -71,16 +69,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                 memcpy(line, p, len);
                 line[len] = '\0';
-                if (peer_conn_receive(c, line, len) < 0)
+                if (peer_session_receive(c, line, len) < 0)
                         c = inbound(ps); /* closed and freed */
                 free(line);
                 p += len + 1;
         }
 
         while (!LIST_EMPTY(&ps->peers))
-                peer_free(LIST_FIRST(&ps->peers));
+                peer_remove(LIST_FIRST(&ps->peers));
         while (!LIST_EMPTY(&ps->conns))
-                peer_conn_free(LIST_FIRST(&ps->conns));
+                peer_session_free(LIST_FIRST(&ps->conns));
         free(ps);
         return 0;
 }

@@ -1,12 +1,16 @@
-/* Internals shared by peers.c (the table) and peer_conn.c (the connections); not for other modules. */
+/*
+ * The peer table: one entry per node known by id, by a static address or from mDNS, with its
+ * state, what it told of itself, the backoff of its redials and the comparison of the MTU at the
+ * two ends of its cable; and struct peers, the state of the whole peer module. An entry's
+ * connections are not ended here: peer_remove() (peer_session.h) does both.
+ */
 #pragma once
 
-#include <event2/bufferevent.h>
 #include <event2/dns.h>
+#include <event2/event.h>
 #include <event2/listener.h>
 #include <json-c/json.h>
 #include <net/if.h>
-#include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,15 +18,9 @@
 #include <time.h>
 
 #include "daemon/host/links.h"
-#include "discovery.h"
+#include "peer_conn.h"
 #include "peers.h"
 
-#define PEER_PROTO        1
-#define HELLO_TIMEOUT_SEC 5
-/* How long a connection replaced by a duplicate is still read: what the peer sent on it before
- * it learned of the other one arrives, instead of being lost with it. */
-#define RETIRE_GRACE_SEC    5
-#define MAX_PENDING_INBOUND 64
 #define BACKOFF_MIN_MS      500
 #define BACKOFF_MAX_MS      30000
 #define REJECT_LOG_INTERVAL 10 /* seconds between logged inbound rejections; the rest are counted */
@@ -34,8 +32,6 @@ enum peer_state {
         PEER_DOWN,
         PEER_REJECTED,
 };
-
-struct peer_conn;
 
 struct peer {
         struct peers *owner;
@@ -63,21 +59,6 @@ struct peer {
         char last_error[320];
 };
 
-struct peer_conn {
-        struct peers *owner;
-        LIST_ENTRY(peer_conn) link;
-        struct peer *peer; /* outbound: from the start; inbound: once its hello names it */
-        struct bufferevent *bev;
-        bool is_outbound;
-        bool is_tls_up;
-        bool is_hello_done;
-        bool is_retiring; /* replaced by a duplicate: read until RETIRE_GRACE_SEC, only heartbeats sent */
-        char remote[64];
-        char local[64];
-        uint64_t last_rx_usec;
-        struct event *deadline;
-};
-
 struct peers {
         struct event_base *base;
         struct links *links;
@@ -100,40 +81,24 @@ struct peers {
         void *on_message_userdata;
         time_t last_reject_log;
         unsigned rejects_unlogged;
+        /* Dials p when its backoff ends; dialling sits above the table, which only keeps time. */
+        void (*redial)(struct peer *p);
 };
 
-/* peers.c: the table */
-uint64_t peer_now_usec(void);
 const char *peer_label(const struct peer *p);
+const char *peer_state_to_string(enum peer_state state);
 void peer_set_state(struct peer *p, enum peer_state state);
 struct peer *peer_find_by_id(struct peers *ps, const char *node_id);
+/* A static entry not yet connected that dials this address. */
+struct peer *peer_find_unnamed_by_address(struct peers *ps, const char *address);
 struct peer *peer_new(struct peers *ps);
+/* Frees the entry alone; its connections must be gone (peer_remove() sees to that). */
 void peer_free(struct peer *p);
 /* Folds `from` (a static entry that turned out to be `into`) into `into`. */
 void peer_merge(struct peer *into, struct peer *from);
+/* Arms the redial after the current backoff and doubles it. */
 void peer_schedule_retry(struct peer *p);
+bool peer_is_retry_pending(const struct peer *p);
 void peer_check_mtu(struct peer *p);
+/* An inbound connection refused: logged at most once per interval, the rest counted. */
 void peer_log_inbound_reject(struct peers *ps, const char *remote, const char *why);
-
-/* This node's fabric ports as the protocol describes them: [{ifname, addresses, mtu}]. */
-json_object *peer_local_ports(struct peers *ps);
-bool peer_ipv4_parse(const char *s, struct in_addr *addr, unsigned *prefix);
-/* The port whose addresses include ip (or share its subnet, when by_subnet). */
-json_object *peer_port_for_address(json_object *ports, const char *ip, bool by_subnet, const char **address);
-const char *peer_port_string(json_object *port, const char *key);
-unsigned peer_port_mtu(json_object *port);
-
-/* peer_conn.c: one TLS connection */
-struct peer_conn *peer_conn_new(struct peers *ps, int fd, bool outbound, struct peer *p);
-void peer_conn_free(struct peer_conn *c);
-/* Ends a connection; reason NULL means quietly (a duplicate being dropped). */
-void peer_conn_close(struct peer_conn *c, const char *reason);
-void peer_conn_send_heartbeat(struct peer_conn *c);
-void peer_conn_send(struct peer_conn *c, json_object *msg);
-/* Handles one line the peer sent (without its newline); on a protocol error, a duplicate or a
- * connection to itself the connection is closed (c freed) and a negative errno returned. */
-int peer_conn_receive(struct peer_conn *c, const char *line, size_t len);
-void peer_conn_on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *addr, int len,
-                         void *userdata);
-void peer_dial_address(struct peer *p, const char *address);
-void peer_format_sockaddr(const struct sockaddr_in *sa, char *buf, size_t size);

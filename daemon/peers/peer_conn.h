@@ -1,0 +1,66 @@
+/*
+ * One TLS connection of the peer channel carrying newline-separated JSON messages: the
+ * handshake, the framing of lines (at most SPARKD_MAX_LINE bytes), a deadline and the time data
+ * last came in. What happens on it means something only to its owner, which peer_conn_ops tells;
+ * the owner ends it with peer_conn_free(), also from inside those callbacks.
+ */
+#pragma once
+
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+struct peer_conn;
+struct peer;
+struct peers;
+
+struct peer_conn_ops {
+        /* The TLS handshake completed. */
+        void (*on_connected)(struct peer_conn *c);
+        /* One line without its newline; returns < 0 when it ended (freed) c. */
+        int (*on_line)(struct peer_conn *c, const char *line, size_t len);
+        /* After the handshake: the peer closed, the connection failed or sent what cannot be read. */
+        void (*on_broken)(struct peer_conn *c, const char *why);
+        /* Before the handshake completed; is_refused when TLS refused it (no common key, not sparkd)
+         * rather than the network failing. */
+        void (*on_handshake_failed)(struct peer_conn *c, const char *why, bool is_refused);
+        void (*on_deadline)(struct peer_conn *c);
+};
+
+struct peer_conn {
+        const struct peer_conn_ops *ops;
+        struct bufferevent *bev;
+        struct event *deadline;
+        bool is_outbound;
+        bool is_tls_up;
+        char remote[64];
+        char local[64];
+        uint64_t last_rx_usec;
+
+        /* The owner's, untouched here. */
+        struct peers *owner;
+        LIST_ENTRY(peer_conn) link;
+        struct peer *peer; /* outbound: from the start; inbound: once its hello names it */
+        bool is_hello_done;
+        bool is_retiring; /* replaced by a duplicate: read a while longer, only heartbeats sent */
+};
+
+/* Takes fd over; NULL without memory. */
+struct peer_conn *peer_conn_new(struct event_base *base, SSL_CTX *tls, int fd, bool outbound,
+                                const struct peer_conn_ops *ops);
+void peer_conn_free(struct peer_conn *c);
+int peer_conn_connect(struct peer_conn *c, const struct sockaddr_in *remote);
+/* Sends msg (taken over) as one line. */
+void peer_conn_send(struct peer_conn *c, json_object *msg);
+/* ops->on_deadline runs sec seconds from now, unless cleared or set again. */
+void peer_conn_set_deadline(struct peer_conn *c, unsigned sec);
+void peer_conn_clear_deadline(struct peer_conn *c);
+
+uint64_t peer_now_usec(void);
+void peer_format_sockaddr(const struct sockaddr_in *sa, char *buf, size_t size);

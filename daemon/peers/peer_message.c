@@ -1,0 +1,64 @@
+#include "peer_message.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "common/jsonrpc.h"
+#include "config.h"
+#include "peer_ports.h"
+
+static json_object *message_new(struct peers *ps, const char *type)
+{
+        json_object *m = json_object_new_object();
+        struct link_ports mine = { 0 };
+
+        (void)peer_ports_local(ps->links, &mine);
+        json_object_object_add(m, "type", json_object_new_string(type));
+        json_object_object_add(m, "ports", peer_ports_to_json(&mine));
+        link_ports_clear(&mine);
+        return m;
+}
+
+json_object *peer_message_hello(struct peers *ps)
+{
+        json_object *m = message_new(ps, "hello");
+
+        json_object_object_add(m, "proto", json_object_new_int(PEER_PROTO));
+        json_object_object_add(m, "node_id", json_object_new_string(ps->node_id));
+        json_object_object_add(m, "name", json_object_new_string(ps->name));
+        json_object_object_add(m, "version", json_object_new_string(SPARKD_VERSION));
+        json_object_object_add(m, "key_id", json_object_new_string(ps->key_id));
+        return m;
+}
+
+json_object *peer_message_heartbeat(struct peers *ps)
+{
+        return message_new(ps, "heartbeat");
+}
+
+int peer_message_read_ports(json_object *m, json_object **ret)
+{
+        json_object *ports = NULL;
+
+        if (json_object_object_get_ex(m, "ports", &ports) && !json_object_is_type(ports, json_type_array))
+                return -EBADMSG;
+        *ret = ports;
+        return 0;
+}
+
+int peer_message_read_hello(json_object *m, struct peer_hello *ret)
+{
+        struct peer_hello h = { 0 };
+        json_object *v;
+
+        if (!json_object_object_get_ex(m, "proto", &v) || json_object_get_int(v) < 1 ||
+            jsonrpc_param_string(m, "node_id", &h.node_id) <= 0 || strlen(h.node_id) != 32 ||
+            strspn(h.node_id, "0123456789abcdef") != 32 || jsonrpc_param_string(m, "name", &h.name) <= 0 ||
+            strlen(h.name) == 0 || strlen(h.name) > 63)
+                return -EBADMSG;
+        (void)jsonrpc_param_string(m, "version", &h.version);
+        if (peer_message_read_ports(m, &h.ports) < 0)
+                return -EBADMSG;
+        *ret = h;
+        return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * The messages of the peer protocol itself: hello, the first line on a connection, naming the
+ * node and its key, and heartbeat, sent every interval; both carry this node's fabric ports.
+ * Any other type is for the module that registered with peers_set_message_handler().
+ */
+#pragma once
+
+#include <json-c/json.h>
+
+#include "peer_table.h"
+
+#define PEER_PROTO 1
+
+json_object *peer_message_hello(struct peers *ps);
+json_object *peer_message_heartbeat(struct peers *ps);
+
+/* A hello as read; the strings and ports are borrowed from the message. */
+struct peer_hello {
+        const char *node_id; /* 32 hex digits */
+        const char *name;    /* 1 to 63 bytes */
+        const char *version; /* NULL when not given */
+        json_object *ports;  /* NULL when not given */
+};
+
+/* -EBADMSG for a hello this protocol cannot accept. */
+int peer_message_read_hello(json_object *m, struct peer_hello *ret);
+/* The ports a hello or heartbeat carries (NULL when none); -EBADMSG when they are not a list. */
+int peer_message_read_ports(json_object *m, json_object **ret);

@@ -1,0 +1,318 @@
+#include "peer_session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/jsonrpc.h"
+#include "common/macro.h"
+#include "common/strutil.h"
+#include "daemon/base/event.h"
+#include "daemon/base/log.h"
+#include "peer_message.h"
+
+static void session_on_connected(struct peer_conn *c);
+static int session_on_line(struct peer_conn *c, const char *line, size_t len);
+static void session_on_broken(struct peer_conn *c, const char *why);
+static void session_on_handshake_failed(struct peer_conn *c, const char *why, bool is_refused);
+static void session_on_deadline(struct peer_conn *c);
+
+static const struct peer_conn_ops session_ops = {
+        .on_connected = session_on_connected,
+        .on_line = session_on_line,
+        .on_broken = session_on_broken,
+        .on_handshake_failed = session_on_handshake_failed,
+        .on_deadline = session_on_deadline,
+};
+
+void peer_session_attach(struct peers *ps, struct peer_conn *c, struct peer *p)
+{
+        c->owner = ps;
+        c->peer = p;
+        LIST_INSERT_HEAD(&ps->conns, c, link);
+        if (!c->is_outbound)
+                ps->n_pending++;
+        peer_conn_set_deadline(c, HELLO_TIMEOUT_SEC);
+}
+
+struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, struct peer *p)
+{
+        struct peer_conn *c = peer_conn_new(ps->base, ps->tls, fd, outbound, &session_ops);
+
+        if (c)
+                peer_session_attach(ps, c, p);
+        return c;
+}
+
+void peer_session_free(struct peer_conn *c)
+{
+        if (!c->is_outbound && !c->is_hello_done)
+                c->owner->n_pending--;
+        LIST_REMOVE(c, link);
+        peer_conn_free(c);
+}
+
+void peer_session_close(struct peer_conn *c, const char *reason)
+{
+        struct peer *p = c->peer;
+
+        if (p && p->dialing == c)
+                p->dialing = NULL;
+        if (p && p->conn == c) {
+                p->conn = NULL;
+                if (reason) {
+                        struct log_field f[] = { { "peer", peer_label(p) },
+                                                 { "peer_id", p->node_id },
+                                                 { "address", p->via_remote },
+                                                 { "iface", p->via_ifname } };
+
+                        snprintf(p->last_error, sizeof(p->last_error), "%s", reason);
+                        event_emit(EVENT_PEER_DOWN, f, ARRAY_SIZE(f), "peer %s is down: %s", peer_label(p),
+                                   reason);
+                }
+                peer_set_state(p, PEER_DOWN);
+        }
+        peer_session_free(c);
+        if (p && !p->conn && !p->is_self)
+                peer_schedule_retry(p);
+}
+
+void peer_remove(struct peer *p)
+{
+        struct peer_conn *c, *next;
+
+        for (c = LIST_FIRST(&p->owner->conns); c; c = next) {
+                next = LIST_NEXT(c, link);
+                if (c->peer == p && c->is_retiring)
+                        peer_session_free(c);
+        }
+        if (p->conn)
+                peer_session_free(p->conn);
+        if (p->dialing)
+                peer_session_free(p->dialing);
+        peer_free(p);
+}
+
+void peer_session_send_heartbeat(struct peer_conn *c)
+{
+        peer_conn_send(c, peer_message_heartbeat(c->owner));
+}
+
+static void session_on_connected(struct peer_conn *c)
+{
+        peer_conn_send(c, peer_message_hello(c->owner));
+}
+
+/* The peer may have sent on the old connection before its own hello on the new one told it of
+ * the switch: the old one is read a while longer and then closed quietly. */
+static void session_retire(struct peer_conn *old)
+{
+        old->is_retiring = true;
+        peer_conn_set_deadline(old, RETIRE_GRACE_SEC);
+}
+
+/* The entry a hello names: the one dialled, one known by the id, or a new one. */
+static struct peer *session_find_peer(struct peer_conn *c, const char *node_id)
+{
+        struct peers *ps = c->owner;
+        struct peer *p = c->peer, *existing = peer_find_by_id(ps, node_id);
+
+        if (p && existing && existing != p) {
+                /* A static address that belongs to a peer already known by its id. */
+                peer_merge(existing, p);
+                if (p->dialing == c)
+                        p->dialing = NULL;
+                peer_remove(p);
+                p = existing;
+                if (!p->dialing)
+                        p->dialing = c;
+        } else if (!p) {
+                p = existing ? existing : peer_find_unnamed_by_address(ps, c->remote);
+                if (!p)
+                        p = peer_new(ps);
+        }
+        return p;
+}
+
+static void session_up(struct peer_conn *c, struct peer *p)
+{
+        struct log_field f[] = { { "peer", p->name },
+                                 { "peer_id", p->node_id },
+                                 { "address", c->remote },
+                                 { "iface", p->via_ifname } };
+
+        if (p->dialing == c)
+                p->dialing = NULL;
+        if (!c->is_outbound)
+                c->owner->n_pending--;
+        c->is_hello_done = true;
+        peer_conn_clear_deadline(c);
+        p->conn = c;
+        p->backoff_ms = BACKOFF_MIN_MS;
+        p->last_error[0] = '\0';
+        snprintf(p->via_local, sizeof(p->via_local), "%s", c->local);
+        snprintf(p->via_remote, sizeof(p->via_remote), "%s", c->remote);
+        peer_check_mtu(p);
+        if (p->state == PEER_UP)
+                return;
+        peer_set_state(p, PEER_UP);
+        event_emit(EVENT_PEER_UP, f, ARRAY_SIZE(f), "peer %s (%s) is up via %s%s%s", p->name, c->remote,
+                   p->via_ifname[0] ? p->via_ifname : c->local, p->version[0] ? ", sparkd " : "",
+                   p->version);
+}
+
+static int session_handle_hello(struct peer_conn *c, json_object *m)
+{
+        struct peers *ps = c->owner;
+        struct peer_hello hello;
+        struct peer *p;
+
+        if (peer_message_read_hello(m, &hello) < 0)
+                return -EBADMSG;
+        if (strcmp(hello.node_id, ps->node_id) == 0) {
+                if (c->peer && c->peer->static_spec) {
+                        c->peer->is_self = true;
+                        snprintf(c->peer->last_error, sizeof(c->peer->last_error),
+                                 "this is the node itself");
+                }
+                return -ELOOP;
+        }
+
+        p = session_find_peer(c, hello.node_id);
+        if (!p)
+                return -ENOMEM;
+        c->peer = p;
+        snprintf(p->node_id, sizeof(p->node_id), "%s", hello.node_id);
+        snprintf(p->name, sizeof(p->name), "%s", hello.name);
+        snprintf(p->version, sizeof(p->version), "%s", hello.version ? hello.version : "?");
+        json_object_put(p->ports);
+        p->ports = json_object_get(hello.ports);
+        if (!c->is_outbound && !strv_contains(p->addresses, c->remote))
+                (void)strv_push(&p->addresses, c->remote);
+
+        /* Both ends may have dialled: keep the connection the lower node id started, on both. */
+        if (p->conn && p->conn != c) {
+                const char *mine = c->is_outbound ? ps->node_id : hello.node_id;
+                const char *theirs = p->conn->is_outbound ? ps->node_id : hello.node_id;
+
+                if (strcmp(mine, theirs) >= 0) {
+                        if (p->dialing == c)
+                                p->dialing = NULL;
+                        c->peer = NULL;
+                        return -EALREADY;
+                }
+                session_retire(p->conn);
+                p->conn = NULL;
+        }
+        session_up(c, p);
+        return 0;
+}
+
+static int session_handle_heartbeat(struct peer_conn *c, json_object *m)
+{
+        json_object *ports;
+
+        if (peer_message_read_ports(m, &ports) < 0)
+                return -EBADMSG;
+        /* A retiring connection's heartbeat may predate the hello that replaced it. */
+        if (ports && c->peer && !c->is_retiring) {
+                json_object_put(c->peer->ports);
+                c->peer->ports = json_object_get(ports);
+                peer_check_mtu(c->peer);
+        }
+        return 0;
+}
+
+static int session_handle_line(struct peer_conn *c, const char *line, size_t len)
+{
+        json_tokener *tok = json_tokener_new();
+        json_object *m = json_tokener_parse_ex(tok, line, (int)len);
+        const char *type = NULL;
+        int r = 0;
+
+        json_tokener_free(tok);
+        if (!m || !json_object_is_type(m, json_type_object) || jsonrpc_param_string(m, "type", &type) <= 0) {
+                json_object_put(m);
+                return -EBADMSG;
+        }
+        if (strcmp(type, "hello") == 0)
+                r = c->is_hello_done ? -EPROTO : session_handle_hello(c, m);
+        else if (!c->is_hello_done)
+                r = -EPROTO;
+        else if (strcmp(type, "heartbeat") == 0)
+                r = session_handle_heartbeat(c, m);
+        else if (c->peer && c->owner->on_message)
+                c->owner->on_message(c->peer->node_id, type, m, c->owner->on_message_userdata);
+        /* Types nobody handles belong to later protocol versions: ignored, not fatal. */
+        json_object_put(m);
+        return r;
+}
+
+int peer_session_receive(struct peer_conn *c, const char *line, size_t len)
+{
+        int r = session_handle_line(c, line, len);
+
+        if (r == -EALREADY || r == -ELOOP) {
+                peer_session_close(c, NULL);
+                return r;
+        }
+        if (r < 0) {
+                if (!c->peer)
+                        peer_log_inbound_reject(c->owner, c->remote, "not the sparkd peer protocol");
+                peer_session_close(c, "protocol error");
+                return r;
+        }
+        return 0;
+}
+
+static int session_on_line(struct peer_conn *c, const char *line, size_t len)
+{
+        return peer_session_receive(c, line, len);
+}
+
+static void session_on_broken(struct peer_conn *c, const char *why)
+{
+        peer_session_close(c, why);
+}
+
+static void session_on_handshake_failed(struct peer_conn *c, const char *why, bool is_refused)
+{
+        struct peer *p = c->peer;
+
+        if (!c->is_outbound) {
+                peer_log_inbound_reject(c->owner, c->remote, why);
+                peer_session_close(c, NULL);
+                return;
+        }
+        if (p && is_refused) {
+                struct log_field f[] = { { "peer", peer_label(p) }, { "address", c->remote } };
+
+                if (p->state != PEER_REJECTED)
+                        event_emit(EVENT_PEER_REJECTED, f, ARRAY_SIZE(f), "peer %s (%s) rejected: %s",
+                                   peer_label(p), c->remote, why);
+                peer_set_state(p, PEER_REJECTED);
+                /* Nothing learned from it: no id, no name, no ports. */
+        } else if (p && p->state != PEER_REJECTED) {
+                peer_set_state(p, p->state == PEER_UP ? PEER_UP : PEER_DOWN);
+        }
+        if (p)
+                snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+        peer_session_close(c, NULL);
+}
+
+static void session_on_deadline(struct peer_conn *c)
+{
+        if (c->is_retiring) {
+                peer_session_close(c, NULL);
+                return;
+        }
+        if (!c->is_outbound)
+                peer_log_inbound_reject(c->owner, c->remote, "no TLS handshake and hello within 5 s");
+        else if (c->peer) {
+                snprintf(c->peer->last_error, sizeof(c->peer->last_error), "no hello within %d s",
+                         HELLO_TIMEOUT_SEC);
+                if (c->peer->state == PEER_CONNECTING)
+                        peer_set_state(c->peer, PEER_DOWN);
+        }
+        peer_session_close(c, NULL);
+}

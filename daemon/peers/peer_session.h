@@ -1,0 +1,34 @@
+/*
+ * The peer protocol on one connection: the hello that names the peer (and settles which of two
+ * connections between the same nodes stays), heartbeats that keep it up and refresh its ports,
+ * other messages handed on, and what the end of a connection means for its peer (down, rejected,
+ * a redial after the backoff).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "peer_conn.h"
+#include "peer_table.h"
+
+#define HELLO_TIMEOUT_SEC 5
+/* How long a connection replaced by a duplicate is still read: what the peer sent on it before
+ * it learned of the other one arrives, instead of being lost with it. */
+#define RETIRE_GRACE_SEC    5
+#define MAX_PENDING_INBOUND 64
+
+/* A connection on fd (taken over) of the table, for p when dialling; NULL without memory. */
+struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, struct peer *p);
+/* Adds c (its transport set up by the caller) to the table's connections. */
+void peer_session_attach(struct peers *ps, struct peer_conn *c, struct peer *p);
+void peer_session_free(struct peer_conn *c);
+/* Ends a connection; reason NULL means quietly (a duplicate being dropped). */
+void peer_session_close(struct peer_conn *c, const char *reason);
+/* Handles one line the peer sent (without its newline); on a protocol error, a duplicate or a
+ * connection to itself the connection is closed (c freed) and a negative errno returned. */
+int peer_session_receive(struct peer_conn *c, const char *line, size_t len);
+void peer_session_send_heartbeat(struct peer_conn *c);
+
+/* Frees an entry of the table with its connections. */
+void peer_remove(struct peer *p);
