@@ -155,7 +155,8 @@ static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata)
         if (!d->config->metrics_textfile)
                 return;
         text = sparkd_metrics_text(d);
-        r = text ? metrics_write_textfile(d->config->metrics_textfile, text) : -ENOMEM;
+        /* node_exporter may run as another user: the file is world-readable. */
+        r = text ? store_write_path(d->config->metrics_textfile, text, strlen(text), 0644) : -ENOMEM;
         if (r < 0)
                 log_warning("cannot write metrics to %s: %s", d->config->metrics_textfile, strerror(-r));
 }

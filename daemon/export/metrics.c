@@ -1,13 +1,9 @@
 #include "metrics.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/macro.h"
 
@@ -325,26 +321,4 @@ char *metrics_render(const char *node, const char *version, double uptime_sec, j
         json_object_put(unique_list);
         json_object_put(unique_latest);
         return text;
-}
-
-int metrics_write_textfile(const char *path, const char *text)
-{
-        char tmp[PATH_MAX];
-        _cleanup_close_ int fd = -EBADF;
-        size_t len = strlen(text);
-        int r = 0;
-
-        /* node_exporter reads *.prom files: the temporary name must not end in .prom. */
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-                return -ENAMETOOLONG;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-                r = errno ? -errno : -EIO;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
-                (void)unlink(tmp);
-        return r;
 }

@@ -11,5 +11,3 @@
 /* Renders the exposition text from the links, peers and latest-results JSON (borrowed). */
 char *metrics_render(const char *node, const char *version, double uptime_sec, json_object *links,
                      json_object *peers, json_object *latest);
-/* Writes text to path atomically (temporary file in the same directory, fsync, rename). */
-int metrics_write_textfile(const char *path, const char *text);
