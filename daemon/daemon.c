@@ -118,6 +118,7 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         log_set_max_level(next->log_level);
         conf_free(d->config);
         d->config = next;
+        d->fabric_sources.config = next;
         d->reloads++;
         r = sparkd_apply_host_state(d);
         if (r < 0)
@@ -201,9 +202,39 @@ static int sparkd_open_state(struct sparkd *d)
         return node_id_load(d->store, d->node_id);
 }
 
-static int probe_facts(void *userdata, struct fabric_facts *f)
+static json_object *peers_result(void *peers)
 {
-        return sparkd_fabric_facts(userdata, f);
+        return peers_to_json(peers);
+}
+
+static json_object *rail_verdicts(void *probes)
+{
+        return probes_rail_verdicts(probes);
+}
+
+/* Everything that reads fabric facts reads them from the same modules. */
+static void sparkd_wire_fabric_facts(struct sparkd *d)
+{
+        struct fabric_facts f;
+
+        d->fabric_sources = (struct fabric_sources){
+                .config = d->config,
+                .links = d->links,
+                .sysctls = d->sysctls,
+                .aer_watch = d->aer_watch,
+        };
+        d->fabric_api = (struct fabric_api_context){
+                .sources = &d->fabric_sources,
+                .gid_watch = d->gid_watch,
+                .peers = peers_result,
+                .peers_userdata = d->peers,
+                .rail_verdicts = rail_verdicts,
+                .rail_verdicts_userdata = d->probes,
+        };
+        probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
+        /* The first look: the AER counts every later one is compared with. */
+        if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
+                fabric_facts_free(&f);
 }
 
 int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
@@ -257,24 +288,17 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
-        probes_set_facts_source(d->probes, probe_facts, d);
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
-        r = gid_watch_new(d->base, sparkd_gid_table, d, &d->gid_watch);
+        r = gid_watch_new(d->base, fabric_sources_gid_table, &d->fabric_sources, &d->gid_watch);
         if (r < 0)
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
-        {
-                struct fabric_facts f;
-
-                /* The first look: the AER counts every later one is compared with. */
-                if (sparkd_fabric_facts(d, &f) == 0)
-                        fabric_facts_free(&f);
-        }
+        sparkd_wire_fabric_facts(d);
         r = control_register(d);
         if (r >= 0)
-                r = fabric_api_register(d);
+                r = fabric_api_register(d->api, &d->fabric_api);
         if (r >= 0)
                 r = probes_register(d->probes, d->api);
         if (r < 0)

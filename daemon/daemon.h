@@ -14,6 +14,8 @@
 #include "daemon/base/node_id.h"
 #include "daemon/base/store.h"
 #include "daemon/config/conf.h"
+#include "daemon/fabric/fabric_api.h"
+#include "daemon/fabric/fabric_gather.h"
 #include "daemon/host/aer_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
@@ -43,6 +45,8 @@ struct sparkd {
         struct probes *probes;
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
+        struct fabric_sources fabric_sources; /* its config follows reloads */
+        struct fabric_api_context fabric_api;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
@@ -71,10 +75,3 @@ double sparkd_uptime_sec(const struct sparkd *d);
 int control_register(struct sparkd *d);
 /* The Prometheus exposition of the daemon's state (a malloc'ed string). */
 char *sparkd_metrics_text(struct sparkd *d);
-
-/* The fabric methods: fabric, env, doctor. */
-int fabric_api_register(struct sparkd *d);
-/* This node's fabric facts as those methods see them, read afresh (fabric_facts_free frees them). */
-int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f);
-/* The GID choice of every fabric port now (a gid_read_fn; userdata is the daemon). */
-int sparkd_gid_table(void *userdata, struct gid_table *out);
