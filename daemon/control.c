@@ -235,7 +235,7 @@ static int method_metrics(struct api_request *req, json_object *params, void *us
 
         if (!params_are_empty(params))
                 return reply_no_params_expected(req);
-        text = sparkd_metrics_text(userdata);
+        text = metrics_writer_text(((struct sparkd *)userdata)->metrics);
         if (!text)
                 return -ENOMEM;
         o = result_new();

@@ -11,7 +11,6 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
-#include "daemon/export/metrics.h"
 
 const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -87,8 +86,6 @@ static void warn_restart_needed(const struct sparkd *d, const struct sparkd_conf
                            next->state_dir);
 }
 
-static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata);
-
 static void on_links_changed(void *userdata)
 {
         struct sparkd *d = userdata;
@@ -130,36 +127,10 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
                            d->config->path, d->config->path_found ? "" : " (not found: built-in defaults)");
         }
         notify_ready("running");
-        on_metrics_timer(-1, 0, d);
-        return 0;
-}
-
-char *sparkd_metrics_text(struct sparkd *d)
-{
-        json_object *links = links_to_json(d->links), *peers = peers_to_json(d->peers),
-                    *latest = history_latest(probes_history(d->probes));
-        char *text = metrics_render(d->config->node_name, SPARKD_VERSION, sparkd_uptime_sec(d), links, peers,
-                                    latest);
-
-        json_object_put(links);
-        json_object_put(peers);
-        json_object_put(latest);
-        return text;
-}
-
-static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata)
-{
-        struct sparkd *d = userdata;
-        _cleanup_free_ char *text = NULL;
-        int r;
-
-        if (!d->config->metrics_textfile)
-                return;
-        text = sparkd_metrics_text(d);
-        /* node_exporter may run as another user: the file is world-readable. */
-        r = text ? store_write_path(d->config->metrics_textfile, text, strlen(text), 0644) : -ENOMEM;
+        r = metrics_writer_configure(d->metrics, d->config);
         if (r < 0)
-                log_warning("cannot write metrics to %s: %s", d->config->metrics_textfile, strerror(-r));
+                log_warning("metrics: cannot take the new config: %s", strerror(-r));
+        return 0;
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *userdata)
@@ -296,6 +267,18 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
         sparkd_wire_fabric_facts(d);
+        {
+                struct metrics_sources sources = {
+                        .links = d->links,
+                        .peers = d->peers,
+                        .probes = d->probes,
+                        .started = d->started_monotonic,
+                };
+
+                r = metrics_writer_new(d->base, &sources, d->config, &d->metrics);
+                if (r < 0)
+                        goto fail;
+        }
         r = control_register(d);
         if (r >= 0)
                 r = fabric_api_register(d->api, &d->fabric_api);
@@ -314,12 +297,6 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         }
         /* A client that vanishes mid-reply must cost a failed write, not the daemon. */
         signal(SIGPIPE, SIG_IGN);
-        d->metrics_timer = event_new(d->base, -1, EV_PERSIST, on_metrics_timer, d);
-        if (d->metrics_timer) {
-                struct timeval every = { .tv_sec = 15 };
-
-                event_add(d->metrics_timer, &every);
-        }
         r = notify_watchdog_start(d->base, &d->watchdog);
         if (r < 0)
                 log_warning("watchdog requested but cannot be started: %s", strerror(-r));
@@ -357,6 +334,7 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        metrics_writer_free(d->metrics);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
         gid_watch_free(d->gid_watch);
@@ -369,8 +347,6 @@ void sparkd_free(struct sparkd *d)
                         event_free(d->signal_events[i]);
         if (d->watchdog)
                 event_free(d->watchdog);
-        if (d->metrics_timer)
-                event_free(d->metrics_timer);
         store_close(d->store);
         conf_free(d->config);
         if (d->base)

@@ -14,6 +14,7 @@
 #include "daemon/base/node_id.h"
 #include "daemon/base/store.h"
 #include "daemon/config/conf.h"
+#include "daemon/export/metrics_writer.h"
 #include "daemon/fabric/fabric_api.h"
 #include "daemon/fabric/fabric_gather.h"
 #include "daemon/host/aer_watch.h"
@@ -45,6 +46,7 @@ struct sparkd {
         struct probes *probes;
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
+        struct metrics_writer *metrics;
         struct fabric_sources fabric_sources; /* its config follows reloads */
         struct fabric_api_context fabric_api;
         char node_id[NODE_ID_LEN + 1];
@@ -53,7 +55,6 @@ struct sparkd {
         unsigned reloads;
         struct event *signal_events[4];
         struct event *watchdog;
-        struct event *metrics_timer;
 };
 
 /* Builds the daemon from an already loaded config (which it takes over). listen_fd is a socket
@@ -73,5 +74,3 @@ double sparkd_uptime_sec(const struct sparkd *d);
 
 /* The control methods: status, version, reload, subscribe, links, peers. */
 int control_register(struct sparkd *d);
-/* The Prometheus exposition of the daemon's state (a malloc'ed string). */
-char *sparkd_metrics_text(struct sparkd *d);
