@@ -12,23 +12,14 @@
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
 
-const char *sparkd_socket_path(const struct sparkd *d)
+static const char *sparkd_socket_path(const struct sparkd *d)
 {
         return d->options.socket_path ? d->options.socket_path : d->config->socket_path;
 }
 
-const char *sparkd_state_dir(const struct sparkd *d)
+static const char *sparkd_state_dir(const struct sparkd *d)
 {
         return d->options.state_dir ? d->options.state_dir : d->config->state_dir;
-}
-
-double sparkd_uptime_sec(const struct sparkd *d)
-{
-        struct timespec now;
-
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        return (double)(now.tv_sec - d->started_monotonic.tv_sec) +
-               (double)(now.tv_nsec - d->started_monotonic.tv_nsec) / 1e9;
 }
 
 static struct api_access access_from_config(const struct sparkd_config *c)
@@ -93,7 +84,8 @@ static void on_links_changed(void *userdata)
         gid_watch_poke(d->gid_watch);
 }
 
-int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
+/* Re-reads the config. On errors the running config stays and errors says why. */
+static int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
 {
         struct sparkd_config *next = NULL;
         struct api_access access;
@@ -183,17 +175,11 @@ static json_object *rail_verdicts(void *probes)
         return probes_rail_verdicts(probes);
 }
 
-/* Everything that reads fabric facts reads them from the same modules. */
+/* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
 static void sparkd_wire_fabric_facts(struct sparkd *d)
 {
         struct fabric_facts f;
 
-        d->fabric_sources = (struct fabric_sources){
-                .config = d->config,
-                .links = d->links,
-                .sysctls = d->sysctls,
-                .aer_watch = d->aer_watch,
-        };
         d->fabric_api = (struct fabric_api_context){
                 .sources = &d->fabric_sources,
                 .gid_watch = d->gid_watch,
@@ -206,6 +192,44 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
         /* The first look: the AER counts every later one is compared with. */
         if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
                 fabric_facts_free(&f);
+}
+
+static int sparkd_start_metrics(struct sparkd *d)
+{
+        struct metrics_sources sources = {
+                .links = d->links,
+                .peers = d->peers,
+                .probes = d->probes,
+                .started = d->started_monotonic,
+        };
+
+        return metrics_writer_new(d->base, &sources, d->config, &d->metrics);
+}
+
+static int reload_config(void *daemon, struct conf_errors *errors)
+{
+        return sparkd_reload(daemon, errors);
+}
+
+static void sparkd_wire_control(struct sparkd *d)
+{
+        d->control = (struct control_context){
+                .api = d->api,
+                .config = &d->config,
+                .reloads = &d->reloads,
+                .node_id = d->node_id,
+                .started_monotonic = d->started_monotonic,
+                .started_wall = d->started_wall,
+                .state_dir = d->options.state_dir,
+                .state_saved = d->store != NULL,
+                .gid_watch = d->gid_watch,
+                .links = d->links,
+                .sysctls = d->sysctls,
+                .peers = d->peers,
+                .metrics = d->metrics,
+                .reload = reload_config,
+                .reload_userdata = d,
+        };
 }
 
 int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
@@ -262,24 +286,22 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
+        d->fabric_sources = (struct fabric_sources){
+                .config = d->config,
+                .links = d->links,
+                .sysctls = d->sysctls,
+                .aer_watch = d->aer_watch,
+        };
         r = gid_watch_new(d->base, fabric_sources_gid_table, &d->fabric_sources, &d->gid_watch);
         if (r < 0)
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
         sparkd_wire_fabric_facts(d);
-        {
-                struct metrics_sources sources = {
-                        .links = d->links,
-                        .peers = d->peers,
-                        .probes = d->probes,
-                        .started = d->started_monotonic,
-                };
-
-                r = metrics_writer_new(d->base, &sources, d->config, &d->metrics);
-                if (r < 0)
-                        goto fail;
-        }
-        r = control_register(d);
+        r = sparkd_start_metrics(d);
+        if (r < 0)
+                goto fail;
+        sparkd_wire_control(d);
+        r = control_register(&d->control);
         if (r >= 0)
                 r = fabric_api_register(d->api, &d->fabric_api);
         if (r >= 0)

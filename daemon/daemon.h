@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "control.h"
 #include "daemon/base/api.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
@@ -49,6 +50,7 @@ struct sparkd {
         struct metrics_writer *metrics;
         struct fabric_sources fabric_sources; /* its config follows reloads */
         struct fabric_api_context fabric_api;
+        struct control_context control;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
@@ -64,13 +66,3 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
 void sparkd_free(struct sparkd *d);
 /* Runs the loop until SIGTERM or SIGINT. */
 int sparkd_run(struct sparkd *d);
-
-/* Re-reads the config. On errors the running config stays and errors says why. */
-int sparkd_reload(struct sparkd *d, struct conf_errors *errors);
-
-const char *sparkd_socket_path(const struct sparkd *d);
-const char *sparkd_state_dir(const struct sparkd *d);
-double sparkd_uptime_sec(const struct sparkd *d);
-
-/* The control methods: status, version, reload, subscribe, links, peers. */
-int control_register(struct sparkd *d);
