@@ -3,9 +3,6 @@
  * then never older than the question. */
 #include "fabric_api.h"
 
-#include <errno.h>
-#include <string.h>
-
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
