@@ -1,4 +1,5 @@
-/* The daemon's own API methods: status, version, reload and subscribe. */
+#include "control.h"
+
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -7,7 +8,6 @@
 #include "common/macro.h"
 #include "common/proto.h"
 #include "config.h"
-#include "daemon.h"
 #include "daemon/base/event.h"
 
 static void format_time(time_t t, char *buf, size_t size)
@@ -18,33 +18,44 @@ static void format_time(time_t t, char *buf, size_t size)
         strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static double uptime_sec(const struct control_context *ctx)
+{
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double)(now.tv_sec - ctx->started_monotonic.tv_sec) +
+               (double)(now.tv_nsec - ctx->started_monotonic.tv_nsec) / 1e9;
+}
+
 static int method_status(struct api_request *req, json_object *params, void *userdata)
 {
-        struct sparkd *d = userdata;
+        const struct control_context *ctx = userdata;
+        const struct sparkd_config *config = *ctx->config;
         json_object *o, *files;
         char started[64];
 
-        format_time(d->started_wall, started, sizeof(started));
+        format_time(ctx->started_wall, started, sizeof(started));
         o = json_object_new_object();
-        json_object_object_add(o, "node", json_object_new_string(d->config->node_name));
-        json_object_object_add(o, "node_id", json_object_new_string(d->node_id));
+        json_object_object_add(o, "node", json_object_new_string(config->node_name));
+        json_object_object_add(o, "node_id", json_object_new_string(ctx->node_id));
         json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
-        json_object_object_add(o, "uptime_sec", json_object_new_double(sparkd_uptime_sec(d)));
+        json_object_object_add(o, "uptime_sec", json_object_new_double(uptime_sec(ctx)));
         json_object_object_add(o, "started_at", json_object_new_string(started));
-        json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(d->config->mode)));
-        json_object_object_add(o, "config_path", json_object_new_string(d->config->path));
-        json_object_object_add(o, "config_found", json_object_new_boolean(d->config->path_found));
+        json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(config->mode)));
+        json_object_object_add(o, "config_path", json_object_new_string(config->path));
+        json_object_object_add(o, "config_found", json_object_new_boolean(config->path_found));
         files = json_object_new_array();
-        for (char **f = d->config->files_read; f && *f; f++)
+        for (char **f = config->files_read; f && *f; f++)
                 json_object_array_add(files, json_object_new_string(*f));
         json_object_object_add(o, "config_files", files);
-        json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
-        json_object_object_add(o, "socket", json_object_new_string(api_server_path(d->api)));
+        json_object_object_add(o, "reloads", json_object_new_int(*ctx->reloads));
+        json_object_object_add(o, "socket", json_object_new_string(api_server_path(ctx->api)));
         json_object_object_add(o, "socket_activated",
-                               json_object_new_boolean(api_server_is_activated(d->api)));
-        json_object_object_add(o, "state_dir", json_object_new_string(sparkd_state_dir(d)));
-        json_object_object_add(o, "state_saved", json_object_new_boolean(d->store != NULL));
-        json_object_object_add(o, "gid", gid_watch_to_json(d->gid_watch));
+                               json_object_new_boolean(api_server_is_activated(ctx->api)));
+        json_object_object_add(o, "state_dir",
+                               json_object_new_string(ctx->state_dir ? ctx->state_dir : config->state_dir));
+        json_object_object_add(o, "state_saved", json_object_new_boolean(ctx->state_saved));
+        json_object_object_add(o, "gid", gid_watch_to_json(ctx->gid_watch));
         api_request_reply(req, o);
         return 0;
 }
@@ -78,12 +89,13 @@ static json_object *config_errors_to_json(const struct conf_errors *errors)
 
 static int method_reload(struct api_request *req, json_object *params, void *userdata)
 {
-        struct sparkd *d = userdata;
+        const struct control_context *ctx = userdata;
+        const struct sparkd_config *config;
         struct conf_errors errors;
         json_object *o;
         int r;
 
-        r = sparkd_reload(d, &errors);
+        r = ctx->reload(ctx->reload_userdata, &errors);
         if (r < 0) {
                 json_object *data = json_object_new_object();
 
@@ -94,10 +106,11 @@ static int method_reload(struct api_request *req, json_object *params, void *use
                 return 0;
         }
         conf_errors_clear(&errors);
+        config = *ctx->config;
         o = json_object_new_object();
-        json_object_object_add(o, "config_path", json_object_new_string(d->config->path));
-        json_object_object_add(o, "config_found", json_object_new_boolean(d->config->path_found));
-        json_object_object_add(o, "reloads", json_object_new_int(d->reloads));
+        json_object_object_add(o, "config_path", json_object_new_string(config->path));
+        json_object_object_add(o, "config_found", json_object_new_boolean(config->path_found));
+        json_object_object_add(o, "reloads", json_object_new_int(*ctx->reloads));
         api_request_reply(req, o);
         return 0;
 }
@@ -162,32 +175,36 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
 
 static int method_links(struct api_request *req, json_object *params, void *userdata)
 {
-        struct sparkd *d = userdata;
+        const struct control_context *ctx = userdata;
+        const struct sparkd_config *config = *ctx->config;
         json_object *o;
 
         o = json_object_new_object();
-        json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(d->config->mode)));
-        json_object_object_add(o, "mtu_wanted", json_object_new_int((int)d->config->fabric_mtu));
-        json_object_object_add(o, "links", links_to_json(d->links));
-        json_object_object_add(o, "sysctls", sysctl_keeper_to_json(d->sysctls));
+        json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(config->mode)));
+        json_object_object_add(o, "mtu_wanted", json_object_new_int((int)config->fabric_mtu));
+        json_object_object_add(o, "links", links_to_json(ctx->links));
+        json_object_object_add(o, "sysctls", sysctl_keeper_to_json(ctx->sysctls));
         api_request_reply(req, o);
         return 0;
 }
 
 static int method_peers(struct api_request *req, json_object *params, void *userdata)
 {
-        struct sparkd *d = userdata;
+        const struct control_context *ctx = userdata;
+        json_object *o;
 
-        api_request_reply(req, peers_to_json(d->peers));
+        o = peers_to_json(ctx->peers);
+        api_request_reply(req, o);
         return 0;
 }
 
 static int method_metrics(struct api_request *req, json_object *params, void *userdata)
 {
+        const struct control_context *ctx = userdata;
         _cleanup_free_ char *text = NULL;
         json_object *o;
 
-        text = sparkd_metrics_text(userdata);
+        text = metrics_writer_text(ctx->metrics);
         if (!text)
                 return -ENOMEM;
         o = json_object_new_object();
@@ -213,7 +230,7 @@ static const struct api_method control_methods[] = {
 };
 /* clang-format on */
 
-int control_register(struct sparkd *d)
+int control_register(struct control_context *context)
 {
-        return api_server_add_methods(d->api, control_methods, ARRAY_SIZE(control_methods), d);
+        return api_server_add_methods(context->api, control_methods, ARRAY_SIZE(control_methods), context);
 }

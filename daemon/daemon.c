@@ -11,25 +11,15 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
-#include "daemon/export/metrics.h"
 
-const char *sparkd_socket_path(const struct sparkd *d)
+static const char *sparkd_socket_path(const struct sparkd *d)
 {
         return d->options.socket_path ? d->options.socket_path : d->config->socket_path;
 }
 
-const char *sparkd_state_dir(const struct sparkd *d)
+static const char *sparkd_state_dir(const struct sparkd *d)
 {
         return d->options.state_dir ? d->options.state_dir : d->config->state_dir;
-}
-
-double sparkd_uptime_sec(const struct sparkd *d)
-{
-        struct timespec now;
-
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        return (double)(now.tv_sec - d->started_monotonic.tv_sec) +
-               (double)(now.tv_nsec - d->started_monotonic.tv_nsec) / 1e9;
 }
 
 static struct api_access access_from_config(const struct sparkd_config *c)
@@ -87,8 +77,6 @@ static void warn_restart_needed(const struct sparkd *d, const struct sparkd_conf
                            next->state_dir);
 }
 
-static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata);
-
 static void on_links_changed(void *userdata)
 {
         struct sparkd *d = userdata;
@@ -96,7 +84,8 @@ static void on_links_changed(void *userdata)
         gid_watch_poke(d->gid_watch);
 }
 
-int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
+/* Re-reads the config. On errors the running config stays and errors says why. */
+static int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
 {
         struct sparkd_config *next = NULL;
         struct api_access access;
@@ -118,6 +107,7 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         log_set_max_level(next->log_level);
         conf_free(d->config);
         d->config = next;
+        d->fabric_sources.config = next;
         d->reloads++;
         r = sparkd_apply_host_state(d);
         if (r < 0)
@@ -129,35 +119,10 @@ int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
                            d->config->path, d->config->path_found ? "" : " (not found: built-in defaults)");
         }
         notify_ready("running");
-        on_metrics_timer(-1, 0, d);
-        return 0;
-}
-
-char *sparkd_metrics_text(struct sparkd *d)
-{
-        json_object *links = links_to_json(d->links), *peers = peers_to_json(d->peers),
-                    *latest = history_latest(probes_history(d->probes));
-        char *text = metrics_render(d->config->node_name, SPARKD_VERSION, sparkd_uptime_sec(d), links, peers,
-                                    latest);
-
-        json_object_put(links);
-        json_object_put(peers);
-        json_object_put(latest);
-        return text;
-}
-
-static void on_metrics_timer(evutil_socket_t fd, short what, void *userdata)
-{
-        struct sparkd *d = userdata;
-        _cleanup_free_ char *text = NULL;
-        int r;
-
-        if (!d->config->metrics_textfile)
-                return;
-        text = sparkd_metrics_text(d);
-        r = text ? metrics_write_textfile(d->config->metrics_textfile, text) : -ENOMEM;
+        r = metrics_writer_configure(d->metrics, d->config);
         if (r < 0)
-                log_warning("cannot write metrics to %s: %s", d->config->metrics_textfile, strerror(-r));
+                log_warning("metrics: cannot take the new config: %s", strerror(-r));
+        return 0;
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *userdata)
@@ -200,9 +165,71 @@ static int sparkd_open_state(struct sparkd *d)
         return node_id_load(d->store, d->node_id);
 }
 
-static int probe_facts(void *userdata, struct fabric_facts *f)
+static json_object *peers_result(void *peers)
 {
-        return sparkd_fabric_facts(userdata, f);
+        return peers_to_json(peers);
+}
+
+static json_object *rail_verdicts(void *probes)
+{
+        return probes_rail_verdicts(probes);
+}
+
+/* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
+static void sparkd_wire_fabric_facts(struct sparkd *d)
+{
+        struct fabric_facts f;
+
+        d->fabric_api = (struct fabric_api_context){
+                .sources = &d->fabric_sources,
+                .gid_watch = d->gid_watch,
+                .peers = peers_result,
+                .peers_userdata = d->peers,
+                .rail_verdicts = rail_verdicts,
+                .rail_verdicts_userdata = d->probes,
+        };
+        probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
+        /* The first look: the AER counts every later one is compared with. */
+        if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
+                fabric_facts_free(&f);
+}
+
+static int sparkd_start_metrics(struct sparkd *d)
+{
+        struct metrics_sources sources = {
+                .links = d->links,
+                .peers = d->peers,
+                .probes = d->probes,
+                .started = d->started_monotonic,
+        };
+
+        return metrics_writer_new(d->base, &sources, d->config, &d->metrics);
+}
+
+static int reload_config(void *daemon, struct conf_errors *errors)
+{
+        return sparkd_reload(daemon, errors);
+}
+
+static void sparkd_wire_control(struct sparkd *d)
+{
+        d->control = (struct control_context){
+                .api = d->api,
+                .config = &d->config,
+                .reloads = &d->reloads,
+                .node_id = d->node_id,
+                .started_monotonic = d->started_monotonic,
+                .started_wall = d->started_wall,
+                .state_dir = d->options.state_dir,
+                .state_saved = d->store != NULL,
+                .gid_watch = d->gid_watch,
+                .links = d->links,
+                .sysctls = d->sysctls,
+                .peers = d->peers,
+                .metrics = d->metrics,
+                .reload = reload_config,
+                .reload_userdata = d,
+        };
 }
 
 int sparkd_new(const struct sparkd_options *options, struct sparkd_config *config, int listen_fd,
@@ -262,24 +289,27 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
-        probes_set_facts_source(d->probes, probe_facts, d);
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
-        r = gid_watch_new(d->base, sparkd_gid_table, d, &d->gid_watch);
+        d->fabric_sources = (struct fabric_sources){
+                .config = d->config,
+                .links = d->links,
+                .sysctls = d->sysctls,
+                .aer_watch = d->aer_watch,
+        };
+        r = gid_watch_new(d->base, fabric_sources_gid_table, &d->fabric_sources, &d->gid_watch);
         if (r < 0)
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
-        {
-                struct fabric_facts f;
-
-                /* The first look: the AER counts every later one is compared with. */
-                if (sparkd_fabric_facts(d, &f) == 0)
-                        fabric_facts_free(&f);
-        }
-        r = control_register(d);
+        sparkd_wire_fabric_facts(d);
+        r = sparkd_start_metrics(d);
+        if (r < 0)
+                goto fail;
+        sparkd_wire_control(d);
+        r = control_register(&d->control);
         if (r >= 0)
-                r = fabric_api_register(d);
+                r = fabric_api_register(d->api, &d->fabric_api);
         if (r >= 0)
                 r = probes_register(d->probes, d->api);
         if (r < 0)
@@ -295,12 +325,6 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         }
         /* A client that vanishes mid-reply must cost a failed write, not the daemon. */
         signal(SIGPIPE, SIG_IGN);
-        d->metrics_timer = event_new(d->base, -1, EV_PERSIST, on_metrics_timer, d);
-        if (d->metrics_timer) {
-                struct timeval every = { .tv_sec = 15 };
-
-                event_add(d->metrics_timer, &every);
-        }
         r = notify_watchdog_start(d->base, &d->watchdog);
         if (r < 0)
                 log_warning("watchdog requested but cannot be started: %s", strerror(-r));
@@ -338,6 +362,7 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        metrics_writer_free(d->metrics);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
         gid_watch_free(d->gid_watch);
@@ -350,8 +375,6 @@ void sparkd_free(struct sparkd *d)
                         event_free(d->signal_events[i]);
         if (d->watchdog)
                 event_free(d->watchdog);
-        if (d->metrics_timer)
-                event_free(d->metrics_timer);
         store_close(d->store);
         conf_free(d->config);
         if (d->base)

@@ -9,11 +9,15 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "control.h"
 #include "daemon/base/api.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
 #include "daemon/base/store.h"
 #include "daemon/config/conf.h"
+#include "daemon/export/metrics_writer.h"
+#include "daemon/fabric/fabric_api.h"
+#include "daemon/fabric/fabric_gather.h"
 #include "daemon/host/aer_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
@@ -43,13 +47,16 @@ struct sparkd {
         struct probes *probes;
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
+        struct metrics_writer *metrics;
+        struct fabric_sources fabric_sources; /* its config follows reloads */
+        struct fabric_api_context fabric_api;
+        struct control_context control;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;
         time_t started_wall;
         unsigned reloads;
         struct event *signal_events[4];
         struct event *watchdog;
-        struct event *metrics_timer;
 };
 
 /* Builds the daemon from an already loaded config (which it takes over). listen_fd is a socket
@@ -59,22 +66,3 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
 void sparkd_free(struct sparkd *d);
 /* Runs the loop until SIGTERM or SIGINT. */
 int sparkd_run(struct sparkd *d);
-
-/* Re-reads the config. On errors the running config stays and errors says why. */
-int sparkd_reload(struct sparkd *d, struct conf_errors *errors);
-
-const char *sparkd_socket_path(const struct sparkd *d);
-const char *sparkd_state_dir(const struct sparkd *d);
-double sparkd_uptime_sec(const struct sparkd *d);
-
-/* The control methods: status, version, reload, subscribe, links, peers. */
-int control_register(struct sparkd *d);
-/* The Prometheus exposition of the daemon's state (a malloc'ed string). */
-char *sparkd_metrics_text(struct sparkd *d);
-
-/* The fabric methods: fabric, env, doctor. */
-int fabric_api_register(struct sparkd *d);
-/* This node's fabric facts as those methods see them, read afresh (fabric_facts_free frees them). */
-int sparkd_fabric_facts(struct sparkd *d, struct fabric_facts *f);
-/* The GID choice of every fabric port now (a gid_read_fn; userdata is the daemon). */
-int sparkd_gid_table(void *userdata, struct gid_table *out);

@@ -88,7 +88,9 @@ static int write_all(int fd, const char *data, size_t len)
         return 0;
 }
 
-int store_write(struct store *s, const char *name, const void *data, size_t len)
+/* The temporary name starts with a dot and ends in .tmp: readers that glob the directory for
+ * their files (node_exporter takes *.prom) never see it. */
+static int write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
 {
         char tmp[NAME_MAX + 1];
         _cleanup_close_ int fd = -EBADF;
@@ -96,22 +98,42 @@ int store_write(struct store *s, const char *name, const void *data, size_t len)
 
         if (strchr(name, '/') || snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
                 return -EINVAL;
-        fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
         r = write_all(fd, data, len);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
-        if (r == 0 && renameat(s->dirfd, tmp, s->dirfd, name) < 0)
+        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
                 r = -errno;
         if (r < 0) {
-                (void)unlinkat(s->dirfd, tmp, 0);
+                (void)unlinkat(dirfd, tmp, 0);
                 return r;
         }
         /* The rename is durable only once the directory entry is on disk too. */
-        if (fsync(s->dirfd) < 0)
+        if (fsync(dirfd) < 0)
                 return -errno;
         return 0;
+}
+
+int store_write(struct store *s, const char *name, const void *data, size_t len)
+{
+        return write_atomic(s->dirfd, name, data, len, 0640);
+}
+
+int store_write_path(const char *path, const void *data, size_t len, mode_t mode)
+{
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *dir =
+                slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+        _cleanup_close_ int dirfd = -EBADF;
+
+        if (!dir)
+                return -ENOMEM;
+        dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0)
+                return -errno;
+        return write_atomic(dirfd, slash ? slash + 1 : path, data, len, mode);
 }
 
 int store_read(struct store *s, const char *name, size_t max_len, char **data, size_t *len)

@@ -1,13 +1,9 @@
 #include "metrics.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/macro.h"
 
@@ -51,43 +47,41 @@ static bool flag(json_object *o, const char *key)
         return o && json_object_object_get_ex(o, key, &v) && v && json_object_get_boolean(v);
 }
 
-typedef double (*link_value_fn)(json_object *link);
+typedef double (*link_value_fn)(const struct link_state *link);
 
-static double link_up(json_object *l)
+static double link_up(const struct link_state *l)
 {
-        return flag(l, "oper_up");
+        return l->oper_up;
 }
 
-static double link_mtu(json_object *l)
+static double link_mtu(const struct link_state *l)
 {
-        return num(l, "mtu");
+        return l->mtu;
 }
 
-static double link_flaps(json_object *l)
+static double link_flaps(const struct link_state *l)
 {
-        return num(l, "flaps");
+        return (double)l->flaps;
 }
 
-static double link_corrections(json_object *l)
+static double link_corrections(const struct link_state *l)
 {
-        return num(l, "corrections");
+        return (double)l->corrections;
 }
 
-static double link_flapping(json_object *l)
+static double link_flapping(const struct link_state *l)
 {
-        return flag(l, "flapping");
+        return l->flapping;
 }
 
-static void link_family(FILE *out, json_object *links, const char *name, const char *type, const char *help,
-                        link_value_fn fn)
+static void link_family(FILE *out, const struct link_states *links, const char *name, const char *type,
+                        const char *help, link_value_fn fn)
 {
         family(out, name, type, help);
-        for (size_t i = 0; links && i < json_object_array_length(links); i++) {
-                json_object *l = json_object_array_get_idx(links, i);
-
+        for (size_t i = 0; links && i < links->n; i++) {
                 fprintf(out, "%s{iface=\"", name);
-                label(out, str(l, "name"));
-                fprintf(out, "\"} %.17g\n", fn(l));
+                label(out, links->v[i].name);
+                fprintf(out, "\"} %.17g\n", fn(&links->v[i]));
         }
 }
 
@@ -155,8 +149,8 @@ static json_object *unique_results(json_object *latest)
         return out;
 }
 
-static char *render(const char *node, const char *version, double uptime_sec, json_object *links,
-                    json_object *list, json_object *latest)
+static char *render(const char *node, const char *version, double uptime_sec,
+                    const struct link_states *links, json_object *list, json_object *latest)
 {
         char *text = NULL;
         size_t size = 0;
@@ -311,8 +305,8 @@ static char *render(const char *node, const char *version, double uptime_sec, js
         return text;
 }
 
-char *metrics_render(const char *node, const char *version, double uptime_sec, json_object *links,
-                     json_object *peers, json_object *latest)
+char *metrics_render(const char *node, const char *version, double uptime_sec,
+                     const struct link_states *links, json_object *peers, json_object *latest)
 {
         json_object *list = NULL, *unique_list, *unique_latest;
         char *text;
@@ -325,26 +319,4 @@ char *metrics_render(const char *node, const char *version, double uptime_sec, j
         json_object_put(unique_list);
         json_object_put(unique_latest);
         return text;
-}
-
-int metrics_write_textfile(const char *path, const char *text)
-{
-        char tmp[PATH_MAX];
-        _cleanup_close_ int fd = -EBADF;
-        size_t len = strlen(text);
-        int r = 0;
-
-        /* node_exporter reads *.prom files: the temporary name must not end in .prom. */
-        if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-                return -ENAMETOOLONG;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-                r = errno ? -errno : -EIO;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
-                (void)unlink(tmp);
-        return r;
 }

@@ -465,31 +465,58 @@ int links_get_ports(struct links *ls, struct link_ports *ret)
         return 0;
 }
 
-void links_foreach_address(struct links *ls,
-                           void (*fn)(const char *ifname, const char *address, void *userdata),
-                           void *userdata)
+void link_addresses_free(struct link_addresses *a)
 {
-        for (size_t i = 0; i < ls->n; i++) {
-                json_object *list = netlink_addresses(ls->nl, ls->v[i]->ifindex);
-
-                for (size_t k = 0; k < json_object_array_length(list); k++)
-                        fn(ls->v[i]->name, json_object_get_string(json_object_array_get_idx(list, k)),
-                           userdata);
-                json_object_put(list);
-        }
+        free(a->v);
+        *a = (struct link_addresses){ 0 };
 }
 
-void links_foreach_address_of(struct links *ls, const char *ifname,
-                              void (*fn)(const char *ifname, const char *address, void *userdata),
-                              void *userdata)
+int links_addresses(struct links *ls, struct link_addresses *out)
 {
-        unsigned ifindex = if_nametoindex(ifname);
-        json_object *list;
+        struct link_addresses a = { 0 };
 
-        if (ifindex == 0)
-                return;
-        list = netlink_addresses(ls->nl, (int)ifindex);
-        for (size_t k = 0; k < json_object_array_length(list); k++)
-                fn(ifname, json_object_get_string(json_object_array_get_idx(list, k)), userdata);
-        json_object_put(list);
+        for (size_t i = 0; i < ls->n; i++) {
+                json_object *list = netlink_addresses(ls->nl, ls->v[i]->ifindex);
+                size_t n = json_object_array_length(list);
+                struct link_address *v = n ? realloc(a.v, (a.n + n) * sizeof(*v)) : a.v;
+
+                if (!v) {
+                        json_object_put(list);
+                        link_addresses_free(&a);
+                        return -ENOMEM;
+                }
+                a.v = v;
+                for (size_t k = 0; k < n; k++, a.n++) {
+                        snprintf(v[a.n].ifname, sizeof(v[a.n].ifname), "%s", ls->v[i]->name);
+                        snprintf(v[a.n].address, sizeof(v[a.n].address), "%s",
+                                 json_object_get_string(json_object_array_get_idx(list, k)));
+                }
+                json_object_put(list);
+        }
+        *out = a;
+        return 0;
+}
+
+int links_states(struct links *ls, struct link_states *out)
+{
+        struct link_state *v = calloc(ls->n + 1, sizeof(*v));
+        size_t n = 0;
+
+        if (!v)
+                return -ENOMEM;
+        qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
+        for (size_t i = 0; i < ls->n; i++) {
+                const struct link *l = ls->v[i];
+
+                if (!l->is_fabric && !l->want_down)
+                        continue;
+                snprintf(v[n].name, sizeof(v[n].name), "%s", l->name);
+                v[n].oper_up = l->is_oper_up;
+                v[n].mtu = l->seen.mtu;
+                v[n].flaps = l->flaps;
+                v[n].corrections = l->corrections;
+                v[n++].flapping = l->flap.is_flapping;
+        }
+        *out = (struct link_states){ v, n };
+        return 0;
 }

@@ -10,6 +10,7 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,14 +50,40 @@ void link_ports_clear(struct link_ports *ports);
  * on them, such as the GID tables). */
 void links_set_change_hook(struct links *links, void (*fn)(void *userdata), void *userdata);
 
-/* Calls fn for every address on every link the kernel reported ("ADDR/PREFIX"). */
-void links_foreach_address(struct links *links,
-                           void (*fn)(const char *ifname, const char *address, void *userdata),
-                           void *userdata);
-/* The same for one netdev of the host by name, fabric or not (none when it does not exist). */
-void links_foreach_address_of(struct links *links, const char *ifname,
-                              void (*fn)(const char *ifname, const char *address, void *userdata),
-                              void *userdata);
+/* One address of a link, as the kernel reported it. */
+struct link_address {
+        char ifname[IF_NAMESIZE];
+        char address[64]; /* "ADDR/PREFIX" */
+};
+
+struct link_addresses {
+        struct link_address *v;
+        size_t n;
+};
+
+/* The addresses of every link, link by link (once configured, every netdev of the host is a
+ * link: the fabric ones and the others). */
+int links_addresses(struct links *links, struct link_addresses *out);
+void link_addresses_free(struct link_addresses *addresses);
+
+/* A link of the links method's list (the fabric links and those kept down), as the metrics
+ * show it. */
+struct link_state {
+        char name[IF_NAMESIZE];
+        bool oper_up;
+        unsigned mtu;
+        uint64_t flaps;
+        uint64_t corrections;
+        bool flapping;
+};
+
+struct link_states {
+        struct link_state *v;
+        size_t n;
+};
+
+/* The links of the links method's list, in its order (by name); free v. */
+int links_states(struct links *links, struct link_states *out);
 
 /* How many of `changes` carrier toggles, going from was_up, were losses of carrier. */
 unsigned links_carrier_losses(bool was_up, uint32_t changes);

@@ -253,28 +253,57 @@ unsigned sysctl_keeper_check(struct sysctl_keeper *k)
         return drifted;
 }
 
+static enum sysctl_status entry_status(const struct sysctl_entry *e)
+{
+        if (e->read_error)
+                return SYSCTL_UNREADABLE;
+        if (sysctl_values_equal(e->actual, e->wanted))
+                return SYSCTL_OK;
+        return e->write_error ? SYSCTL_FAILED : SYSCTL_DRIFT;
+}
+
+int sysctl_keeper_states(const struct sysctl_keeper *k, struct sysctl_state **ret, size_t *n)
+{
+        struct sysctl_state *v = calloc(k->n + 1, sizeof(*v));
+
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < k->n; i++) {
+                const struct sysctl_entry *e = &k->v[i];
+
+                v[i] = (struct sysctl_state){
+                        .name = e->name,
+                        .wanted = e->wanted,
+                        .actual = e->read_error ? NULL : e->actual,
+                        .status = entry_status(e),
+                        .corrections = e->corrections,
+                        .write_error = e->write_error,
+                };
+        }
+        *ret = v;
+        *n = k->n;
+        return 0;
+}
+
 json_object *sysctl_keeper_to_json(const struct sysctl_keeper *k)
 {
+        static const char *const status_names[] = {
+                [SYSCTL_OK] = "ok",
+                [SYSCTL_DRIFT] = "drift",
+                [SYSCTL_FAILED] = "failed",
+                [SYSCTL_UNREADABLE] = "unreadable",
+        };
         json_object *list = json_object_new_array();
 
         for (size_t i = 0; i < k->n; i++) {
                 const struct sysctl_entry *e = &k->v[i];
                 json_object *o = json_object_new_object();
-                const char *state;
 
-                if (e->read_error)
-                        state = "unreadable";
-                else if (sysctl_values_equal(e->actual, e->wanted))
-                        state = "ok";
-                else if (e->write_error)
-                        state = "failed";
-                else
-                        state = "drift";
                 json_object_object_add(o, "name", json_object_new_string(e->name));
                 json_object_object_add(o, "wanted", json_object_new_string(e->wanted));
                 json_object_object_add(o, "actual",
                                        e->read_error ? NULL : json_object_new_string(e->actual));
-                json_object_object_add(o, "state", json_object_new_string(state));
+                json_object_object_add(o, "state", json_object_new_string(status_names[entry_status(e)]));
                 json_object_object_add(o, "corrections", json_object_new_int64((int64_t)e->corrections));
                 if (e->write_error)
                         json_object_object_add(o, "error",

@@ -23,7 +23,29 @@ void sysctl_keeper_free(struct sysctl_keeper *k);
 int sysctl_keeper_configure(struct sysctl_keeper *k, const struct sparkd_config *config);
 /* Checks every sysctl now; returns how many drifted. */
 unsigned sysctl_keeper_check(struct sysctl_keeper *k);
+/* The links method's list: [{name, wanted, actual, state, corrections, error}]. */
 json_object *sysctl_keeper_to_json(const struct sysctl_keeper *k);
+
+enum sysctl_status {
+        SYSCTL_OK,
+        SYSCTL_DRIFT,      /* differs; audit mode, or not corrected yet */
+        SYSCTL_FAILED,     /* differs and writing the wanted value failed */
+        SYSCTL_UNREADABLE, /* the last read failed */
+};
+
+/* A kept sysctl after its last check. The strings are the keeper's: valid until its next check
+ * or configure. */
+struct sysctl_state {
+        const char *name;
+        const char *wanted;
+        const char *actual; /* NULL when unreadable */
+        enum sysctl_status status;
+        uint64_t corrections;
+        int write_error; /* negative errno of the last failed correction, 0 when none */
+};
+
+/* Every kept sysctl, in the config's order (*ret is malloc'ed). */
+int sysctl_keeper_states(const struct sysctl_keeper *k, struct sysctl_state **ret, size_t *n);
 
 /* Pure helpers, exposed for tests. */
 int sysctl_read(const char *root, const char *name, char *buf, size_t size);

@@ -47,6 +47,31 @@ static void test_write_read(void)
         store_close(s);
 }
 
+/* A file outside the state directory (the metrics textfile) is written the same way, with the
+ * mode asked for. */
+static void test_write_path(void)
+{
+        char path[600], tmp[600], buf[16] = "";
+        struct stat st;
+        mode_t umask_was = umask(022);
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/metrics.prom", dir);
+        CHECK(store_write_path(path, "a 1\n", 4, 0644) == 0);
+        CHECK(store_write_path(path, "b 2\n", 4, 0644) == 0);
+        fd = open(path, O_RDONLY);
+        CHECK(fd >= 0 && read(fd, buf, sizeof(buf) - 1) == 4);
+        if (fd >= 0)
+                close(fd);
+        CHECK_STREQ(buf, "b 2\n");
+        CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
+        snprintf(tmp, sizeof(tmp), "%s/.metrics.prom.tmp", dir);
+        CHECK(access(tmp, F_OK) < 0 && errno == ENOENT);
+        snprintf(path, sizeof(path), "%s/absent/metrics.prom", dir);
+        CHECK(store_write_path(path, "x", 1, 0644) == -ENOENT);
+        umask(umask_was);
+}
+
 static void test_read_only_dir(void)
 {
         struct store *s = NULL;
@@ -106,6 +131,7 @@ int main(void)
                 return 1;
         }
         RUN(test_write_read);
+        RUN(test_write_path);
         RUN(test_read_only_dir);
         RUN(test_node_id);
         snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);

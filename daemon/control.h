@@ -1,0 +1,40 @@
+/*
+ * The daemon's own API methods: status, version, reload, subscribe, links, peers and metrics,
+ * registered with what they read.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "daemon/base/api.h"
+#include "daemon/config/conf.h"
+#include "daemon/export/metrics_writer.h"
+#include "daemon/host/gid_watch.h"
+#include "daemon/host/links.h"
+#include "daemon/host/sysctl.h"
+#include "daemon/peers/peers.h"
+
+/* What the control methods read and do; it must outlive the API server. */
+struct control_context {
+        struct api_server *api;
+        /* The running config and the count of reloads, which the daemon replaces and counts. */
+        struct sparkd_config *const *config;
+        const unsigned *reloads;
+        const char *node_id;
+        struct timespec started_monotonic;
+        time_t started_wall;
+        const char *state_dir; /* given on the command line, or NULL: the config's */
+        bool state_saved;      /* the state directory could be opened */
+        struct gid_watch *gid_watch;
+        struct links *links;
+        struct sysctl_keeper *sysctls;
+        struct peers *peers;
+        struct metrics_writer *metrics;
+        /* The reload method's work: re-reads the config; on errors the running config stays and
+         * errors says why. */
+        int (*reload)(void *userdata, struct conf_errors *errors);
+        void *reload_userdata;
+};
+
+int control_register(struct control_context *context);

@@ -1,0 +1,25 @@
+/*
+ * The API methods about the fabric: fabric (the inventory), env (the NCCL environment) and
+ * doctor (the checks), registered with what they read.
+ */
+#pragma once
+
+#include <json-c/json.h>
+
+#include "daemon/base/api.h"
+#include "daemon/host/gid_watch.h"
+#include "fabric_gather.h"
+
+/* What the fabric methods read; it must outlive the API server. */
+struct fabric_api_context {
+        struct fabric_sources *sources;
+        struct gid_watch *gid_watch;
+        /* What the layers above the fabric know, for the doctor and the fabric method: the peers
+         * method's result and the rails' verdicts (new references; NULL: not known). */
+        json_object *(*peers)(void *userdata);
+        void *peers_userdata;
+        json_object *(*rail_verdicts)(void *userdata);
+        void *rail_verdicts_userdata;
+};
+
+int fabric_api_register(struct api_server *api, struct fabric_api_context *context);
