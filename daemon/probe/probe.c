@@ -17,7 +17,9 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
+#include "probe_helper.h"
 #include "probe_internal.h"
+#include "probe_prepare.h"
 
 static void random_hex(char *out, size_t bytes)
 {
@@ -262,6 +264,54 @@ void probe_finish(struct probe *p, const char *error)
         probe_start_next(ps);
 }
 
+/* ---- what the helper says ---- */
+
+static void on_helper_listening(struct probe *p, json_object *line)
+{
+        p->phase = "running";
+        (void)peers_send(p->owner->peers, p->peer_id, probe_ready_message(p->id, line));
+}
+
+static void on_helper_progress(struct probe *p, json_object *line)
+{
+        json_object *progress;
+
+        if (!p->req)
+                return;
+        progress = json_object_get(line);
+        json_object_object_add(progress, "id", json_object_new_string(p->id));
+        json_object_object_add(progress, "kind", json_object_new_string(p->kind->name));
+        api_request_notify(p->req, "probe-progress", progress);
+}
+
+static void on_helper_exit(struct probe *p, const char *error)
+{
+        struct probes *ps = p->owner;
+
+        if (p->is_initiator) {
+                probe_finish(p, error);
+        } else if (!error) {
+                /* The initiator is still reading its own helper's result: a probe this node
+                 * started now would reach it busy and be refused. Held until its probe-done, or
+                 * a short grace if that never comes, not the rest of a long deadline. */
+                struct timeval grace = { .tv_sec = PROBE_DONE_GRACE_SEC };
+
+                p->phase = "done";
+                if (p->deadline)
+                        evtimer_add(p->deadline, &grace);
+        } else {
+                probe_send_message(p, "probe-failed", error, p->is_unavailable);
+                probe_free(p);
+                probe_start_next(ps);
+        }
+}
+
+static const struct probe_helper_ops helper_ops = {
+        .on_listening = on_helper_listening,
+        .on_progress = on_helper_progress,
+        .on_exit = on_helper_exit,
+};
+
 /* ---- the protocol over the peer channel ---- */
 
 static void on_deadline(evutil_socket_t fd, short what, void *userdata)
@@ -395,7 +445,8 @@ static void on_request(struct probes *ps, const char *node_id, json_object *m)
         if (p->kind->is_bandwidth)
                 ps->bandwidth = p;
         arm_deadline(p);
-        if (probe_spawn_helper(p, true, 0, NULL) < 0) {
+        /* The initiator prepared before asking (probe_run); the responder prepares here. */
+        if (probe_prepare(p) < 0 || probe_spawn_helper(p, true, 0, NULL, &helper_ops) < 0) {
                 send_refusal(p, p->error, p->is_unavailable);
                 probe_free(p);
         }
@@ -457,8 +508,8 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                         return;
                 }
                 p->phase = "running";
-                if (probe_spawn_helper(p, false, has_port ? (unsigned)json_object_get_int(port) : 0,
-                                       fields) < 0)
+                if (probe_spawn_helper(p, false, has_port ? (unsigned)json_object_get_int(port) : 0, fields,
+                                       &helper_ops) < 0)
                         probe_finish(p, p->error);
         } else if (strcmp(type, "probe-refused") == 0 || strcmp(type, "probe-failed") == 0) {
                 json_object *unavailable;

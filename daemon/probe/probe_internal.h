@@ -17,6 +17,8 @@
 #include "probe.h"
 #include "probe_env.h"
 
+struct probe_helper_ops;
+
 /* How long a responder whose helper is done waits for the initiator's probe-done. */
 #define PROBE_DONE_GRACE_SEC 10
 
@@ -42,6 +44,7 @@ struct probe {
         const char *phase;
         time_t started;
         struct child *child;
+        const struct probe_helper_ops *helper_ops; /* who hears what its helper says */
         struct event *deadline;
         struct api_request *req; /* the caller waiting for the answer, NULL when scheduled */
         json_object *result;     /* the helper's final result */
@@ -87,28 +90,6 @@ void probe_notify(struct probe *p, const char *phase, const char *message);
 void probe_free(struct probe *p);
 /* Sends {type, id, reason?, unavailable?} to the probe's peer. */
 void probe_send_message(struct probe *p, const char *type, const char *reason, bool unavailable);
-
-/* probe_helper.c: whether the kind's helper is installed here (else p->error says why and the
- * probe is unavailable); starting it as the server, or as the client with the port and the
- * fields of the server's listening line (NULL for none), p->error set on failure. */
-bool probe_helper_is_installed(struct probe *p);
-int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
-/* Fields from a peer's probe-ready: what a client helper may get in its environment. */
-bool probe_ready_fields_ok(json_object *fields);
-/* What one JSON line from a helper's stdout is; a phase must be a string to count. */
-enum helper_line {
-        HELPER_LINE_OTHER, /* not for the daemon: ignored */
-        HELPER_LINE_RESULT,
-        HELPER_LINE_LISTENING, /* the server helper's port and fields for the client helper */
-        HELPER_LINE_PROGRESS,
-};
-enum helper_line probe_helper_line_kind(json_object *line);
-/* The probe-ready peer message for a listening line: its port and the fields that may travel. */
-json_object *probe_ready_message(const char *id, json_object *line);
-/* What p needs of this node before it runs, from one read of the fabric facts: the memory guard
- * (probe_memory.h) and, for kinds with an environment mode, the NCCL environment in p->env.
- * 0, or p->error says why it cannot run. */
-int probe_prepare(struct probe *p);
 
 /* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
  * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */
