@@ -8,7 +8,9 @@
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
-#include "probe_internal.h"
+#include "probe_exchange.h"
+#include "probe_queue.h"
+#include "probe_table.h"
 
 static int method_probe(struct api_request *req, json_object *params, void *userdata)
 {

@@ -1,5 +1,5 @@
-/* Internals shared by probe.c (running probes), probe_api.c (the API methods) and
- * probe_sched.c (the schedule); not for other modules. */
+/* The state of the probe modules: one probe this node takes part in (as its initiator or its
+ * responder) and the set of them with the config they run under; for this folder only. */
 #pragma once
 
 #include <limits.h>
@@ -18,12 +18,6 @@
 #include "probe_env.h"
 
 struct probe_helper_ops;
-
-/* How long a responder whose helper is done waits for the initiator's probe-done. */
-#define PROBE_DONE_GRACE_SEC 10
-
-#define MAX_QUEUED          8
-#define SCHEDULED_RTT_COUNT 200
 
 struct probe {
         struct probes *owner;
@@ -71,29 +65,9 @@ struct probes {
         struct probe *bandwidth;      /* the one bandwidth probe this node takes part in */
         probes_facts_fn gather_facts; /* this node's fabric facts, for helpers' environments */
         void *facts_userdata;
+        /* The queue's: a probe ended, so the bandwidth slot may be free for a queued one. */
+        void (*on_probe_ended)(struct probes *ps);
         struct event *tick;
         uint64_t last_slot;
         time_t last_rtt_round;
 };
-
-struct probe *probe_find(struct probes *ps, const char *id, bool initiator);
-/* Starts (or queues) a probe with checked params (taken); on failure answers req (when given)
- * and returns the error. */
-int probe_start(struct probes *ps, const struct probe_kind *kind, const char *peer, json_object *params,
-                struct api_request *req, bool scheduled);
-/* Records the result (or error), alerts, answers the caller, frees p, starts the next. */
-void probe_finish(struct probe *p, const char *error);
-void probe_start_next(struct probes *ps);
-/* Tells the waiting caller (if any) what the probe is doing. */
-void probe_notify(struct probe *p, const char *phase, const char *message);
-/* Frees p, killing its helper; the caller starts the next queued probe. */
-void probe_free(struct probe *p);
-/* Sends {type, id, reason?, unavailable?} to the probe's peer. */
-void probe_send_message(struct probe *p, const char *type, const char *reason, bool unavailable);
-
-/* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
- * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */
-void probe_diagnose(struct probe *p, json_object *out, const char **status);
-
-/* Runs what the schedule says is due at `now`. */
-void probe_schedule_tick(struct probes *ps, time_t now);
