@@ -154,13 +154,19 @@ static const struct child_ops helper_ops = {
         .on_exit = on_child_exit,
 };
 
+bool probe_helper_find(const struct probes *ps, const struct probe_kind *kind,
+                       char path[PROBE_HELPER_PATH_MAX])
+{
+        snprintf(path, PROBE_HELPER_PATH_MAX, "%s/%s", ps->helper_dir, kind->helper);
+        return access(path, X_OK) == 0;
+}
+
 /* A kind whose helper was not built (no CUDA for nccl, say) is unavailable here, not failed. */
 bool probe_helper_is_installed(struct probe *p)
 {
-        char path[PATH_MAX + 32];
+        char path[PROBE_HELPER_PATH_MAX];
 
-        snprintf(path, sizeof(path), "%s/%s", p->owner->helper_dir, p->kind->helper);
-        if (access(path, X_OK) == 0)
+        if (probe_helper_find(p->owner, p->kind, path))
                 return true;
         snprintf(p->error, sizeof(p->error),
                  "the %s probe is not available on this node: its helper %.160s is missing (%m)",
@@ -176,7 +182,8 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         unsigned deadline = probe_kind_deadline_sec(p->kind, p->params);
         char *argv[48];
         /* probe_kind_helper_args writes a number at the index of its argv slot. */
-        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[ARRAY_SIZE(argv)][24];
+        char path[PROBE_HELPER_PATH_MAX], env_token[64], port_s[16], deadline_s[16],
+                storage[ARRAY_SIZE(argv)][24];
         char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
         _cleanup_free_ char **env = NULL;
         size_t n = 0, n_env = 0, n_ready = 0;
@@ -187,7 +194,7 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         env = calloc(strv_length(p->env.entries) + READY_FIELDS_MAX + 2, sizeof(char *));
         if (!env)
                 return -ENOMEM;
-        snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, p->kind->helper);
+        (void)probe_helper_find(ps, p->kind, path);
         snprintf(env_token, sizeof(env_token), "SPARKD_PROBE_TOKEN=%s", p->token);
         env[n_env++] = env_token;
         for (char **e = p->env.entries; e && *e; e++)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdbool.h>
 
 #include "probe_internal.h"
@@ -21,6 +22,11 @@ struct probe_helper_ops {
         void (*on_exit)(struct probe *p, const char *error);
 };
 
+#define PROBE_HELPER_PATH_MAX (PATH_MAX + 32)
+
+/* Where the kind's helper is (HELPER_DIR/sparkd-probe-KIND) and whether it can run from there. */
+bool probe_helper_find(const struct probes *ps, const struct probe_kind *kind,
+                       char path[PROBE_HELPER_PATH_MAX]);
 /* Whether the kind's helper is installed here; else p->error says why and the probe is
  * unavailable. */
 bool probe_helper_is_installed(struct probe *p);
