@@ -478,6 +478,14 @@ double probe_now(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void probe_sleep_until(double t)
+{
+        struct timespec ts = { .tv_sec = (time_t)t, .tv_nsec = (long)((t - (double)(time_t)t) * 1e9) };
+
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                ;
+}
+
 int probe_deadline_arm(double seconds)
 {
         struct sigaction sa = { .sa_handler = on_deadline };

@@ -136,5 +136,7 @@ int probe_deadline_arm(double seconds);
 double probe_deadline_left(void);
 /* CLOCK_MONOTONIC in seconds. */
 double probe_now(void);
+/* Sleeps until probe_now() reaches t, whatever signals come. */
+void probe_sleep_until(double t);
 /* Milliseconds for poll: at most max_ms, and never past the deadline. */
 int probe_wait_ms(int max_ms);

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -223,14 +222,6 @@ static int read_full(int fd, char *buf, size_t len)
         return 0;
 }
 
-static void sleep_until(double t)
-{
-        struct timespec ts = { .tv_sec = (time_t)t, .tv_nsec = (long)((t - (double)(time_t)t) * 1e9) };
-
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-                ;
-}
-
 static int run_client(const struct options *o, const char *token)
 {
         _cleanup_close_ int fd = -EBADF;
@@ -273,7 +264,7 @@ static int run_client(const struct options *o, const char *token)
                 double t0, t1;
 
                 if (o->interval_us && i > 0)
-                        sleep_until(start + (double)i * (double)o->interval_us / 1e6);
+                        probe_sleep_until(start + (double)i * (double)o->interval_us / 1e6);
                 t0 = probe_now();
                 r = probe_write_all(fd, out, o->size);
                 if (r == 0)

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -317,14 +316,6 @@ static void *sender_run(void *arg)
         return NULL;
 }
 
-static void sleep_until(double t)
-{
-        struct timespec ts = { .tv_sec = (time_t)t, .tv_nsec = (long)((t - (double)(time_t)t) * 1e9) };
-
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-                ;
-}
-
 static int start_threads(struct stream *s, unsigned n, void *(*fn)(void *))
 {
         sigset_t block, old;
@@ -377,7 +368,8 @@ static int send_for(struct stream *s, unsigned n, double duration, uint64_t size
 
                 /* A peer that went away ends every stream at once: no waiting out the time. */
                 while (!all_stopped(s, n) && probe_now() < next_progress)
-                        sleep_until(probe_now() + 0.1 < next_progress ? probe_now() + 0.1 : next_progress);
+                        probe_sleep_until(probe_now() + 0.1 < next_progress ? probe_now() + 0.1
+                                                                            : next_progress);
                 if (all_stopped(s, n))
                         break;
                 for (unsigned i = 0; i < n; i++)

@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
-#include "probe_internal.h"
+#include "probe_exchange.h"
+#include "probe_helper.h"
+#include "probe_queue.h"
+#include "probe_table.h"
 
 /* The most results one history call returns. */
 #define HISTORY_LIMIT_MAX 100000
@@ -53,16 +55,16 @@ static int method_probe(struct api_request *req, json_object *params, void *user
 static json_object *kind_to_json(struct probes *ps, const struct probe_kind *k)
 {
         json_object *o = json_object_new_object(), *list = json_object_new_array();
-        char path[PATH_MAX + 32];
+        char path[PROBE_HELPER_PATH_MAX];
+        bool installed = probe_helper_find(ps, k, path);
 
-        snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, k->helper);
         json_object_object_add(o, "name", json_object_new_string(k->name));
         json_object_object_add(o, "summary", json_object_new_string(k->summary));
         json_object_object_add(o, "bandwidth", json_object_new_boolean(k->is_bandwidth));
         json_object_object_add(o, "metric", json_object_new_string(k->metric));
         json_object_object_add(o, "unit", json_object_new_string(k->unit));
         json_object_object_add(o, "helper", json_object_new_string(path));
-        json_object_object_add(o, "installed", json_object_new_boolean(access(path, X_OK) == 0));
+        json_object_object_add(o, "installed", json_object_new_boolean(installed));
         for (const struct probe_param_spec *s = k->params; s->name; s++)
                 json_object_array_add(list, probe_param_to_json(s));
         json_object_object_add(o, "params", list);

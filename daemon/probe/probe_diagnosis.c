@@ -5,12 +5,13 @@
  * than ok makes the result degraded, and a rail and direction entering stale-initialization
  * raises one alert until a healthy result ends the episode.
  */
+#include "probe_diagnosis.h"
+
 #include <string.h>
 
 #include "common/macro.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
-#include "probe_internal.h"
 
 static const char *jstr(json_object *o, const char *key)
 {

@@ -1,5 +1,5 @@
-/* The helpers of probes: starting one (its options, its environment, what the server's listening
- * line told the client) and what its lines and its exit mean for the probe. */
+#include "probe_helper.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,8 +13,6 @@
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "daemon/base/child.h"
-#include "probe_internal.h"
-#include "probe_memory.h"
 
 #define READY_FIELDS_MAX 8
 #define READY_KEY_MAX    32
@@ -113,34 +111,24 @@ static void on_child_line(struct child *c, json_object *line, void *userdata)
                 p->result = json_object_get(v);
                 return;
         }
-        if (!p->is_initiator && kind == HELPER_LINE_LISTENING) {
-                p->phase = "running";
-                (void)peers_send(p->owner->peers, p->peer_id, probe_ready_message(p->id, line));
-                return;
-        }
-        if (p->is_initiator && p->req) {
-                json_object *progress = json_object_get(line);
-
-                json_object_object_add(progress, "id", json_object_new_string(p->id));
-                json_object_object_add(progress, "kind", json_object_new_string(p->kind->name));
-                api_request_notify(p->req, "probe-progress", progress);
-        }
+        if (!p->is_initiator && kind == HELPER_LINE_LISTENING)
+                p->helper_ops->on_listening(p, line);
+        else if (p->is_initiator)
+                p->helper_ops->on_progress(p, line);
 }
 
 static void on_child_exit(struct child *c, int status, bool timed_out, const char *stderr_tail,
                           void *userdata)
 {
-        struct probes *ps = userdata;
-        struct probe *p = probe_of_child(ps, c);
+        struct probe *p = probe_of_child(userdata, c);
         char why[512];
         json_object *ok = NULL, *err = NULL, *v;
 
         if (!p)
                 return;
         p->child = NULL;
-        if (p->result && json_object_object_get_ex(p->result, "ok", &ok) && json_object_get_boolean(ok) &&
-            p->is_initiator) {
-                probe_finish(p, NULL);
+        if (p->result && json_object_object_get_ex(p->result, "ok", &ok) && json_object_get_boolean(ok)) {
+                p->helper_ops->on_exit(p, NULL);
                 return;
         }
         if (p->result && json_object_object_get_ex(p->result, "unavailable", &v) &&
@@ -158,22 +146,7 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
                 snprintf(why, sizeof(why), "the helper exited with status %d%s%.160s",
                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
                          *stderr_tail ? ": " : "", stderr_tail);
-        if (p->is_initiator) {
-                probe_finish(p, why);
-        } else if (p->result && ok && json_object_get_boolean(ok)) {
-                /* The initiator is still reading its own helper's result: a probe this node
-                 * started now would reach it busy and be refused. Held until its probe-done, or
-                 * a short grace if that never comes, not the rest of a long deadline. */
-                struct timeval grace = { .tv_sec = PROBE_DONE_GRACE_SEC };
-
-                p->phase = "done";
-                if (p->deadline)
-                        evtimer_add(p->deadline, &grace);
-        } else {
-                probe_send_message(p, "probe-failed", why, p->is_unavailable);
-                probe_free(p);
-                probe_start_next(ps);
-        }
+        p->helper_ops->on_exit(p, why);
 }
 
 static const struct child_ops helper_ops = {
@@ -181,13 +154,19 @@ static const struct child_ops helper_ops = {
         .on_exit = on_child_exit,
 };
 
+bool probe_helper_find(const struct probes *ps, const struct probe_kind *kind,
+                       char path[PROBE_HELPER_PATH_MAX])
+{
+        snprintf(path, PROBE_HELPER_PATH_MAX, "%s/%s", ps->helper_dir, kind->helper);
+        return access(path, X_OK) == 0;
+}
+
 /* A kind whose helper was not built (no CUDA for nccl, say) is unavailable here, not failed. */
 bool probe_helper_is_installed(struct probe *p)
 {
-        char path[PATH_MAX + 32];
+        char path[PROBE_HELPER_PATH_MAX];
 
-        snprintf(path, sizeof(path), "%s/%s", p->owner->helper_dir, p->kind->helper);
-        if (access(path, X_OK) == 0)
+        if (probe_helper_find(p->owner, p->kind, path))
                 return true;
         snprintf(p->error, sizeof(p->error),
                  "the %s probe is not available on this node: its helper %.160s is missing (%m)",
@@ -196,73 +175,26 @@ bool probe_helper_is_installed(struct probe *p)
         return false;
 }
 
-/* The NCCL environment of this node for the request's mode, with its overrides. */
-static int helper_environment(struct probe *p, const struct fabric_facts *f)
-{
-        enum env_mode mode = ENV_MODE_AUTO;
-        const char *overrides[32];
-        size_t n;
-        int r;
-
-        (void)env_mode_from_string(probe_kind_param_string(p->kind, p->params, p->kind->env_mode_param),
-                                   &mode);
-        n = probe_kind_environment(p->kind, p->params, overrides, ARRAY_SIZE(overrides));
-        r = probe_env_build(f, mode, p->local, overrides, n, &p->env);
-        if (r < 0)
-                snprintf(p->error, sizeof(p->error), "cannot build the %s environment: %s", p->kind->name,
-                         strerror(-r));
-        return r;
-}
-
-int probe_prepare(struct probe *p)
-{
-        struct probes *ps = p->owner;
-        bool needs_env = p->kind->env_mode_param && !p->env.entries;
-        struct fabric_facts f;
-        int r, gathered;
-
-        if (!p->kind->memory_needed && !needs_env)
-                return 0;
-        /* One read of the facts for both: it walks sysfs and asks libibverbs. */
-        gathered = ps->gather_facts ? ps->gather_facts(ps->facts_userdata, &f) : -ENODATA;
-        if (gathered < 0 && needs_env) {
-                snprintf(p->error, sizeof(p->error),
-                         "cannot read this node's fabric facts for the %s environment: %s", p->kind->name,
-                         strerror(-gathered));
-                return gathered;
-        }
-        r = p->kind->memory_needed
-                    ? probe_memory_guard(p->kind, p->params, gathered == 0 && f.host.has_unified_memory,
-                                         ps->host_root, ps->memory_margin, p->error, sizeof(p->error))
-                    : 0;
-        if (r == 0 && needs_env)
-                r = helper_environment(p, &f);
-        if (gathered == 0)
-                fabric_facts_free(&f);
-        return r;
-}
-
-int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready)
+int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready,
+                       const struct probe_helper_ops *ops)
 {
         struct probes *ps = p->owner;
         unsigned deadline = probe_kind_deadline_sec(p->kind, p->params);
         char *argv[48];
         /* probe_kind_helper_args writes a number at the index of its argv slot. */
-        char path[PATH_MAX + 32], env_token[64], port_s[16], deadline_s[16], storage[ARRAY_SIZE(argv)][24];
+        char path[PROBE_HELPER_PATH_MAX], env_token[64], port_s[16], deadline_s[16],
+                storage[ARRAY_SIZE(argv)][24];
         char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
         _cleanup_free_ char **env = NULL;
         size_t n = 0, n_env = 0, n_ready = 0;
         int r;
 
-        /* The initiator prepared before asking (probe_run); the peer prepares here. */
-        if (server && (r = probe_prepare(p)) < 0)
-                return r;
         if (!probe_helper_is_installed(p))
                 return -ENOENT;
         env = calloc(strv_length(p->env.entries) + READY_FIELDS_MAX + 2, sizeof(char *));
         if (!env)
                 return -ENOMEM;
-        snprintf(path, sizeof(path), "%s/%s", ps->helper_dir, p->kind->helper);
+        (void)probe_helper_find(ps, p->kind, path);
         snprintf(env_token, sizeof(env_token), "SPARKD_PROBE_TOKEN=%s", p->token);
         env[n_env++] = env_token;
         for (char **e = p->env.entries; e && *e; e++)
@@ -308,6 +240,7 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
                 return r;
         }
         argv[n] = NULL;
+        p->helper_ops = ops;
         r = child_spawn(ps->base, argv, env, (uint64_t)deadline * 1000000ULL, &helper_ops, ps, &p->child);
         if (r < 0)
                 snprintf(p->error, sizeof(p->error), "cannot start %.180s: %s", path, strerror(-r));

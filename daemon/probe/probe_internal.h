@@ -1,5 +1,5 @@
-/* Internals shared by probe.c (running probes), probe_api.c (the API methods) and
- * probe_sched.c (the schedule); not for other modules. */
+/* The state of the probe modules: one probe this node takes part in (as its initiator or its
+ * responder) and the set of them with the config they run under; for this folder only. */
 #pragma once
 
 #include <limits.h>
@@ -17,11 +17,7 @@
 #include "probe.h"
 #include "probe_env.h"
 
-/* How long a responder whose helper is done waits for the initiator's probe-done. */
-#define PROBE_DONE_GRACE_SEC 10
-
-#define MAX_QUEUED          8
-#define SCHEDULED_RTT_COUNT 200
+struct probe_helper_ops;
 
 struct probe {
         struct probes *owner;
@@ -42,6 +38,7 @@ struct probe {
         const char *phase;
         time_t started;
         struct child *child;
+        const struct probe_helper_ops *helper_ops; /* who hears what its helper says */
         struct event *deadline;
         struct api_request *req; /* the caller waiting for the answer, NULL when scheduled */
         json_object *result;     /* the helper's final result */
@@ -68,51 +65,9 @@ struct probes {
         struct probe *bandwidth;      /* the one bandwidth probe this node takes part in */
         probes_facts_fn gather_facts; /* this node's fabric facts, for helpers' environments */
         void *facts_userdata;
+        /* The queue's: a probe ended, so the bandwidth slot may be free for a queued one. */
+        void (*on_probe_ended)(struct probes *ps);
         struct event *tick;
         uint64_t last_slot;
         time_t last_rtt_round;
 };
-
-struct probe *probe_find(struct probes *ps, const char *id, bool initiator);
-/* Starts (or queues) a probe with checked params (taken); on failure answers req (when given)
- * and returns the error. */
-int probe_start(struct probes *ps, const struct probe_kind *kind, const char *peer, json_object *params,
-                struct api_request *req, bool scheduled);
-/* Records the result (or error), alerts, answers the caller, frees p, starts the next. */
-void probe_finish(struct probe *p, const char *error);
-void probe_start_next(struct probes *ps);
-/* Tells the waiting caller (if any) what the probe is doing. */
-void probe_notify(struct probe *p, const char *phase, const char *message);
-/* Frees p, killing its helper; the caller starts the next queued probe. */
-void probe_free(struct probe *p);
-/* Sends {type, id, reason?, unavailable?} to the probe's peer. */
-void probe_send_message(struct probe *p, const char *type, const char *reason, bool unavailable);
-
-/* probe_helper.c: whether the kind's helper is installed here (else p->error says why and the
- * probe is unavailable); starting it as the server, or as the client with the port and the
- * fields of the server's listening line (NULL for none), p->error set on failure. */
-bool probe_helper_is_installed(struct probe *p);
-int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object *ready);
-/* Fields from a peer's probe-ready: what a client helper may get in its environment. */
-bool probe_ready_fields_ok(json_object *fields);
-/* What one JSON line from a helper's stdout is; a phase must be a string to count. */
-enum helper_line {
-        HELPER_LINE_OTHER, /* not for the daemon: ignored */
-        HELPER_LINE_RESULT,
-        HELPER_LINE_LISTENING, /* the server helper's port and fields for the client helper */
-        HELPER_LINE_PROGRESS,
-};
-enum helper_line probe_helper_line_kind(json_object *line);
-/* The probe-ready peer message for a listening line: its port and the fields that may travel. */
-json_object *probe_ready_message(const char *id, json_object *line);
-/* What p needs of this node before it runs, from one read of the fabric facts: the memory guard
- * (probe_memory.h) and, for kinds with an environment mode, the NCCL environment in p->env.
- * 0, or p->error says why it cannot run. */
-int probe_prepare(struct probe *p);
-
-/* probe_diagnosis.c: the verdict per rail and direction of a bandwidth result (into out's
- * "diagnosis"), status "degraded" when it is not ok, and one alert per stale-initialization. */
-void probe_diagnose(struct probe *p, json_object *out, const char **status);
-
-/* Runs what the schedule says is due at `now`. */
-void probe_schedule_tick(struct probes *ps, time_t now);

@@ -1,4 +1,5 @@
-/* The probe schedule: bandwidth pairs by the circle method, all-pairs RTT. */
+#include "probe_sched.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,10 @@
 #include "common/proto.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
-#include "probe_internal.h"
+#include "probe_queue.h"
 #include "rounds.h"
+
+#define SCHEDULED_RTT_COUNT 200
 
 /* The node ids that take part: this node and every peer that is up, the same set on every node
  * of a healthy cluster. */
@@ -116,10 +119,38 @@ static void schedule_rtt(struct probes *ps, time_t now)
         json_object_put(peers_json);
 }
 
-void probe_schedule_tick(struct probes *ps, time_t now)
+static void on_tick(evutil_socket_t fd, short what, void *userdata)
 {
+        struct probes *ps = userdata;
+        time_t now = time(NULL);
+
         if (ps->interval_sec)
                 schedule_bandwidth(ps, now);
         if (ps->rtt_interval_sec)
                 schedule_rtt(ps, now);
+}
+
+int probe_schedule_new(struct probes *ps)
+{
+        ps->tick = event_new(ps->base, -1, EV_PERSIST, on_tick, ps);
+        if (!ps->tick)
+                return -ENOMEM;
+        /* RTT rounds start one interval after start, when the peers had time to come up. */
+        ps->last_rtt_round = time(NULL);
+        return 0;
+}
+
+void probe_schedule_start(struct probes *ps)
+{
+        struct timeval second = { .tv_sec = 1 };
+
+        event_del(ps->tick);
+        event_add(ps->tick, &second);
+}
+
+void probe_schedule_free(struct probes *ps)
+{
+        if (ps->tick)
+                event_free(ps->tick);
+        ps->tick = NULL;
 }

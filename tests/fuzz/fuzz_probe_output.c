@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/probe/probe_internal.h"
+#include "daemon/probe/probe_helper.h"
 #include "fuzz.h"
 #include "probes/nccl_report.h"
 

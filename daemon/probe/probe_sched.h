@@ -1,0 +1,13 @@
+/*
+ * The probe schedule: bandwidth probes in pairs by the circle method (rounds.h), one round per
+ * interval, and RTT and path MTU probes between all pairs, started through the queue like any
+ * other probe by a timer that ticks every second.
+ */
+#pragma once
+
+#include "probe_internal.h"
+
+int probe_schedule_new(struct probes *ps);
+/* (Re)starts the tick, after the config changed. */
+void probe_schedule_start(struct probes *ps);
+void probe_schedule_free(struct probes *ps);
