@@ -37,6 +37,25 @@ def fds():
     return len(os.listdir("/proc/%d/fd" % PID))
 
 
+def daemon_connections():
+    """The client connections the daemon holds open. A socket it accepted bears the path of its
+    listening socket and belongs to the network namespace of the client: this process's."""
+    n = 0
+    for line in open("/proc/self/net/unix"):
+        f = line.split()
+        if len(f) == 8 and f[7] == SOCK and f[5] == "03":  # 03: connected
+            n += 1
+    return n
+
+
+def wait_connections(at_most, timeout=10):
+    """Until the daemon holds at most this many connections, or the timeout: then the bounds
+    checked after it say what is wrong."""
+    deadline = time.monotonic() + timeout
+    while daemon_connections() > at_most and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def connect(timeout=10):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
@@ -76,7 +95,7 @@ def status_latency():
 
 for _ in range(20):  # the first calls allocate what the daemon keeps for good
     status_latency()
-time.sleep(0.5)  # the last of them is closed
+wait_connections(0)
 rss0, fds0 = rss_kib(), fds()
 print("baseline: VmRSS %d KiB, %d fds" % (rss0, fds0))
 
@@ -117,7 +136,7 @@ for i in range(CHURN):
             s.sendall(b" ")
         next_trickle = now + 2
 churn_s = time.monotonic() - start
-time.sleep(1)  # the daemon frees the last dropped connections
+wait_connections(SLOW)  # the slow clients' only
 rss1, fds1 = rss_kib(), fds()
 print("after %d connections in %.1f s: VmRSS %d KiB, %d fds (%d slow clients open); "
       "slowest status %.3f s (%d refusals of a full client table on the way)" %
@@ -167,8 +186,9 @@ if open_slow:
 print("slow clients closed after %.1f to %.1f s" % (min(closed_at), max(closed_at)))
 if min(closed_at) < PARTIAL_LINE_TIMEOUT - 1:
     fail("a slow client was closed after %.1f s, before the limit" % min(closed_at))
-time.sleep(0.5)
+wait_connections(0)
 status_latency()
+wait_connections(0)
 rss2, fds2 = rss_kib(), fds()
 print("after the slow clients: VmRSS %d KiB, %d fds" % (rss2, fds2))
 if fds2 > fds0 + 2:

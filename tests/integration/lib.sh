@@ -122,13 +122,50 @@ sparkd_start() {
         fi
 }
 
+# sparkd_caught_up NAME: returns once NAME's daemon has handled what was waiting for it when this
+# was called (kernel notifications, timers due). A request's connection is accepted in one turn of
+# the daemon's loop and read in a later one, so everything that was ready when it connected was
+# handled before the answer; a second request does the same for what that handling queued.
+sparkd_caught_up() {
+        sparkc_of "$1" status >/dev/null || fail "sparkd $1 does not answer"
+        sparkc_of "$1" status >/dev/null || fail "sparkd $1 does not answer"
+}
+
+# link_is NAME IFACE PYEXPR: true when PYEXPR holds for the entry `l` that NAME's daemon lists for
+# IFACE in `sparkc links`: what the daemon has seen, not what the kernel has now.
+link_is() {
+        local json
+        json=$(sparkc_of "$1" --json links 2>/dev/null) || return 1
+        [ "$(json_get "$json" "[bool($3) for l in d['links'] if l['name'] == '$2'] == [True]")" = True ]
+}
+
+# The line of each daemon's log after which its watcher has every event (watch_events).
+declare -A WATCH_LOG_MARK=()
+
+log_lines() { if [ -f "$(log_of "$1")" ]; then wc -l <"$(log_of "$1")"; else echo 0; fi; }
+
 # watch_events NAME: records the daemon's events (JSON lines) in $TEST_TMP/NAME.events.
 watch_events() {
-        local name=$1 pid
-        "$SPARKC" --socket "$(sock_of "$name")" --json watch >"$TEST_TMP/$name.events" 2>"$TEST_TMP/$name.watch" &
-        pid=$!
-        DAEMON_PIDS+=("$pid")
-        wait_until 5 grep -q watching "$TEST_TMP/$name.watch" || fail "watch on $name did not start"
+        local name=$1 pid before after try
+        # The watcher has what the daemon emits once it subscribed; the log has everything. An event
+        # logged while the watcher subscribes may or may not reach it: then it subscribes again, so
+        # that events_delivered knows where in the log the watcher's events begin.
+        for try in 1 2 3 4 5; do
+                before=$(log_lines "$name")
+                "$SPARKC" --socket "$(sock_of "$name")" --json watch >"$TEST_TMP/$name.events" 2>"$TEST_TMP/$name.watch" &
+                pid=$!
+                DAEMON_PIDS+=("$pid")
+                wait_until 5 grep -q watching "$TEST_TMP/$name.watch" || fail "watch on $name did not start"
+                after=$(log_lines "$name")
+                if [ "$after" = "$before" ] ||
+                        ! sed -n "$((before + 1)),${after}p" "$(log_of "$name")" | grep -q ' event='; then
+                        WATCH_LOG_MARK[$name]=$after
+                        return 0
+                fi
+                kill "$pid"
+                wait "$pid" 2>/dev/null || true
+        done
+        fail "watch on $name: events kept coming while it subscribed ($try tries)"
 }
 
 # count_events NAME EVENT [IFACE]: how many such events the watcher of NAME has seen.
@@ -153,6 +190,24 @@ wait_events() {
                 sleep 0.1
         done
         return 1
+}
+
+# events_delivered NAME EVENT [IFACE]: true once the watcher of NAME has every such event the
+# daemon logged since the watcher subscribed. The daemon logs an event before it sends it, so after
+# something that shows the daemon is done (sparkd_caught_up), this makes a count of events final.
+events_delivered() {
+        local logged
+        logged=$(tail -n "+$((WATCH_LOG_MARK[$1] + 1))" "$(log_of "$1")" | grep -E -- " event=$2( |\$)" |
+                { if [ -n "${3:-}" ]; then grep -E -- " iface=$3( |\$)"; else cat; fi; } | wc -l)
+        [ "$(count_events "$1" "$2" "${3:-}")" -ge "$logged" ]
+}
+
+# events_final NAME EVENT [IFACE]: returns once the watcher of NAME has every such event that the
+# daemon emitted up to the call and while handling what was waiting for it then: a count of them
+# taken after is final unless something new happens.
+events_final() {
+        sparkd_caught_up "$1"
+        wait_until 10 events_delivered "$@" || fail "the watcher of $1 lacks $2 events that its log has"
 }
 
 pid_of() { echo "${DAEMON_PID_OF[$1]}"; }

@@ -70,6 +70,7 @@ avahi_host() {
 
         # /run/avahi-daemon may not exist on a host without Avahi; mounting over it needs it.
         mkdir -p /run/dbus /run/avahi-daemon
+        # sleep infinity keeps the mount namespace alive: dbus-daemon and avahi-daemon enter it by its PID.
         ip netns exec "$ns" unshare --mount --propagation private sh -c \
                 'mount -t tmpfs tmpfs /run/dbus && mount -t tmpfs tmpfs /run/avahi-daemon && exec sleep infinity' \
                 >>"$TEST_TMP/avahi-$name.log" 2>&1 &

@@ -19,14 +19,15 @@ printf '[daemon]\nhost_root = %s\nrecheck_interval = 1h\n[fabric]\ninterfaces = 
         "$TEST_TMP/host" >"$TEST_TMP/a.conf"
 mkdir -p "$TEST_TMP/journal"
 gid_table start "$GID_MAC" "$(mapped 192.168.177.11)"
-export GID_DEV GID_MAC
-export -f gid_table mapped
+export GID_DEV GID_MAC SPARKC TEST_TMP TEST_NAME
+export -f gid_table mapped gid_mark_unread gid_read_since_mark gid_carrier gid_flap wait_until link_is sparkc_of \
+        sock_of json_get fail
 
-# The carrier flaps 1.1 s apart (the kernel merges closer toggles); the watch re-reads 0.5 s
-# after the last change, so 2 s after the link is back the table was read.
+# Each flap waits until the daemon has seen each carrier change and re-read the GID table after it
+# (lib_gid.sh); journald writes what it gets in order, so once the daemon's last word at exit is in
+# the journal, everything it logged before is.
 unshare --mount --propagation private bash -euo pipefail -c '
         journald=$1 a=$2 b=$3 sparkd=$4 sparkc=$5 sock=$6 state=$7 journal=$8 conf=$9
-        flap() { ip -n "$b" link set fb down; sleep 1.1; "$@"; ip -n "$b" link set fb up; sleep 2; }
         mount -t tmpfs tmpfs /run/systemd
         mkdir -p /run/systemd/journal /run/log/journal
         mount --bind "$journal" /run/log/journal
@@ -34,14 +35,16 @@ unshare --mount --propagation private bash -euo pipefail -c '
         jpid=$! dpid=
         # A failed step must not leave the daemons running (and the test hanging on them).
         trap '"'"'kill -TERM $dpid $jpid 2>/dev/null || true'"'"' EXIT
-        for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+        journal_has() { journalctl -D "$journal" --no-pager -q "$@" | grep -q .; }
+        wait_until 5 test -S /run/systemd/journal/socket || fail "journald did not start"
         ip netns exec "$a" "$sparkd" -f --log-target=journal -c "$conf" --socket "$sock" --state-dir "$state" &
         dpid=$!
-        for _ in $(seq 100); do "$sparkc" --socket "$sock" status >/dev/null 2>&1 && break; sleep 0.05; done
-        flap true
-        flap gid_table moved "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)"
+        wait_until 10 "$sparkc" --socket "$sock" status || fail "sparkd did not start"
+        gid_flap "$b" true
+        gid_flap "$b" gid_table moved "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)"
         kill -TERM $dpid
         wait $dpid
+        wait_until 5 journal_has SPARKD_EVENT=daemon-stopping || fail "daemon-stopping not in the journal"
         kill -TERM $jpid
         wait $jpid || true
 ' _ "$journald" "$a" "$b" "$SPARKD" "$SPARKC" "$(sock_of a)" "$TEST_TMP/a.state" "$TEST_TMP/journal" \

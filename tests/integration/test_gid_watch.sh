@@ -22,7 +22,12 @@ gid_table start "$GID_MAC" "$(mapped 192.168.177.11)"
 gid_index() { json_get "$(sparkc_of a --json status)" \
         '[p["gid_index"] for p in d["gid"]["ports"] if p["device"] == "rocep1s0f1"][0]'; }
 changed_at() { json_get "$(sparkc_of a --json status)" 'd["gid"]["env_changed_at"]'; }
-settle() { sleep 1.5; } # the watch re-reads 0.5 s after the last change
+# reread_seen WHEN: the daemon re-read the table since gid_mark_unread, and the watcher has every
+# gid-changed that re-read found.
+reread_seen() {
+        wait_until 5 gid_read_since_mark || fail "the GID table was not re-read $1"
+        events_final a gid-changed
+}
 
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 watch_events a
@@ -36,27 +41,23 @@ case "$out" in *"env changed"*) fail "status says the env changed at start: $out
 # Another subnet: removing a primary address removes the secondaries of its subnet with it.
 step "a second address (its GIDs after the first): no gid-changed"
 gid_table second "$GID_MAC" "$(mapped 192.168.177.11)" "$(mapped 192.168.178.21)"
+gid_mark_unread
 ip -n "$a" addr add 192.168.178.21/24 dev enp1s0f1np1
-settle
+reread_seen "after a second address"
 assert_eq "$(count_events a gid-changed)" 0 "gid-changed after a second address"
 assert_eq "$(gid_index)" 3 "GID index after a second address"
 
 step "a flap that leaves the table as it was: no gid-changed"
-ip -n "$b" link set fb down
-sleep 1.1 # the kernel merges carrier toggles closer than ~1 s
-ip -n "$b" link set fb up
+gid_flap "$b" true
 wait_events a link-up enp1s0f1np1 1 5 || fail "no link-up after the flap"
-settle
+events_final a gid-changed
 assert_eq "$(count_events a gid-changed)" 0 "gid-changed after a flap with the same table"
 
 step "a flap after which an IPv6 address comes first: 192.168.177.11 moves to GID 5"
-ip -n "$b" link set fb down
-gid_table moved "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)" \
+gid_flap "$b" gid_table moved "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 "$(mapped 192.168.177.11)" \
         "$(mapped 192.168.178.21)"
-sleep 1.1
-ip -n "$b" link set fb up
 wait_events a gid-changed enp1s0f1np1 1 5 || fail "no gid-changed after the table moved"
-settle
+events_final a gid-changed
 assert_eq "$(count_events a gid-changed)" 1 "gid-changed after the table moved"
 ev=$(grep '"gid-changed"' "$TEST_TMP/a.events" | tail -1)
 assert_eq "$(json_get "$ev" 'd["fields"]["device"] + " " + d["fields"]["port"]')" "rocep1s0f1 1" "device and port"
@@ -79,9 +80,10 @@ case "$out" in *"env changed"*) fail "status still says the env changed: $out" ;
 
 step "the first address removed: the netdev's address is now 192.168.178.21 at GID 7"
 gid_table removed "$GID_MAC" 2001:0db8:0177:0000:0e42:a1ff:fe5b:0011 - "$(mapped 192.168.178.21)"
+gid_mark_unread
 ip -n "$a" addr del 192.168.177.11/24 dev enp1s0f1np1
 wait_events a gid-changed enp1s0f1np1 2 5 || fail "no gid-changed after the address was removed"
-settle
+reread_seen "after the address was removed"
 assert_eq "$(count_events a gid-changed)" 2 "gid-changed after the address was removed"
 ev=$(grep '"gid-changed"' "$TEST_TMP/a.events" | tail -1)
 assert_eq "$(json_get "$ev" 'd["fields"]["old_address"] + "/" + d["fields"]["old_index"] + " " + d["fields"]["new_address"] + "/" + d["fields"]["new_index"]')" \
@@ -89,11 +91,13 @@ assert_eq "$(json_get "$ev" 'd["fields"]["old_address"] + "/" + d["fields"]["old
 
 step "a table change without any netlink change: found on reload"
 gid_table reordered "$GID_MAC" "$(mapped 192.168.178.21)"
+# An absence shows no event: a re-read that must not come (no notification, backstop 1 h) would
+# come within twice the watch's 0.5 s settle delay.
 sleep 1
 assert_eq "$(count_events a gid-changed)" 2 "gid-changed before the reload (no notification)"
 sparkc_of a reload >/dev/null || fail "reload failed"
 wait_events a gid-changed enp1s0f1np1 3 5 || fail "no gid-changed after the reload"
-settle
+events_final a gid-changed
 assert_eq "$(count_events a gid-changed)" 3 "gid-changed after the reload"
 assert_eq "$(gid_index)" 3 "GID index after the reload"
 sparkd_stop a

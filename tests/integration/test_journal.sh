@@ -14,22 +14,32 @@ rejected_id=8d872d37a8754add93d5d5ce886b7f6b
 mkdir -p "$TEST_TMP/journal"
 printf '[daemon]\nnode_name = jtest\n' >"$TEST_TMP/j.conf"
 
+export TEST_NAME
+export -f wait_until fail
+
 # Everything runs inside a private mount namespace so this journald and its socket are ours alone.
+# journald writes what it gets in order: once the daemon's last word at exit is in the journal,
+# everything it logged before is.
 unshare --mount --propagation private bash -euo pipefail -c '
         mount -t tmpfs tmpfs /run/systemd
         mkdir -p /run/systemd/journal /run/log/journal
         mount --bind "$6" /run/log/journal
         "$1" >"$6/../journald.log" 2>&1 &
-        jpid=$!
-        for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+        jpid=$! dpid=
+        # A failed step must not leave the daemons running (and the test hanging on them).
+        trap '"'"'kill -TERM $dpid $jpid 2>/dev/null || true'"'"' EXIT
+        journal=$6
+        journal_has() { journalctl -D "$journal" --no-pager -q "$@" | grep -q .; }
+        wait_until 5 test -S /run/systemd/journal/socket || fail "journald did not start"
         ip netns exec "$2" "$3" -f --log-target=journal -c "$7" --socket "$4" --state-dir "$5" &
         dpid=$!
-        for _ in $(seq 100); do "$8" --socket "$4" status >/dev/null 2>&1 && break; sleep 0.05; done
+        wait_until 10 "$8" --socket "$4" status || fail "sparkd did not start"
         printf "[daemon]\nmode = bogus\n" >"$7"
         kill -HUP $dpid
-        sleep 0.5
+        wait_until 5 journal_has SPARKD_EVENT=config-rejected || fail "the refused reload is not in the journal"
         kill -TERM $dpid
         wait $dpid
+        wait_until 5 journal_has SPARKD_EVENT=daemon-stopping || fail "daemon-stopping not in the journal"
         journalctl --sync 2>/dev/null || true
         kill -TERM $jpid
         wait $jpid || true

@@ -12,25 +12,34 @@ b=$(netns_new b)
 veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
 printf '[fabric]\ninterfaces = fa\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' >"$TEST_TMP/a.conf"
 mkdir -p "$TEST_TMP/journal"
+export TEST_NAME
+export -f wait_until fail
 
+# Each step waits for its entry in the journal; the up only once the down is in, as the kernel
+# merges carrier changes that it has not reported yet. journald writes what it gets in order, so
+# once the daemon's last word at exit is in the journal, everything it logged before is.
 unshare --mount --propagation private bash -euo pipefail -c '
         journald=$1 a=$2 b=$3 sparkd=$4 sparkc=$5 sock=$6 state=$7 journal=$8 conf=$9
         mount -t tmpfs tmpfs /run/systemd
         mkdir -p /run/systemd/journal /run/log/journal
         mount --bind "$journal" /run/log/journal
         "$journald" >"$journal/../journald.log" 2>&1 &
-        jpid=$!
-        for _ in $(seq 100); do [ -S /run/systemd/journal/socket ] && break; sleep 0.05; done
+        jpid=$! dpid=
+        # A failed step must not leave the daemons running (and the test hanging on them).
+        trap '"'"'kill -TERM $dpid $jpid 2>/dev/null || true'"'"' EXIT
+        journal_has() { journalctl -D "$journal" --no-pager -q "$@" | grep -q .; }
+        wait_until 5 test -S /run/systemd/journal/socket || fail "journald did not start"
         ip netns exec "$a" "$sparkd" -f --log-target=journal -c "$conf" --socket "$sock" --state-dir "$state" &
         dpid=$!
-        for _ in $(seq 100); do "$sparkc" --socket "$sock" status >/dev/null 2>&1 && break; sleep 0.05; done
+        wait_until 10 "$sparkc" --socket "$sock" status || fail "sparkd did not start"
         ip -n "$a" link set fa mtu 1500
         ip -n "$b" link set fb down
-        sleep 1.1
+        wait_until 5 journal_has SPARKD_EVENT=link-down SPARKD_IFACE=fa || fail "no link-down in the journal"
         ip -n "$b" link set fb up
-        sleep 1.1
+        wait_until 5 journal_has SPARKD_EVENT=link-up SPARKD_IFACE=fa || fail "no link-up in the journal"
         kill -TERM $dpid
         wait $dpid
+        wait_until 5 journal_has SPARKD_EVENT=daemon-stopping || fail "daemon-stopping not in the journal"
         kill -TERM $jpid
         wait $jpid || true
 ' _ "$journald" "$a" "$b" "$SPARKD" "$SPARKC" "$(sock_of a)" "$TEST_TMP/a.state" "$TEST_TMP/journal" \

@@ -72,7 +72,7 @@ cat >"$TEST_TMP/peer/sparkd-probe-nccl" <<EOF
 #!/bin/sh
 { echo "ARGS \$*"; env | grep -E '^(SPARKD_PROBE_|NCCL_)' | sort; } >"$TEST_TMP/server.env"
 echo '{"phase":"listening","nccl_id":"$id","nranks":2}'
-exec sleep 47.25
+exec sleep 47.25 # the peer helper stays up until sparkd stops it
 EOF
 cat >"$TEST_TMP/here/sparkd-probe-nccl" <<EOF
 #!/bin/sh

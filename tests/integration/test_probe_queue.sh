@@ -49,7 +49,7 @@ cat >"$TEST_TMP/hang/sparkd-probe-tcp" <<'SH'
 # Listens in name only, ignores SIGTERM, never finishes: only SIGKILL ends it.
 trap '' TERM
 case " $* " in *" --server "*) echo '{"phase":"listening","port":9}' ;; esac
-exec sleep 120
+exec sleep 120 # a helper that hangs: the deadline must end it
 SH
 chmod +x "$TEST_TMP/hang/sparkd-probe-tcp"
 for n in a b; do

@@ -81,7 +81,7 @@ cat >"$TEST_TMP/peer/sparkd-probe-rdma" <<EOF2
 #!/bin/sh
 { echo "ARGS \$*"; env | grep -E '^SPARKD_PROBE_' | sort; } >"$TEST_TMP/server.env"
 echo '{"phase":"listening","port":18515,"rails":"rocep1s0f1 10.99.0.2/18515, roceP2p1s0f1 fe80::1%enP2p1s0f1np1/40000"}'
-exec sleep 47.5
+exec sleep 47.5 # the peer helper stays up until sparkd stops it
 EOF2
 cat >"$TEST_TMP/here/sparkd-probe-rdma" <<EOF2
 #!/bin/sh

@@ -104,7 +104,8 @@ step "the peer killed in the middle: failure with a reason, within the deadline"
 start=$(date +%s)
 sparkc_of a --json probe --peer b --kind tcp --duration 8 >"$TEST_TMP/killed.json" 2>&1 &
 probe_pid=$!
-sleep 2
+helper_on_b() { [ -n "$(pids_in_ns "$b" 'sparkd-probe-tcp')" ]; }
+wait_until 10 helper_on_b || fail "the probe did not start its helper on b"
 kill -9 "$(pid_of b)"
 wait "$probe_pid" || true
 elapsed=$(($(date +%s) - start))

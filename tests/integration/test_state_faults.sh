@@ -22,12 +22,13 @@ sparkd_start b "$b" -c "$TEST_TMP/b.conf"
 
 # Load on a: rtt probes (each result is saved with the history) and carrier changes on ga.
 load_start() {
+        # Load, not a wait: while a restarts, the probes fail at once and would spin.
         (while :; do sparkc_of a probe --peer b --kind rtt >/dev/null 2>&1 || sleep 0.1; done) &
         LOAD_PIDS=($!)
         (while :; do
                 ip -n "$b" link set gb down
                 ip -n "$b" link set gb up
-                sleep 0.3
+                sleep 0.3 # load, not a wait: a pair of carrier changes a few times a second
         done) >/dev/null 2>&1 &
         LOAD_PIDS+=($!)
 }
@@ -71,6 +72,7 @@ wait_until 20 test -s "$TEST_TMP/metrics.prom" || fail "metrics textfile never w
 id=$(cat "$state/node-id")
 n_before=0
 for round in $(seq 15); do
+        # The kill lands at a random moment of the load: what the test is about, not a wait.
         sleep "$(python3 -c 'import random; print(round(random.uniform(0.2, 1.8), 2))')"
         kill -KILL "$(pid_of a)"
         wait "$(pid_of a)" 2>/dev/null || true
