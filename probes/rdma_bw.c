@@ -48,7 +48,8 @@ static void progress(const struct rdma_session *s, uint64_t size, double elapsed
                 for (unsigned q = 0; q < s->rails[i].n_conns; q++)
                         bytes += s->rails[i].conns[q].completed * size;
         json_object_object_add(line, "phase", json_object_new_string("running"));
-        json_object_object_add(line, "role", json_object_new_string(s->o->is_server ? "server" : "client"));
+        json_object_object_add(line, "role",
+                               json_object_new_string(s->o->args.is_server ? "server" : "client"));
         json_object_object_add(line, "elapsed_s", probe_json_double(elapsed, 1));
         json_object_object_add(line, "gbps", probe_json_double(rdma_gbps(bytes, elapsed), 3));
         probe_emit(line);

@@ -88,7 +88,7 @@ int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size)
                 struct rdma_rail_res *rr = &s->rails[i];
                 struct sockaddr_storage ss;
 
-                if (rail_sockaddr(&rr->rail, i == 0 ? s->o->port : 0, &ss) < 0) {
+                if (rail_sockaddr(&rr->rail, i == 0 ? s->o->args.port : 0, &ss) < 0) {
                         snprintf(err, err_size, "%s: not an address: %s", rr->rail.device, rr->rail.address);
                         return -EINVAL;
                 }
@@ -346,8 +346,8 @@ int rdma_client_connect(struct rdma_session *s, char *err, size_t err_size)
                 return r;
         memset(dst, 0, sizeof(dst));
         dst[0].ss_family = AF_INET;
-        ((struct sockaddr_in *)&dst[0])->sin_addr = s->o->remote;
-        ((struct sockaddr_in *)&dst[0])->sin_port = htons(s->o->port);
+        ((struct sockaddr_in *)&dst[0])->sin_addr = s->o->args.remote;
+        ((struct sockaddr_in *)&dst[0])->sin_port = htons(s->o->args.port);
         if ((r = connect_one(s, &s->rails[0], 0, &dst[0], &first, err, err_size)) < 0)
                 return r;
         /* The server's other rails, as it told us; a twin is reached on its own link. */

@@ -296,7 +296,7 @@ int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char 
                 if (r < 0)
                         return r;
                 if (++spins % 4096 == 0) {
-                        if (s->o->is_server && (r = rdma_server_events(s, 0, err, err_size)) < 0)
+                        if (s->o->args.is_server && (r = rdma_server_events(s, 0, err, err_size)) < 0)
                                 return r;
                         if (s->is_disconnected) {
                                 snprintf(err, err_size, "the peer disconnected");

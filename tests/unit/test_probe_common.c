@@ -1,6 +1,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 #include "common/macro.h"
@@ -63,6 +64,87 @@ static void test_option_messages(void)
         CHECK(probe_opt_size("--size", "32M", 1, 16 << 20, &v, err, sizeof(err)) == -ERANGE);
         CHECK_STREQ(err,
                     "--size wants a size in bytes from 1 to 16777216 (K and M suffixes allowed), not '32M'");
+}
+
+/* A helper's command line as the table reads it: its own options next to the shared ones. */
+struct toy {
+        struct probe_args args;
+        unsigned count;
+        uint16_t small;
+        double wait;
+        uint64_t size;
+        bool is_fast;
+        const char *name;
+};
+
+static int toy_parse(struct toy *t, char *err, size_t size, const char *first, ...)
+{
+        static const struct probe_opt opts[] = {
+                PROBE_OPTS_SOCKET,
+                { "count", 'n', PROBE_ARG_UINT, PROBE_FIELD(struct toy, count), 1, 10,
+                  PROBE_OPT_CLIENT_ONLY },
+                { "small", 0, PROBE_ARG_UINT, PROBE_FIELD(struct toy, small), 0, 300 },
+                { "wait", 'w', PROBE_ARG_SECONDS, PROBE_FIELD(struct toy, wait), 0, 60,
+                  PROBE_OPT_CLIENT_ONLY },
+                { "size", 0, PROBE_ARG_SIZE, PROBE_FIELD(struct toy, size), 1, 1 << 20 },
+                { "fast", 0, PROBE_ARG_FLAG, PROBE_FIELD(struct toy, is_fast), 0, 0, PROBE_OPT_CLIENT_ONLY },
+                { "name", 0, PROBE_ARG_TEXT, PROBE_FIELD(struct toy, name) },
+                PROBE_OPT_DEADLINE(0),
+                {},
+        };
+        static const struct probe_cmdline cmdline = { .prog = "toy", .opts = opts };
+        char *argv[32] = { "toy" };
+        int argc = 1;
+        va_list ap;
+
+        va_start(ap, first);
+        for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
+                argv[argc++] = (char *)a;
+        va_end(ap);
+        *t = (struct toy){ .args.deadline = 30, .count = 3 };
+        err[0] = '\0';
+        return probe_cmdline_parse(&cmdline, argc, argv, &t->args, t, err, size);
+}
+
+static void test_cmdline(void)
+{
+        struct toy t;
+        char err[PROBE_ERROR_MAX];
+
+        CHECK(toy_parse(&t, err, sizeof(err), "--client", "10.0.0.2", "-p", "80", NULL) == 0);
+        CHECK(!t.args.is_server && t.args.port == 80 && t.args.has_port && !t.args.has_bind);
+        CHECK_STREQ(t.args.remote_arg, "10.0.0.2");
+        CHECK(t.args.remote.s_addr == htonl(0x0a000002) && t.count == 3 && t.args.deadline == 30);
+        CHECK(toy_parse(&t, err, sizeof(err), "-s", "-B", "", "--small", "300", "--size", "2K", "--name",
+                        "x", "--deadline", "0.5", "--json", NULL) == 0);
+        CHECK(t.args.is_server && t.args.has_bind && t.small == 300 && t.size == 2048 && t.args.is_json);
+        CHECK(t.args.deadline == 0.5 && !t.args.has_client_options);
+        CHECK_STREQ(t.name, "x");
+        CHECK(toy_parse(&t, err, sizeof(err), "-c", "10.0.0.2", "-p", "1", "-n", "10", "-w", "2", "--fast",
+                        NULL) == 0);
+        CHECK(t.count == 10 && t.wait == 2 && t.is_fast && t.args.has_client_options);
+
+        CHECK(toy_parse(&t, err, sizeof(err), "--server", "--count", "2", NULL) == -EINVAL);
+        CHECK_STREQ(err, "--count, --wait and --fast are for the client");
+        CHECK(toy_parse(&t, err, sizeof(err), "--client", "10.0.0.2", NULL) == -EINVAL);
+        CHECK_STREQ(err, "the client needs the server's --port (1..65535)");
+        CHECK(toy_parse(&t, err, sizeof(err), "--server", "--client", "10.0.0.2", NULL) == -EINVAL);
+        CHECK_STREQ(err, "give either --server or --client ADDR");
+        CHECK(toy_parse(&t, err, sizeof(err), NULL) == -EINVAL);
+        CHECK_STREQ(err, "give either --server or --client ADDR");
+        CHECK(toy_parse(&t, err, sizeof(err), "--server", "--small", "301", NULL) == -EINVAL);
+        CHECK_STREQ(err, "--small wants a whole number from 0 to 300, not '301'");
+        CHECK(toy_parse(&t, err, sizeof(err), "--server", "--port", NULL) == -EINVAL);
+        CHECK_STREQ(err, "--port needs a value");
+        CHECK(toy_parse(&t, err, sizeof(err), "--server", "--bogus", NULL) == -EINVAL);
+        CHECK_STREQ(err, "unknown option --bogus");
+        CHECK(toy_parse(&t, err, sizeof(err), "--server", "extra", NULL) == -EINVAL);
+        CHECK_STREQ(err, "unexpected argument 'extra'");
+        CHECK(toy_parse(&t, err, sizeof(err), "--client", "0.0.0.0", NULL) == -EINVAL);
+        CHECK_STREQ(err, "--client wants an IPv4 address like 10.0.0.2, not '0.0.0.0'");
+        /* --help and --version end the reading: what follows is not looked at. */
+        CHECK(toy_parse(&t, err, sizeof(err), "--help", "--bogus", NULL) == 0 && t.args.want_help);
+        CHECK(toy_parse(&t, err, sizeof(err), "-s", "--version", "x", NULL) == 0 && t.args.want_version);
 }
 
 static void test_gbps(void)
@@ -285,6 +367,7 @@ int main(void)
         RUN(test_parse_size);
         RUN(test_parse_ipv4);
         RUN(test_option_messages);
+        RUN(test_cmdline);
         RUN(test_gbps);
         RUN(test_percentile_nearest_rank);
         RUN(test_stats);
