@@ -284,36 +284,3 @@ int rdma_ctl_send(struct rdma_session *s, const struct rdma_ctl_msg *m, char *er
         r = ibv_post_send(c->id->qp, &wr, &bad);
         return r ? rdma_verbs_error(err, err_size, "ibv_post_send", c->rr->rail.device, r) : 0;
 }
-
-int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char *err, size_t err_size)
-{
-        double until = probe_now() + timeout_s;
-        unsigned spins = 0;
-        int r;
-
-        while (!s->has_ctl_in) {
-                r = rdma_cq_poll(s, &s->rails[0], err, err_size);
-                if (r < 0)
-                        return r;
-                if (++spins % 4096 == 0) {
-                        if (s->o->args.is_server && (r = rdma_server_events(s, 0, err, err_size)) < 0)
-                                return r;
-                        if (s->is_disconnected) {
-                                snprintf(err, err_size, "the peer disconnected");
-                                return -ECONNRESET;
-                        }
-                        if (probe_now() > until) {
-                                snprintf(err, err_size, "no control message from the peer within %.0f s",
-                                         timeout_s);
-                                return -ETIMEDOUT;
-                        }
-                }
-        }
-        s->has_ctl_in = false;
-        if (type && s->ctl_in.type != type) {
-                snprintf(err, err_size, "control message %u from the peer where %u is expected",
-                         s->ctl_in.type, type);
-                return -EPROTO;
-        }
-        return 0;
-}
