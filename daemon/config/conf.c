@@ -20,6 +20,7 @@
 #include "common/strutil.h"
 #include "conf_internal.h"
 #include "config.h"
+#include "daemon/base/helper_dir.h"
 #include "daemon/base/log.h"
 #include "daemon/probe/probe_memory.h"
 
@@ -312,7 +313,7 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
                 return -ENOMEM;
         c->fabric_mtu = 9000;
         c->peer_port = 7471;
-        c->probe_helper_dir = strdup(SPARKD_HELPER_DIR);
+        c->probe_helper_dir = strdup(helper_dir_default());
         c->probe_history_size = 1000;
         c->probe_degraded_ratio = 0.8;
         c->diagnosis_healthy_gbps = 80;
