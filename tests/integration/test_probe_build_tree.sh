@@ -13,16 +13,8 @@ kind_field() {
         json_get "$(sparkc_of "$1" --json probe-kinds)" "[$3 for k in d[\"kinds\"] if k[\"name\"] == \"$2\"][0]"
 }
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
-peer_conf a fa 10.99.0.2
-peer_conf b fb 10.99.0.1
+two_nodes
 assert_not_contains "$(cat "$TEST_TMP/a.conf" "$TEST_TMP/b.conf")" "helper_dir" "the configs"
-sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-wait_peer_state a b up 5 || fail "peers not up"
 
 step "probe-kinds: the build tree's helpers, available"
 for n in a b; do
