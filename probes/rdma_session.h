@@ -99,6 +99,10 @@ void rdma_session_close(struct rdma_session *s);
  * message is kept in s->ctl_in. Returns completions seen or -EIO (error status) with err. */
 int rdma_cq_poll(struct rdma_session *s, struct rdma_rail_res *rr, char *err, size_t err_size);
 int rdma_ctl_send(struct rdma_session *s, const struct rdma_ctl_msg *m, char *err, size_t err_size);
+/* Posts an RDMA WRITE of size bytes from c's outbox to the peer's inbox (send flags IBV_SEND_*) and
+ * counts it in c->posted. */
+int rdma_write_post(struct rdma_conn *c, uint32_t size, uint64_t wr_id, unsigned flags, char *err,
+                    size_t err_size);
 /* "ibv_reg_mr on DEV: Cannot allocate memory (errno 12)" into err; returns -errno. */
 int rdma_verbs_error(char *err, size_t err_size, const char *call, const char *device, int errnum);
 

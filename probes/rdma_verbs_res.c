@@ -284,3 +284,24 @@ int rdma_ctl_send(struct rdma_session *s, const struct rdma_ctl_msg *m, char *er
         r = ibv_post_send(c->id->qp, &wr, &bad);
         return r ? rdma_verbs_error(err, err_size, "ibv_post_send", c->rr->rail.device, r) : 0;
 }
+
+int rdma_write_post(struct rdma_conn *c, uint32_t size, uint64_t wr_id, unsigned flags, char *err,
+                    size_t err_size)
+{
+        struct ibv_sge sge = { .addr = (uintptr_t)(c->buf + c->half), .length = size, .lkey = c->mr->lkey };
+        struct ibv_send_wr wr = {
+                .wr_id = wr_id,
+                .sg_list = &sge,
+                .num_sge = 1,
+                .opcode = IBV_WR_RDMA_WRITE,
+                .send_flags = flags,
+                .wr.rdma = { .remote_addr = c->remote_addr, .rkey = c->rkey },
+        };
+        struct ibv_send_wr *bad;
+        int r = ibv_post_send(c->id->qp, &wr, &bad);
+
+        if (r)
+                return rdma_verbs_error(err, err_size, "ibv_post_send (RDMA WRITE)", c->rr->rail.device, r);
+        c->posted++;
+        return 0;
+}
