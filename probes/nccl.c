@@ -143,6 +143,14 @@ static int options_check(struct probe_args *args, void *own, char *err, size_t e
         return 0;
 }
 
+static const struct probe_cmdline cmdline = {
+        .prog = PROG,
+        .opts = nccl_options,
+        .client_only_error = "the server is rank 0: --rank is for clients",
+        .usage = usage,
+        .check = options_check,
+};
+
 /* ---- human output ---- */
 
 static void human(json_object *line)
@@ -250,16 +258,7 @@ static int hex_decode(const char *hex, unsigned char *out, size_t n)
         return 0;
 }
 
-static const struct probe_helper nccl = {
-        .kind = "nccl",
-        .human = human,
-        .cmdline = &(const struct probe_cmdline){ .prog = PROG,
-                                                  .opts = nccl_options,
-                                                  .client_only_error =
-                                                          "the server is rank 0: --rank is for clients",
-                                                  .usage = usage,
-                                                  .check = options_check },
-};
+static const struct probe_helper nccl = { .kind = "nccl", .human = human, .cmdline = &cmdline };
 
 int main(int argc, char **argv)
 {

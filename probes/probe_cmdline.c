@@ -15,6 +15,9 @@
 /* Long-only options get these values from getopt_long: past every character. */
 #define LONG_ONLY_BASE 256
 
+/* An entry's given is 0 for none: no option is told it was given through is_server. */
+_Static_assert(offsetof(struct probe_args, is_server) == 0, "is_server must come first in probe_args");
+
 int probe_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
         return parse_size(s, min, max, out);
@@ -221,14 +224,13 @@ static void client_only_error(const struct probe_cmdline *cmdline, char *err, si
                 n += !!(cmdline->opts[i].flags & PROBE_OPT_CLIENT_ONLY);
         err[0] = '\0';
         for (size_t i = 0, k = 0; cmdline->opts[i].name && len < err_size; i++) {
+                const char *sep;
+
                 if (!(cmdline->opts[i].flags & PROBE_OPT_CLIENT_ONLY))
                         continue;
                 k++;
-                len += (size_t)snprintf(err + len, err_size - len, "%s--%s",
-                                        k == 1   ? ""
-                                        : k == n ? " and "
-                                                 : ", ",
-                                        cmdline->opts[i].name);
+                sep = k == 1 ? "" : k == n ? " and " : ", ";
+                len += (size_t)snprintf(err + len, err_size - len, "%s--%s", sep, cmdline->opts[i].name);
         }
         if (len < err_size)
                 snprintf(err + len, err_size - len, " %s for the client", n == 1 ? "is" : "are");

@@ -71,7 +71,7 @@ enum {
 };
 
 /* One option of a helper's table, in the order a table entry gives them:
- *   { "streams", 'P', PROBE_ARG_UINT, OPTS_FIELD(streams), 1, 64, PROBE_OPT_CLIENT_ONLY }
+ *   { "streams", 'P', PROBE_ARG_UINT, PROBE_FIELD(struct options, streams), 1, 64, PROBE_OPT_CLIENT_ONLY }
  * A table ends with an entry without a name. */
 struct probe_opt {
         const char *name; /* long, without the dashes */
@@ -81,7 +81,7 @@ struct probe_opt {
         size_t field_size; /* sizeof it: whole numbers go to fields of 1, 2, 4 or 8 bytes */
         double min, max;
         unsigned flags;
-        size_t given; /* offsetof a bool in probe_args set when the option is given; 0 none */
+        size_t given; /* offsetof a bool in probe_args set when the option is given; 0 none (is_server) */
         /* PROBE_ARG_CALL: checks arg and stores it in the helper's struct; a message naming the option
          * in err and a negative errno when it is wrong. */
         int (*read)(const char *arg, void *own, char *err, size_t err_size);
