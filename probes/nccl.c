@@ -20,7 +20,6 @@
 #include <arpa/inet.h>
 #include <cuda_runtime_api.h>
 #include <errno.h>
-#include <getopt.h>
 #include <ifaddrs.h>
 #include <limits.h>
 #include <nccl.h>
@@ -33,7 +32,6 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "config.h"
 #include "nccl_report.h"
 #include "nccl_run.h"
 #include "probe_common.h"
@@ -93,140 +91,65 @@ static void usage(void)
                NCCL_RANKS_MAX);
 }
 
-static int parse_options(int argc, char **argv, struct nccl_options *o)
+static int read_op(const char *arg, void *own, char *err, size_t err_size)
 {
-        enum {
-                OPT_DEADLINE = PROBE_OPT_DEADLINE,
-                OPT_JSON = PROBE_OPT_JSON,
-                OPT_VERSION = PROBE_OPT_VERSION,
-                OPT_RANK,
-                OPT_NRANKS,
-                OPT_OP,
-                OPT_INIT
-        };
-        static const struct option longopts[] = {
-                { "server", no_argument, NULL, 's' },
-                { "client", required_argument, NULL, 'c' },
-                { "bind", required_argument, NULL, 'B' },
-                { "rank", required_argument, NULL, OPT_RANK },
-                { "nranks", required_argument, NULL, OPT_NRANKS },
-                { "device", required_argument, NULL, 'd' },
-                { "min-bytes", required_argument, NULL, 'b' },
-                { "max-bytes", required_argument, NULL, 'e' },
-                { "step-factor", required_argument, NULL, 'f' },
-                { "iters", required_argument, NULL, 'n' },
-                { "warmup-iters", required_argument, NULL, 'w' },
-                { "op", required_argument, NULL, OPT_OP },
-                { "init-timeout-ms", required_argument, NULL, OPT_INIT },
-                { "deadline", required_argument, NULL, OPT_DEADLINE },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                {},
-        };
-        char err[PROBE_ERROR_MAX];
-        bool is_client = false, has_op = false, has_rank = false;
-        uint64_t v;
+        struct nccl_options *o = own;
         enum nccl_op op;
-        int c, r;
 
-        *o = (struct nccl_options){ .nranks = 2,
-                                    .min_bytes = 1 << 20,
-                                    .max_bytes = 256 << 20,
-                                    .step_factor = 2,
-                                    .iters = 20,
-                                    .warmup_iters = 1,
-                                    .init_timeout = 30,
-                                    .deadline = 300 };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":sc:B:d:b:e:f:n:w:h", longopts, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        o->is_server = true;
-                        break;
-                case 'c':
-                        is_client = true;
-                        o->remote = optarg;
-                        break;
-                case 'B':
-                        if (probe_opt_ipv4("--bind", optarg, false, &o->bind, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_bind = true;
-                        break;
-                case OPT_RANK:
-                        if (probe_opt_uint("--rank", optarg, 1, NCCL_RANKS_MAX - 1, &v, err, sizeof(err)) <
-                            0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->rank = (int)v;
-                        has_rank = true;
-                        break;
-                case OPT_NRANKS:
-                        if (probe_opt_uint("--nranks", optarg, 2, NCCL_RANKS_MAX, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->nranks = (int)v;
-                        break;
-                case 'd':
-                        if (probe_opt_uint("--device", optarg, 0, 255, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->device = (int)v;
-                        break;
-                case 'b':
-                case 'e':
-                        if (probe_opt_size(c == 'b' ? "--min-bytes" : "--max-bytes", optarg, 1024,
-                                           NCCL_BYTES_MAX, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        *(c == 'b' ? &o->min_bytes : &o->max_bytes) = v;
-                        break;
-                case 'f':
-                        if (probe_opt_uint("--step-factor", optarg, 2, 1024, &o->step_factor, err,
-                                           sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'n':
-                        if (probe_opt_uint("--iters", optarg, 1, 10000, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->iters = (unsigned)v;
-                        break;
-                case 'w':
-                        if (probe_opt_uint("--warmup-iters", optarg, 0, 1000, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->warmup_iters = (unsigned)v;
-                        break;
-                case OPT_OP:
-                        if (nccl_op_from_name(optarg, &op) < 0)
-                                return probe_usage_error(PROG, "--op is all_reduce or all_gather, not '%s'",
-                                                         optarg);
-                        o->ops[op] = true;
-                        has_op = true;
-                        break;
-                case OPT_INIT:
-                        if (probe_opt_uint("--init-timeout-ms", optarg, 1, 600000, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->init_timeout = (double)v / 1000;
-                        break;
-                default:
-                        /* --deadline, --json, --help, --version and getopt's complaints */
-                        r = probe_common_option(PROG, c, argv, &o->deadline, &o->is_json, usage);
-                        if (r != 0)
-                                return r;
-                        break;
-                }
+        if (nccl_op_from_name(arg, &op) < 0) {
+                snprintf(err, err_size, "--op is all_reduce or all_gather, not '%s'", arg);
+                return -EINVAL;
         }
-        if (optind < argc)
-                return probe_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-        if (o->is_server == is_client)
-                return probe_usage_error(PROG, "give either --server or --client ADDR");
-        if (o->is_server && has_rank)
-                return probe_usage_error(PROG, "the server is rank 0: --rank is for clients");
-        if (o->min_bytes > o->max_bytes)
-                return probe_usage_error(PROG, "--min-bytes is above --max-bytes");
-        o->rank = o->is_server ? 0 : has_rank ? o->rank : 1;
-        if (o->rank >= o->nranks)
-                return probe_usage_error(PROG, "--rank %d is not below --nranks %d", o->rank, o->nranks);
-        if (!has_op)
+        o->ops[op] = true;
+        return 0;
+}
+
+#define OWN(member) PROBE_FIELD(struct nccl_options, member)
+static const struct probe_opt nccl_options[] = {
+        PROBE_OPT_SERVER,
+        PROBE_OPT_CLIENT_NAME,
+        PROBE_OPT_BIND,
+        { "rank", 0, PROBE_ARG_UINT, OWN(rank), 1, NCCL_RANKS_MAX - 1, PROBE_OPT_CLIENT_ONLY },
+        { "nranks", 0, PROBE_ARG_UINT, OWN(nranks), 2, NCCL_RANKS_MAX },
+        { "device", 'd', PROBE_ARG_UINT, OWN(device), 0, 255 },
+        { "min-bytes", 'b', PROBE_ARG_SIZE, OWN(min_bytes), 1024, NCCL_BYTES_MAX },
+        { "max-bytes", 'e', PROBE_ARG_SIZE, OWN(max_bytes), 1024, NCCL_BYTES_MAX },
+        { "step-factor", 'f', PROBE_ARG_UINT, OWN(step_factor), 2, 1024 },
+        { "iters", 'n', PROBE_ARG_UINT, OWN(iters), 1, 10000 },
+        { "warmup-iters", 'w', PROBE_ARG_UINT, OWN(warmup_iters), 0, 1000 },
+        { "op", 0, PROBE_ARG_CALL, .read = read_op },
+        { "init-timeout-ms", 0, PROBE_ARG_UINT, OWN(init_timeout_ms), 1, 600000 },
+        PROBE_OPT_DEADLINE(0),
+        {},
+};
+
+/* The checks between options, after the shared ones. */
+static int options_check(struct probe_args *args, void *own, char *err, size_t err_size)
+{
+        struct nccl_options *o = own;
+
+        if (o->min_bytes > o->max_bytes) {
+                snprintf(err, err_size, "--min-bytes is above --max-bytes");
+                return -EINVAL;
+        }
+        if (args->is_server)
+                o->rank = 0;
+        if (o->rank >= o->nranks) {
+                snprintf(err, err_size, "--rank %d is not below --nranks %d", o->rank, o->nranks);
+                return -EINVAL;
+        }
+        if (!o->ops[NCCL_OP_ALL_REDUCE] && !o->ops[NCCL_OP_ALL_GATHER])
                 o->ops[NCCL_OP_ALL_REDUCE] = o->ops[NCCL_OP_ALL_GATHER] = true;
         return 0;
 }
+
+static const struct probe_cmdline cmdline = {
+        .prog = PROG,
+        .opts = nccl_options,
+        .client_only_error = "the server is rank 0: --rank is for clients",
+        .usage = usage,
+        .check = options_check,
+};
 
 /* ---- human output ---- */
 
@@ -243,9 +166,7 @@ static void human(json_object *line)
                 return;
         }
         json_object_object_get_ex(r, "transport", &t);
-        if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                printf("nccl probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
-                       probe_json_text(r, "error"));
+        if (probe_human_failed(r)) {
                 if (json_object_object_get_ex(r, "diagnosis", &v) && v)
                         printf("cause: %s\nfix: %s\n", probe_json_text(v, "cause"),
                                probe_json_text(v, "fix"));
@@ -310,11 +231,11 @@ static void pin_socket_interface(const struct nccl_options *o)
         struct ifaddrs *list, *i;
         char value[IF_NAMESIZE + 2];
 
-        if (!o->has_bind || getenv("NCCL_SOCKET_IFNAME") || getifaddrs(&list) < 0)
+        if (!o->args.has_bind || getenv("NCCL_SOCKET_IFNAME") || getifaddrs(&list) < 0)
                 return;
         for (i = list; i; i = i->ifa_next)
                 if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-                    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == o->bind.s_addr) {
+                    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == o->args.bind.s_addr) {
                         snprintf(value, sizeof(value), "=%s", i->ifa_name);
                         setenv("NCCL_SOCKET_IFNAME", value, 1);
                         break;
@@ -337,28 +258,35 @@ static int hex_decode(const char *hex, unsigned char *out, size_t n)
         return 0;
 }
 
+static const struct probe_helper nccl = { .kind = "nccl", .human = human, .cmdline = &cmdline };
+
 int main(int argc, char **argv)
 {
-        struct nccl_run run = { 0 };
+        struct nccl_run run = { .o = { .args.deadline = 300,
+                                       .rank = 1,
+                                       .nranks = 2,
+                                       .min_bytes = 1 << 20,
+                                       .max_bytes = 256 << 20,
+                                       .step_factor = 2,
+                                       .iters = 20,
+                                       .warmup_iters = 1,
+                                       .init_timeout_ms = 30000 } };
         ncclUniqueId id;
         int r;
 
-        r = parse_options(argc, argv, &run.o);
+        r = probe_start(&nccl, argc, argv, &run.o.args, &run.o, NULL);
         if (r)
                 return r;
-        if (!run.o.is_server &&
+        if (!run.o.args.is_server &&
             hex_decode(getenv(NCCL_ID_ENV), (unsigned char *)id.internal, sizeof(id.internal)) < 0)
                 return probe_usage_error(PROG,
                                          "the client needs NCCL's unique id in " NCCL_ID_ENV
                                          " (%zu hex digits, the server's nccl_id)",
                                          2 * sizeof(id.internal));
-        probe_output_init("nccl", run.o.is_json, human);
-        if (probe_deadline_arm(run.o.deadline) < 0)
-                return probe_fail("cannot arm the deadline: %s", strerror(errno));
         if (debug_log_setup(&run) < 0)
                 return probe_fail("cannot make a temporary file for NCCL's log: %s", strerror(errno));
         pin_socket_interface(&run.o);
-        r = nccl_run(&run, run.o.is_server ? NULL : &id);
+        r = nccl_run(&run, run.o.args.is_server ? NULL : &id);
         unlink(run.log_path);
         json_object_put(run.ops);
         free(run.host);

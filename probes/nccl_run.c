@@ -88,11 +88,11 @@ static json_object *base_result(struct nccl_run *r, bool ok)
 
         json_object_object_add(o, "kind", json_object_new_string("nccl"));
         json_object_object_add(o, "ok", json_object_new_boolean(ok));
-        json_object_object_add(o, "role", json_object_new_string(r->o.is_server ? "server" : "client"));
+        json_object_object_add(o, "role", json_object_new_string(r->o.args.is_server ? "server" : "client"));
         json_object_object_add(o, "rank", json_object_new_int(r->o.rank));
         json_object_object_add(o, "nranks", json_object_new_int(r->o.nranks));
-        if (r->o.remote)
-                json_object_object_add(o, "remote", json_object_new_string(r->o.remote));
+        if (r->o.args.remote_arg)
+                json_object_object_add(o, "remote", json_object_new_string(r->o.args.remote_arg));
         if (ncclGetVersion(&version) == ncclSuccess) {
                 snprintf(v, sizeof(v), "%d.%d.%d", version / 10000, version / 100 % 100, version % 100);
                 json_object_object_add(o, "nccl_version", json_object_new_string(v));
@@ -479,8 +479,9 @@ static int init_comm(struct nccl_run *r, const ncclUniqueId *given)
                 nccl_error(r, res, "ncclCommInitRank", err, sizeof(err));
                 return fail_with(r, false, NULL, "%s", err);
         }
-        w = wait_comm(r, "ncclCommInitRank", phase_until(r->o.init_timeout + (given ? 0 : PEER_START_SEC)),
-                      err, sizeof(err));
+        w = wait_comm(r, "ncclCommInitRank",
+                      phase_until((double)r->o.init_timeout_ms / 1000 + (given ? 0 : PEER_START_SEC)), err,
+                      sizeof(err));
         if (w == -ETIMEDOUT)
                 return hang(r, "ncclCommInitRank", t);
         if (w < 0)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "nccl_report.h"
+#include "probe_cmdline.h"
 
 #define NCCL_ID_ENV    "SPARKD_PROBE_NCCL_ID"
 #define UNIFIED_ENV    "SPARKD_PROBE_UNIFIED_MEMORY"
@@ -21,18 +22,13 @@
 #define NCCL_BYTES_MAX (128ULL << 30)
 
 struct nccl_options {
-        bool is_server;
-        bool is_json;
-        const char *remote;
-        struct in_addr bind;
-        bool has_bind;
+        struct probe_args args; /* --client is a name: remote_arg */
         int rank, nranks;
         int device;
         uint64_t min_bytes, max_bytes, step_factor;
         unsigned iters, warmup_iters;
         bool ops[NCCL_OP_COUNT];
-        double init_timeout; /* seconds */
-        double deadline;     /* seconds */
+        uint64_t init_timeout_ms;
 };
 
 struct nccl_run {

@@ -17,7 +17,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -29,7 +28,6 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "config.h"
 #include "pathmtu_search.h"
 #include "probe_session.h"
 
@@ -37,23 +35,16 @@
 #define MAGIC           "SPMTU1"
 #define MAX_DATAGRAM    65507 /* the largest UDP payload over IPv4 */
 #define MAX_MTU         (MAX_DATAGRAM + PATHMTU_HEADER_BYTES)
+#define MIN_MTU         (PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES)
 #define DEFAULT_TIMEOUT 300 /* ms per send */
 #define DEFAULT_TRIES   3
 #define BYE_COPIES      3
 
 struct options {
-        bool is_server;
-        bool is_json;
-        struct in_addr bind;
-        struct in_addr remote;
-        const char *remote_arg;
-        uint16_t port;
-        bool has_port;
+        struct probe_args args;
         uint64_t mtu; /* 0: the local interface's */
         uint64_t timeout_ms;
         uint64_t tries;
-        double deadline;
-        bool has_client_options;
 };
 
 static void usage(void)
@@ -93,93 +84,19 @@ static void usage(void)
                "packets with ICMP fragmentation-needed) and over_mtu_refused. Exit status: 0 the full\n"
                "size got through, 1 it did not (an error starting \"path-mtu:\"), or another failure or\n"
                "timeout, 2 bad command line.\n",
-               PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES, MAX_MTU, DEFAULT_TIMEOUT, DEFAULT_TRIES);
+               MIN_MTU, MAX_MTU, DEFAULT_TIMEOUT, DEFAULT_TRIES);
 }
 
-static int parse_options(int argc, char **argv, struct options *o)
-{
-        enum {
-                OPT_DEADLINE = PROBE_OPT_DEADLINE,
-                OPT_JSON = PROBE_OPT_JSON,
-                OPT_VERSION = PROBE_OPT_VERSION
-        };
-        static const struct option longopts[] = {
-                { "server", no_argument, NULL, 's' },
-                { "client", required_argument, NULL, 'c' },
-                { "bind", required_argument, NULL, 'B' },
-                { "port", required_argument, NULL, 'p' },
-                { "mtu", required_argument, NULL, 'm' },
-                { "timeout-ms", required_argument, NULL, 't' },
-                { "tries", required_argument, NULL, 'n' },
-                { "deadline", required_argument, NULL, OPT_DEADLINE },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                {},
-        };
-        char err[PROBE_ERROR_MAX];
-        bool is_client = false;
-        uint64_t v;
-        int c, r;
-
-        *o = (struct options){ .timeout_ms = DEFAULT_TIMEOUT, .tries = DEFAULT_TRIES, .deadline = 60 };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":sc:B:p:m:t:n:h", longopts, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        o->is_server = true;
-                        break;
-                case 'c':
-                        is_client = true;
-                        o->remote_arg = optarg;
-                        if (probe_opt_ipv4("--client", optarg, false, &o->remote, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'B':
-                        if (probe_opt_ipv4("--bind", optarg, true, &o->bind, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'p':
-                        if (probe_opt_uint("--port", optarg, 0, 65535, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->port = (uint16_t)v;
-                        o->has_port = true;
-                        break;
-                case 'm':
-                        if (probe_opt_uint("--mtu", optarg, PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES,
-                                           MAX_MTU, &o->mtu, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                case 't':
-                        if (probe_opt_uint("--timeout-ms", optarg, 10, 10000, &o->timeout_ms, err,
-                                           sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                case 'n':
-                        if (probe_opt_uint("--tries", optarg, 1, 10, &o->tries, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                default:
-                        /* --deadline, --json, --help, --version and getopt's complaints */
-                        r = probe_common_option(PROG, c, argv, &o->deadline, &o->is_json, usage);
-                        if (r != 0)
-                                return r;
-                        break;
-                }
-        }
-        if (optind < argc)
-                return probe_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-        if (o->is_server == is_client)
-                return probe_usage_error(PROG, "give either --server or --client ADDR");
-        if (o->is_server && o->has_client_options)
-                return probe_usage_error(PROG, "--mtu, --timeout-ms and --tries are for the client");
-        if (is_client && (!o->has_port || o->port == 0))
-                return probe_usage_error(PROG, "the client needs the server's --port (1..65535)");
-        return 0;
-}
+#define OWN(member) PROBE_FIELD(struct options, member)
+static const struct probe_opt pathmtu_options[] = {
+        PROBE_OPTS_SOCKET,
+        { "mtu", 'm', PROBE_ARG_UINT, OWN(mtu), MIN_MTU, MAX_MTU, PROBE_OPT_CLIENT_ONLY },
+        { "timeout-ms", 't', PROBE_ARG_UINT, OWN(timeout_ms), 10, 10000, PROBE_OPT_CLIENT_ONLY },
+        { "tries", 'n', PROBE_ARG_UINT, OWN(tries), 1, 10, PROBE_OPT_CLIENT_ONLY },
+        PROBE_OPT_DEADLINE(0),
+        {},
+};
+static const struct probe_cmdline cmdline = { .prog = PROG, .opts = pathmtu_options, .usage = usage };
 
 /* ---- human output ---- */
 
@@ -197,11 +114,8 @@ static void human(json_object *line)
                                probe_json_number(r, "largest_received"));
                         return;
                 }
-                if (!ok && !json_object_object_get_ex(r, "largest_payload", NULL)) {
-                        printf("pathmtu probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
-                               probe_json_text(r, "error"));
+                if (!json_object_object_get_ex(r, "largest_payload", NULL) && probe_human_failed(r))
                         return;
-                }
                 printf("%s (%s, MTU %.0f) -> %s: largest payload %.0f of %.0f bytes, path MTU %.0f, %.0f "
                        "sizes tried\n",
                        probe_json_text(r, "local"), probe_json_text(r, "iface"), probe_json_number(r, "mtu"),
@@ -254,11 +168,14 @@ static bool header_parse(char *buf, size_t len, char *type, unsigned long long *
 
 /* ---- server ---- */
 
-static int run_server(const struct options *o, const char *token)
+static int run_server(const void *options, const char *token)
 {
+        const struct options *o = options;
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = malloc(MAX_DATAGRAM + 1);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = o->bind, .sin_port = htons(o->port) };
+        struct sockaddr_in sa = { .sin_family = AF_INET,
+                                  .sin_addr = o->args.bind,
+                                  .sin_port = htons(o->args.port) };
         socklen_t len = sizeof(sa);
         char address[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN] = "", ack[64], bytes[24];
         uint64_t received = 0, largest = 0;
@@ -271,10 +188,11 @@ static int run_server(const struct options *o, const char *token)
         if (fd < 0)
                 return probe_fail("cannot make a UDP socket: %s", strerror(errno));
         if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-                return probe_fail("cannot bind UDP %s:%u: %s", inet_ntoa(o->bind), o->port, strerror(errno));
+                return probe_fail("cannot bind UDP %s:%u: %s", inet_ntoa(o->args.bind), o->args.port,
+                                  strerror(errno));
         if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
                 return probe_fail("cannot read the bound port: %s", strerror(errno));
-        inet_ntop(AF_INET, &o->bind, address, sizeof(address));
+        inet_ntop(AF_INET, &o->args.bind, address, sizeof(address));
         line = json_object_new_object();
         json_object_object_add(line, "phase", json_object_new_string("listening"));
         json_object_object_add(line, "address", json_object_new_string(address));
@@ -461,12 +379,13 @@ static void send_bye(struct client *c)
                 (void)send(c->fd, c->buf, h, 0);
 }
 
-static int run_client(const struct options *o, const char *token)
+static int run_client(const void *options, const char *token)
 {
+        const struct options *o = options;
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = malloc(MAX_DATAGRAM + 1);
-        struct sockaddr_in local_sa = { .sin_family = AF_INET, .sin_addr = o->bind }, remote_sa = {
-                .sin_family = AF_INET, .sin_addr = o->remote, .sin_port = htons(o->port)
+        struct sockaddr_in local_sa = { .sin_family = AF_INET, .sin_addr = o->args.bind }, remote_sa = {
+                .sin_family = AF_INET, .sin_addr = o->args.remote, .sin_port = htons(o->args.port)
         };
         char local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN], ifname[IF_NAMESIZE] = "", probe_hdr[256],
                                                               verdict[512];
@@ -489,9 +408,9 @@ static int run_client(const struct options *o, const char *token)
         if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &mode, sizeof(mode)) < 0)
                 return probe_fail("cannot set don't-fragment (IP_MTU_DISCOVER): %s", strerror(errno));
         if (bind(fd, (struct sockaddr *)&local_sa, sizeof(local_sa)) < 0)
-                return probe_fail("cannot bind %s: %s", inet_ntoa(o->bind), strerror(errno));
+                return probe_fail("cannot bind %s: %s", inet_ntoa(o->args.bind), strerror(errno));
         if (connect(fd, (struct sockaddr *)&remote_sa, sizeof(remote_sa)) < 0)
-                return probe_fail("no route to %s: %s", o->remote_arg, strerror(errno));
+                return probe_fail("no route to %s: %s", o->args.remote_arg, strerror(errno));
         probe_sockname(fd, false, local, sizeof(local));
         probe_sockname(fd, true, remote, sizeof(remote));
         r = probe_netdev_of(local, ifname, sizeof(ifname));
@@ -504,9 +423,9 @@ static int run_client(const struct options *o, const char *token)
                 if (r < 0)
                         return probe_fail("cannot read the MTU of %s: %s", ifname, strerror(-r));
                 mtu = iface_mtu;
-                if (mtu < PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES || mtu > MAX_MTU)
+                if (mtu < MIN_MTU || mtu > MAX_MTU)
                         return probe_fail("%s has MTU %llu, outside %d..%d", ifname, (unsigned long long)mtu,
-                                          PATHMTU_FLOOR_BYTES + PATHMTU_HEADER_BYTES, MAX_MTU);
+                                          MIN_MTU, MAX_MTU);
         }
         full = (uint32_t)mtu - PATHMTU_HEADER_BYTES;
         /* The header with the largest sequence number a search can reach must fit the floor. */
@@ -587,22 +506,11 @@ static int run_client(const struct options *o, const char *token)
         return 1;
 }
 
+static const struct probe_helper pathmtu = { "pathmtu", human, &cmdline, run_server, run_client };
+
 int main(int argc, char **argv)
 {
-        struct options o;
-        const char *token;
-        int r;
+        struct options o = { .args.deadline = 60, .timeout_ms = DEFAULT_TIMEOUT, .tries = DEFAULT_TRIES };
 
-        r = parse_options(argc, argv, &o);
-        if (r)
-                return r;
-        if (probe_token_from_env(&token) < 0)
-                return probe_usage_error(PROG,
-                                         PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
-                                                         "has a line break",
-                                         PROBE_TOKEN_MAX);
-        probe_output_init("pathmtu", o.is_json, human);
-        if (probe_deadline_arm(o.deadline) < 0)
-                return probe_fail("cannot arm the deadline: %s", strerror(errno));
-        return o.is_server ? run_server(&o, token) : run_client(&o, token);
+        return probe_main(&pathmtu, argc, argv, &o.args, &o);
 }

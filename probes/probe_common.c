@@ -1,8 +1,6 @@
 #include "probe_common.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <openssl/crypto.h>
 #include <pthread.h>
@@ -17,79 +15,8 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "common/strutil.h"
-#include "config.h"
 
 /* ---- pure ---- */
-
-int probe_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-        return parse_size(s, min, max, out);
-}
-
-int probe_parse_seconds(const char *s, double min, double max, double *out)
-{
-        return parse_double(s, min, max, out);
-}
-
-int probe_parse_ipv4(const char *s, struct in_addr *out)
-{
-        if (!s)
-                return -EINVAL;
-        if (!*s) {
-                out->s_addr = htonl(INADDR_ANY);
-                return 0;
-        }
-        return inet_pton(AF_INET, s, out) == 1 ? 0 : -EINVAL;
-}
-
-int probe_opt_uint(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
-                   size_t err_size)
-{
-        int r = parse_uint64(arg, 10, min, max, out);
-
-        if (r < 0)
-                snprintf(err, err_size, "%s wants a whole number from %llu to %llu, not '%s'", name,
-                         (unsigned long long)min, (unsigned long long)max, arg);
-        return r;
-}
-
-int probe_opt_size(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
-                   size_t err_size)
-{
-        int r = probe_parse_size(arg, min, max, out);
-
-        if (r < 0)
-                snprintf(err, err_size,
-                         "%s wants a size in bytes from %llu to %llu (K and M suffixes allowed), not '%s'",
-                         name, (unsigned long long)min, (unsigned long long)max, arg);
-        return r;
-}
-
-int probe_opt_seconds(const char *name, const char *arg, double min, double max, double *out, char *err,
-                      size_t err_size)
-{
-        int r = probe_parse_seconds(arg, min, max, out);
-
-        if (r == 0 && !(*out > 0))
-                r = -ERANGE;
-        if (r < 0)
-                snprintf(err, err_size, "%s wants seconds, more than 0 and at most %g, not '%s'", name, max,
-                         arg);
-        return r;
-}
-
-int probe_opt_ipv4(const char *name, const char *arg, bool allow_any, struct in_addr *out, char *err,
-                   size_t err_size)
-{
-        int r = probe_parse_ipv4(arg, out);
-
-        if (r == 0 && !allow_any && out->s_addr == htonl(INADDR_ANY))
-                r = -EINVAL;
-        if (r < 0)
-                snprintf(err, err_size, "%s wants an IPv4 address like 10.0.0.2, not '%s'", name, arg);
-        return r;
-}
 
 double probe_gbps(uint64_t bytes, double seconds)
 {
@@ -420,42 +347,32 @@ void probe_emit(json_object *line)
         json_object_put(line);
 }
 
-int probe_common_option(const char *prog, int c, char **argv, double *deadline, bool *is_json,
-                        void (*usage)(void))
+int probe_start(const struct probe_helper *helper, int argc, char **argv, struct probe_args *args, void *own,
+                const char **token)
 {
-        char err[PROBE_ERROR_MAX];
+        int r = probe_cmdline_read(helper->cmdline, argc, argv, args, own);
 
-        switch (c) {
-        case PROBE_OPT_DEADLINE:
-                if (probe_opt_seconds("--deadline", optarg, 0, 86400, deadline, err, sizeof(err)) < 0)
-                        return probe_usage_error(prog, "%s", err);
-                return 0;
-        case PROBE_OPT_JSON:
-                *is_json = true;
-                return 0;
-        case 'h':
-                usage();
-                exit(0);
-        case PROBE_OPT_VERSION:
-                printf("%s %s\n", prog, SPARKD_VERSION);
-                exit(0);
-        case ':':
-                return probe_usage_error(prog, "%s needs a value", argv[optind - 1]);
-        default:
-                return probe_usage_error(prog, "unknown option %s", argv[optind - 1]);
-        }
+        if (r)
+                return r;
+        if (token && probe_token_from_env(token) < 0)
+                return probe_usage_error(helper->cmdline->prog,
+                                         PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
+                                                         "has a line break",
+                                         PROBE_TOKEN_MAX);
+        probe_output_init(helper->kind, args->is_json, helper->human);
+        if (probe_deadline_arm(args->deadline) < 0)
+                return probe_fail("cannot arm the deadline: %s", strerror(errno));
+        return 0;
 }
 
-int probe_usage_error(const char *prog, const char *fmt, ...)
+int probe_main(const struct probe_helper *helper, int argc, char **argv, struct probe_args *args, void *own)
 {
-        va_list ap;
+        const char *token;
+        int r = probe_start(helper, argc, argv, args, own, &token);
 
-        fprintf(stderr, "%s: ", prog);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "\nTry '%s --help'.\n", prog);
-        return 2;
+        if (r)
+                return r;
+        return args->is_server ? helper->server(own, token) : helper->client(own, token);
 }
 
 int probe_fail(const char *fmt, ...)
@@ -516,4 +433,39 @@ int probe_wait_ms(int max_ms)
         double left = probe_deadline_left() * 1000 + 1;
 
         return left < max_ms ? (int)left : max_ms;
+}
+
+json_object *probe_connecting_line(const struct probe_args *args)
+{
+        json_object *line = json_object_new_object();
+
+        probe_phase("connecting");
+        json_object_object_add(line, "phase", json_object_new_string("connecting"));
+        json_object_object_add(line, "remote", json_object_new_string(args->remote_arg));
+        json_object_object_add(line, "port", json_object_new_int(args->port));
+        return line;
+}
+
+bool probe_human_failed(json_object *result)
+{
+        json_object *ok;
+
+        if (!json_object_object_get_ex(result, "ok", &ok) || json_object_get_boolean(ok))
+                return false;
+        printf("%s probe failed in phase %s: %s\n", out.kind, probe_json_text(result, "phase"),
+               probe_json_text(result, "error"));
+        return true;
+}
+
+bool probe_human_common(json_object *line)
+{
+        json_object *r;
+
+        if (json_object_object_get_ex(line, "result", &r))
+                return probe_human_failed(r);
+        if (strcmp(probe_json_text(line, "phase"), "listening") != 0)
+                return false;
+        printf("listening on %s port %.0f\n", probe_json_text(line, "address"),
+               probe_json_number(line, "port"));
+        return true;
 }

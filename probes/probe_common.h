@@ -8,9 +8,9 @@
  * SPARKD_PROBE_TOKEN, or an empty line without it) and one JSON hello line; the server answers
  * one JSON line, {"ok":true} or {"ok":false,"error":...}, and only then data flows.
  *
- * The first part (parsing, statistics, JSON building, the handshake's wire format) is pure and
- * unit-tested; the second part touches stdout, signals and clocks. The data connections
- * themselves are probe_session.h's.
+ * The first part (statistics, JSON building, the handshake's wire format) is pure and
+ * unit-tested; the second part touches stdout, signals and clocks. The command line is
+ * probe_cmdline.h's, the data connections probe_session.h's.
  */
 #pragma once
 
@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "probe_cmdline.h"
 
 #define PROBE_PROTO_VERSION   1
 #define PROBE_TOKEN_ENV       "SPARKD_PROBE_TOKEN"
@@ -36,24 +38,6 @@ static inline void probe_json_putp(json_object **j)
 #define _cleanup_json_ __attribute__((cleanup(probe_json_putp)))
 
 /* ---- pure ---- */
-
-/* A byte count: plain, or with a binary suffix K, M, G (also KiB, MiB, GiB): "128K" = 131072. */
-int probe_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* Seconds as a decimal number within [min, max]: "30", "0.5". */
-int probe_parse_seconds(const char *s, double min, double max, double *out);
-/* A dotted IPv4 address; the empty string means any address (0.0.0.0). */
-int probe_parse_ipv4(const char *s, struct in_addr *out);
-
-/* Command-line values: on failure, a message naming the option ("--streams wants a whole number
- * from 1 to 64, not 0") is written to err and -EINVAL or -ERANGE returned. */
-int probe_opt_uint(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
-                   size_t err_size);
-int probe_opt_size(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out, char *err,
-                   size_t err_size);
-int probe_opt_seconds(const char *name, const char *arg, double min, double max, double *out, char *err,
-                      size_t err_size);
-int probe_opt_ipv4(const char *name, const char *arg, bool allow_any, struct in_addr *out, char *err,
-                   size_t err_size);
 
 /* Decimal gigabits per second, as iperf3 counts them; 0 when no time has passed. */
 double probe_gbps(uint64_t bytes, double seconds);
@@ -108,25 +92,46 @@ const char *probe_json_text(json_object *o, const char *key);
 
 /* ---- process: output, phases, the deadline ---- */
 
-/* The options every helper takes, numbered alike in each (their own come after these). */
-enum { PROBE_OPT_DEADLINE = 256, PROBE_OPT_JSON, PROBE_OPT_VERSION };
-/* Handles getopt_long's answer c when it is one of those, -h, or getopt's complaint (':' for a
- * missing value, anything else an unknown option): 0 when handled, 2 (the exit code of a bad
- * command line) after saying what is wrong. --help and --version print and exit 0. */
-int probe_common_option(const char *prog, int c, char **argv, double *deadline, bool *is_json,
-                        void (*usage)(void));
-
 /* How a final or progress line looks for a person, when stdout is a terminal. */
 typedef void (*probe_human_fn)(json_object *line);
+
+/* What a helper is, to probe_start. */
+struct probe_helper {
+        const char *kind;                    /* its results' "kind" */
+        probe_human_fn human;                /* its lines for a person */
+        const struct probe_cmdline *cmdline; /* its options */
+        /* A socket helper's two sides, for probe_main: options is its own options, the ones the
+         * command line was read into. Each returns the exit status. */
+        int (*server)(const void *options, const char *token);
+        int (*client)(const void *options, const char *token);
+};
+
+/* What every helper does first: reads its command line into args and own (probe_cmdline_read:
+ * --help and --version exit here), the token from the environment into *token (with token NULL:
+ * the helper reads none), sets up the output (JSON or human) and arms the deadline. 0 to go on,
+ * else the exit status: 2 for a wrong command line or a malformed token, 1 when the deadline
+ * cannot be armed (its failure result printed). */
+int probe_start(const struct probe_helper *helper, int argc, char **argv, struct probe_args *args, void *own,
+                const char **token);
+/* A socket helper's main: probe_start, then its server or its client. Returns the exit status. */
+int probe_main(const struct probe_helper *helper, int argc, char **argv, struct probe_args *args, void *own);
 
 /* Output as JSON lines when force_json or when stdout is no terminal, else through human. */
 void probe_output_init(const char *kind, bool force_json, probe_human_fn human);
 /* The phase the process is in: a timeout or failure names it. Takes a static string. */
 void probe_phase(const char *phase);
+/* For the human output of a result: prints "KIND probe failed in phase PHASE: ERROR" and returns
+ * true when it says ok false; false for anything else. */
+bool probe_human_failed(json_object *result);
+/* The client's progress line {"phase":"connecting","remote":...,"port":...}, for the helper to add
+ * to and emit; enters the phase "connecting". */
+json_object *probe_connecting_line(const struct probe_args *args);
+/* For the human output of the TCP helpers: a failed result and the server's listening line look
+ * alike in each; prints those and returns true, false for the rest. */
+bool probe_human_common(json_object *line);
+
 /* Prints one line (JSON or human) and flushes it; takes the object. */
 void probe_emit(json_object *line);
-/* "PROG: MESSAGE" and a pointer to --help on stderr; returns 2, the exit code of a bad command line. */
-int probe_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the failure result for the current phase and returns 1, the exit code. */
 int probe_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Arms the deadline: when it passes, the timeout result is printed and the process exits 1,
@@ -136,7 +141,7 @@ int probe_deadline_arm(double seconds);
 double probe_deadline_left(void);
 /* CLOCK_MONOTONIC in seconds. */
 double probe_now(void);
-/* Sleeps until probe_now() reaches t, whatever signals come. */
+/* Sleeps until probe_now() reaches t, signals or not. */
 void probe_sleep_until(double t);
 /* Milliseconds for poll: at most max_ms, and never past the deadline. */
 int probe_wait_ms(int max_ms);

@@ -19,24 +19,13 @@
 
 static int post_write(struct rdma_conn *c, uint32_t size, bool signalled, char *err, size_t err_size)
 {
-        struct ibv_sge sge = { .addr = (uintptr_t)(c->buf + c->half), .length = size, .lkey = c->mr->lkey };
-        struct ibv_send_wr wr = {
-                .wr_id = ((c->posted + 1 - c->last_signalled) << 8) | c->index,
-                .sg_list = &sge,
-                .num_sge = 1,
-                .opcode = IBV_WR_RDMA_WRITE,
-                .send_flags = signalled ? IBV_SEND_SIGNALED : 0,
-                .wr.rdma = { .remote_addr = c->remote_addr, .rkey = c->rkey },
-        };
-        struct ibv_send_wr *bad;
-        int r = ibv_post_send(c->id->qp, &wr, &bad);
+        /* The writes this completion stands for, and the connection it is on. */
+        uint64_t wr_id = ((c->posted + 1 - c->last_signalled) << 8) | c->index;
+        int r = rdma_write_post(c, size, wr_id, signalled ? IBV_SEND_SIGNALED : 0, err, err_size);
 
-        if (r)
-                return rdma_verbs_error(err, err_size, "ibv_post_send (RDMA WRITE)", c->rr->rail.device, r);
-        c->posted++;
-        if (signalled)
+        if (r == 0 && signalled)
                 c->last_signalled = c->posted;
-        return 0;
+        return r;
 }
 
 static void progress(const struct rdma_session *s, uint64_t size, double elapsed)
@@ -48,7 +37,8 @@ static void progress(const struct rdma_session *s, uint64_t size, double elapsed
                 for (unsigned q = 0; q < s->rails[i].n_conns; q++)
                         bytes += s->rails[i].conns[q].completed * size;
         json_object_object_add(line, "phase", json_object_new_string("running"));
-        json_object_object_add(line, "role", json_object_new_string(s->o->is_server ? "server" : "client"));
+        json_object_object_add(line, "role",
+                               json_object_new_string(s->o->args.is_server ? "server" : "client"));
         json_object_object_add(line, "elapsed_s", probe_json_double(elapsed, 1));
         json_object_object_add(line, "gbps", probe_json_double(rdma_gbps(bytes, elapsed), 3));
         probe_emit(line);

@@ -2,7 +2,8 @@
  * sparkd-probe-rdma's connections through RDMA CM: the server listens on each rail's address,
  * the client connects every queue pair with the one-time token in the connect's private data,
  * and the server refuses a connect without it. The server's answer to the first connection says
- * where its other rails listen, so the client needs only the first address.
+ * where its other rails listen, so the client needs only the first address. Waiting for a
+ * control message is here too: on the server, the wait also watches the connections' events.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -88,7 +89,7 @@ int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size)
                 struct rdma_rail_res *rr = &s->rails[i];
                 struct sockaddr_storage ss;
 
-                if (rail_sockaddr(&rr->rail, i == 0 ? s->o->port : 0, &ss) < 0) {
+                if (rail_sockaddr(&rr->rail, i == 0 ? s->o->args.port : 0, &ss) < 0) {
                         snprintf(err, err_size, "%s: not an address: %s", rr->rail.device, rr->rail.address);
                         return -EINVAL;
                 }
@@ -346,8 +347,8 @@ int rdma_client_connect(struct rdma_session *s, char *err, size_t err_size)
                 return r;
         memset(dst, 0, sizeof(dst));
         dst[0].ss_family = AF_INET;
-        ((struct sockaddr_in *)&dst[0])->sin_addr = s->o->remote;
-        ((struct sockaddr_in *)&dst[0])->sin_port = htons(s->o->port);
+        ((struct sockaddr_in *)&dst[0])->sin_addr = s->o->args.remote;
+        ((struct sockaddr_in *)&dst[0])->sin_port = htons(s->o->args.port);
         if ((r = connect_one(s, &s->rails[0], 0, &dst[0], &first, err, err_size)) < 0)
                 return r;
         /* The server's other rails, as it told us; a twin is reached on its own link. */
@@ -375,5 +376,38 @@ int rdma_client_connect(struct rdma_session *s, char *err, size_t err_size)
                 for (unsigned q = i == 0 ? 1 : 0; q < s->qps; q++)
                         if ((r = connect_one(s, &s->rails[i], q, &dst[i], &a, err, err_size)) < 0)
                                 return r;
+        return 0;
+}
+
+int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char *err, size_t err_size)
+{
+        double until = probe_now() + timeout_s;
+        unsigned spins = 0;
+        int r;
+
+        while (!s->has_ctl_in) {
+                r = rdma_cq_poll(s, &s->rails[0], err, err_size);
+                if (r < 0)
+                        return r;
+                if (++spins % 4096 == 0) {
+                        if (s->o->args.is_server && (r = rdma_server_events(s, 0, err, err_size)) < 0)
+                                return r;
+                        if (s->is_disconnected) {
+                                snprintf(err, err_size, "the peer disconnected");
+                                return -ECONNRESET;
+                        }
+                        if (probe_now() > until) {
+                                snprintf(err, err_size, "no control message from the peer within %.0f s",
+                                         timeout_s);
+                                return -ETIMEDOUT;
+                        }
+                }
+        }
+        s->has_ctl_in = false;
+        if (type && s->ctl_in.type != type) {
+                snprintf(err, err_size, "control message %u from the peer where %u is expected",
+                         s->ctl_in.type, type);
+                return -EPROTO;
+        }
         return 0;
 }

@@ -17,22 +17,9 @@
 
 static int post(struct rdma_conn *c, unsigned size, char *err, size_t err_size)
 {
-        struct ibv_sge sge = { .addr = (uintptr_t)(c->buf + c->half), .length = size, .lkey = c->mr->lkey };
-        struct ibv_send_wr wr = {
-                .wr_id = (1ULL << 8) | c->index,
-                .sg_list = &sge,
-                .num_sge = 1,
-                .opcode = IBV_WR_RDMA_WRITE,
-                .send_flags = IBV_SEND_SIGNALED | (size <= c->max_inline ? IBV_SEND_INLINE : 0),
-                .wr.rdma = { .remote_addr = c->remote_addr, .rkey = c->rkey },
-        };
-        struct ibv_send_wr *bad;
-        int r = ibv_post_send(c->id->qp, &wr, &bad);
+        unsigned flags = IBV_SEND_SIGNALED | (size <= c->max_inline ? IBV_SEND_INLINE : 0);
 
-        if (r)
-                return rdma_verbs_error(err, err_size, "ibv_post_send (RDMA WRITE)", c->rr->rail.device, r);
-        c->posted++;
-        return 0;
+        return rdma_write_post(c, size, (1ULL << 8) | c->index, flags, err, err_size);
 }
 
 /* Spins until the inbox's last byte is seq. */

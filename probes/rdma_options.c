@@ -1,13 +1,12 @@
 /* sparkd-probe-rdma's command line and --help. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "probe_common.h"
 #include "rdma_params.h"
 
-void rdma_options_usage(void)
+static void usage(void)
 {
         printf("Usage: " RDMA_PROBE_PROG " --server --bind ADDR [--port PORT] [OPTIONS]\n"
                "       " RDMA_PROBE_PROG " --client ADDR [--port PORT] [--bind ADDR] [OPTIONS]\n"
@@ -53,177 +52,42 @@ void rdma_options_usage(void)
                RDMA_QPS_MAX, RDMA_TX_DEPTH_MAX);
 }
 
-int rdma_options_parse(int argc, char **argv, struct rdma_options *o, char *err, size_t err_size)
-{
-        enum {
-                OPT_DEADLINE = 256,
-                OPT_JSON,
-                OPT_VERSION,
-                OPT_ONE_WAY,
-                OPT_BANDWIDTH,
-                OPT_LATENCY,
-                OPT_LAT_ITERS,
-                OPT_LAT_SIZE,
-                OPT_ONE_RAIL,
-        };
-        static const struct option longopts[] = {
-                { "server", no_argument, NULL, 's' },
-                { "client", required_argument, NULL, 'c' },
-                { "bind", required_argument, NULL, 'B' },
-                { "port", required_argument, NULL, 'p' },
-                { "qps", required_argument, NULL, 'q' },
-                { "size", required_argument, NULL, 'l' },
-                { "tx-depth", required_argument, NULL, 't' },
-                { "cq-mod", required_argument, NULL, 'Q' },
-                { "duration", required_argument, NULL, 'D' },
-                { "iters", required_argument, NULL, 'n' },
-                { "one-way", no_argument, NULL, OPT_ONE_WAY },
-                { "bandwidth", no_argument, NULL, OPT_BANDWIDTH },
-                { "latency", no_argument, NULL, OPT_LATENCY },
-                { "lat-iters", required_argument, NULL, OPT_LAT_ITERS },
-                { "lat-size", required_argument, NULL, OPT_LAT_SIZE },
-                { "one-rail", no_argument, NULL, OPT_ONE_RAIL },
-                { "deadline", required_argument, NULL, OPT_DEADLINE },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                {},
-        };
-        bool is_client = false, has_port = false, has_client_options = false;
-        uint64_t v;
-        int c, r = 0;
+#define OWN(member) PROBE_FIELD(struct rdma_options, member)
+static const struct probe_opt rdma_options[] = {
+        PROBE_OPT_SERVER,
+        PROBE_OPT_CLIENT_ADDR,
+        PROBE_OPT_BIND,
+        PROBE_OPT_PORT_NUMBER,
+        { "qps", 'q', PROBE_ARG_UINT, OWN(qps), 1, RDMA_QPS_MAX, PROBE_OPT_CLIENT_ONLY },
+        { "size", 'l', PROBE_ARG_SIZE, OWN(size), 1, RDMA_SIZE_MAX, PROBE_OPT_CLIENT_ONLY },
+        { "tx-depth", 't', PROBE_ARG_UINT, OWN(tx_depth), 1, RDMA_TX_DEPTH_MAX },
+        { "cq-mod", 'Q', PROBE_ARG_UINT, OWN(cq_mod), 1, RDMA_TX_DEPTH_MAX },
+        { "duration", 'D', PROBE_ARG_SECONDS, OWN(duration), 0.1, 3600, PROBE_OPT_CLIENT_ONLY },
+        { "iters", 'n', PROBE_ARG_UINT, OWN(iters), 1, 1ULL << 32, PROBE_OPT_CLIENT_ONLY },
+        { "one-way", 0, PROBE_ARG_FLAG, OWN(is_one_way), 0, 0, PROBE_OPT_CLIENT_ONLY },
+        { "bandwidth", 0, PROBE_ARG_FLAG, OWN(want_bandwidth), 0, 0, PROBE_OPT_CLIENT_ONLY },
+        { "latency", 0, PROBE_ARG_FLAG, OWN(want_latency), 0, 0, PROBE_OPT_CLIENT_ONLY },
+        { "lat-iters", 0, PROBE_ARG_UINT, OWN(lat_iters), 3, RDMA_LAT_ITERS_MAX, PROBE_OPT_CLIENT_ONLY },
+        { "lat-size", 0, PROBE_ARG_SIZE, OWN(lat_size), 1, 4096, PROBE_OPT_CLIENT_ONLY },
+        { "one-rail", 0, PROBE_ARG_FLAG, OWN(is_one_rail) },
+        PROBE_OPT_DEADLINE(0.1),
+        {},
+};
 
-        *o = (struct rdma_options){
-                .qps = 4,
-                .size = 64 << 10,
-                .tx_depth = 128,
-                .cq_mod = 100,
-                .duration = 5,
-                .lat_iters = 1000,
-                .lat_size = 2,
-                .max_rails = RDMA_RAILS_MAX,
-                .deadline = 60,
-                .port = 18515,
-        };
-        optind = 0;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":sc:B:p:q:l:t:Q:D:n:h", longopts, NULL)) >= 0 && r == 0) {
-                switch (c) {
-                case 's':
-                        o->is_server = true;
-                        break;
-                case 'c':
-                        is_client = true;
-                        o->remote_arg = optarg;
-                        r = probe_opt_ipv4("--client", optarg, false, &o->remote, err, err_size);
-                        break;
-                case 'B':
-                        r = probe_opt_ipv4("--bind", optarg, false, &o->bind, err, err_size);
-                        o->has_bind = true;
-                        break;
-                case 'p':
-                        r = probe_opt_uint("--port", optarg, 0, 65535, &v, err, err_size);
-                        o->port = (uint16_t)v;
-                        has_port = true;
-                        break;
-                case 'q':
-                        r = probe_opt_uint("--qps", optarg, 1, RDMA_QPS_MAX, &v, err, err_size);
-                        o->qps = (unsigned)v;
-                        has_client_options = true;
-                        break;
-                case 'l':
-                        r = probe_opt_size("--size", optarg, 1, RDMA_SIZE_MAX, &o->size, err, err_size);
-                        has_client_options = true;
-                        break;
-                case 't':
-                        r = probe_opt_uint("--tx-depth", optarg, 1, RDMA_TX_DEPTH_MAX, &v, err, err_size);
-                        o->tx_depth = (unsigned)v;
-                        break;
-                case 'Q':
-                        r = probe_opt_uint("--cq-mod", optarg, 1, RDMA_TX_DEPTH_MAX, &v, err, err_size);
-                        o->cq_mod = (unsigned)v;
-                        break;
-                case 'D':
-                        r = probe_opt_seconds("--duration", optarg, 0.1, 3600, &o->duration, err, err_size);
-                        has_client_options = true;
-                        break;
-                case 'n':
-                        r = probe_opt_uint("--iters", optarg, 1, 1ULL << 32, &o->iters, err, err_size);
-                        has_client_options = true;
-                        break;
-                case OPT_ONE_WAY:
-                        o->is_one_way = true;
-                        has_client_options = true;
-                        break;
-                case OPT_BANDWIDTH:
-                        o->want_bandwidth = true;
-                        has_client_options = true;
-                        break;
-                case OPT_LATENCY:
-                        o->want_latency = true;
-                        has_client_options = true;
-                        break;
-                case OPT_LAT_ITERS:
-                        r = probe_opt_uint("--lat-iters", optarg, 3, RDMA_LAT_ITERS_MAX, &v, err, err_size);
-                        o->lat_iters = (unsigned)v;
-                        has_client_options = true;
-                        break;
-                case OPT_LAT_SIZE:
-                        r = probe_opt_size("--lat-size", optarg, 1, 4096, &v, err, err_size);
-                        o->lat_size = (unsigned)v;
-                        has_client_options = true;
-                        break;
-                case OPT_ONE_RAIL:
-                        o->max_rails = 1;
-                        break;
-                case OPT_DEADLINE:
-                        r = probe_opt_seconds("--deadline", optarg, 0.1, 86400, &o->deadline, err, err_size);
-                        break;
-                case OPT_JSON:
-                        o->is_json = true;
-                        break;
-                case 'h':
-                        o->want_help = true;
-                        return 0;
-                case OPT_VERSION:
-                        o->want_version = true;
-                        return 0;
-                case ':':
-                        snprintf(err, err_size, "%s needs a value", argv[optind - 1]);
-                        return -EINVAL;
-                default:
-                        snprintf(err, err_size, "unknown option %s", argv[optind - 1]);
-                        return -EINVAL;
-                }
-        }
-        if (r < 0)
-                return -EINVAL;
-        if (optind < argc) {
-                snprintf(err, err_size, "unexpected argument '%s'", argv[optind]);
-                return -EINVAL;
-        }
-        if (o->is_server == is_client) {
-                snprintf(err, err_size, "give either --server or --client ADDR");
-                return -EINVAL;
-        }
-        if (o->is_server && has_client_options) {
-                snprintf(err, err_size,
-                         "--qps, --size, --duration, --iters, --one-way, --bandwidth, --latency and --lat-* "
-                         "are for the client: it tells the server");
-                return -EINVAL;
-        }
-        if (o->is_server && !o->has_bind) {
+/* The checks between options, after the shared ones; the server's port and the defaults that
+ * depend on other options. */
+static int options_check(struct probe_args *args, void *own, char *err, size_t err_size)
+{
+        struct rdma_options *o = own;
+
+        if (args->is_server && !args->has_bind) {
                 snprintf(err, err_size,
                          "the server needs --bind ADDR, its fabric address: it picks the RDMA "
                          "devices");
                 return -EINVAL;
         }
-        if (o->is_server && !has_port)
-                o->port = 0;
-        if (is_client && o->port == 0) {
-                snprintf(err, err_size, "the client needs the server's --port (1..65535)");
-                return -EINVAL;
-        }
+        if (args->is_server && !args->has_port)
+                args->port = 0;
         if (o->cq_mod > o->tx_depth) {
                 snprintf(err, err_size,
                          "--cq-mod %u is above --tx-depth %u: no write would ever be signalled", o->cq_mod,
@@ -232,5 +96,34 @@ int rdma_options_parse(int argc, char **argv, struct rdma_options *o, char *err,
         }
         if (!o->want_bandwidth && !o->want_latency)
                 o->want_bandwidth = o->want_latency = true;
+        o->max_rails = o->is_one_rail ? 1 : RDMA_RAILS_MAX;
         return 0;
+}
+
+const struct probe_cmdline rdma_cmdline = {
+        .prog = RDMA_PROBE_PROG,
+        .opts = rdma_options,
+        .client_only_error =
+                "--qps, --size, --duration, --iters, --one-way, --bandwidth, --latency and --lat-* "
+                "are for the client: it tells the server",
+        .usage = usage,
+        .check = options_check,
+};
+
+const struct rdma_options rdma_options_defaults = {
+        .args = { .deadline = 60, .port = 18515 },
+        .qps = 4,
+        .size = 64 << 10,
+        .tx_depth = 128,
+        .cq_mod = 100,
+        .duration = 5,
+        .lat_iters = 1000,
+        .lat_size = 2,
+        .max_rails = RDMA_RAILS_MAX,
+};
+
+int rdma_options_parse(int argc, char **argv, struct rdma_options *o, char *err, size_t err_size)
+{
+        *o = rdma_options_defaults;
+        return probe_cmdline_parse(&rdma_cmdline, argc, argv, &o->args, o, err, err_size);
 }

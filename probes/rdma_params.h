@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "inventory/rdma.h"
+#include "probe_cmdline.h"
 
 #define RDMA_PROBE_PROG      "sparkd-probe-rdma"
 #define RDMA_RAILS_MAX       2 /* one port: its two PCIe twins */
@@ -23,33 +24,30 @@
 #define RDMA_FALLBACK_REASON "the fabric would fall back to TCP"
 
 struct rdma_options {
-        bool is_server;
-        bool is_json;
+        /* remote: the client's server's fabric address; bind: the local fabric address, it picks the
+         * RDMA devices */
+        struct probe_args args;
         bool is_one_way;     /* bandwidth client -> server only */
         bool want_bandwidth; /* --bandwidth, or neither --bandwidth nor --latency */
         bool want_latency;   /* --latency, or neither */
-        bool has_bind;
-        bool want_help, want_version;
-        const char *remote_arg;
-        struct in_addr remote; /* client: the server's fabric address */
-        struct in_addr bind;   /* the local fabric address: it picks the RDMA devices */
-        uint16_t port;
-        unsigned qps;      /* per RDMA device (default 4) */
-        uint64_t size;     /* bandwidth message size (default 64 KiB) */
-        unsigned tx_depth; /* outstanding writes per QP (default 128) */
-        unsigned cq_mod;   /* one signalled write in this many (default 100) */
-        double duration;   /* seconds per direction when iters is 0 (default 5) */
-        uint64_t iters;    /* writes per QP instead of a duration; 0: the duration decides */
+        bool is_one_rail;    /* --one-rail */
+        unsigned qps;        /* per RDMA device (default 4) */
+        uint64_t size;       /* bandwidth message size (default 64 KiB) */
+        unsigned tx_depth;   /* outstanding writes per QP (default 128) */
+        unsigned cq_mod;     /* one signalled write in this many (default 100) */
+        double duration;     /* seconds per direction when iters is 0 (default 5) */
+        uint64_t iters;      /* writes per QP instead of a duration; 0: the duration decides */
         unsigned lat_iters;
         unsigned lat_size;
         unsigned max_rails; /* 1: the device holding the address only; 2: its twin too */
-        double deadline;
 };
 
-/* Parses argv. 0 when it can run (or want_help/want_version is set); -EINVAL with a sentence
- * naming the option in err otherwise. */
+/* The command line, read into a struct rdma_options that starts as rdma_options_defaults. */
+extern const struct probe_cmdline rdma_cmdline;
+extern const struct rdma_options rdma_options_defaults;
+/* Parses argv from the defaults. 0 when it can run (or args.want_help/want_version is set);
+ * -EINVAL with a sentence naming the option in err otherwise. */
 int rdma_options_parse(int argc, char **argv, struct rdma_options *o, char *err, size_t err_size);
-void rdma_options_usage(void);
 
 /* One RDMA device of the port and how it is addressed. */
 struct rdma_rail {

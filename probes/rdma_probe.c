@@ -18,7 +18,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "probe_common.h"
 #include "rdma_session.h"
 
@@ -102,13 +101,12 @@ static void human_result(json_object *r)
 
 static void human(json_object *line)
 {
-        json_object *r, *v;
+        json_object *r;
 
         if (json_object_object_get_ex(line, "result", &r)) {
-                if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v))
-                        printf("rdma probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
-                               probe_json_text(r, "error"));
-                else if (strcmp(probe_json_text(r, "role"), "server") == 0)
+                if (probe_human_failed(r))
+                        return;
+                if (strcmp(probe_json_text(r, "role"), "server") == 0)
                         printf("served %s (%.0f connections refused)\n", probe_json_text(r, "remote"),
                                probe_json_number(r, "refused"));
                 else
@@ -249,8 +247,8 @@ static int run_client(struct rdma_session *s, json_object *result, const char *l
         if (o->want_bandwidth) {
                 if ((r = rdma_bw_send(s, o->size, o->duration, o->iters, fwd, err, ERR_MAX)) < 0)
                         return r;
-                json_object_array_add(dirs,
-                                      rdma_direction_json("forward", local, o->remote_arg, fwd, s->n_rails));
+                json_object_array_add(
+                        dirs, rdma_direction_json("forward", local, o->args.remote_arg, fwd, s->n_rails));
                 weakest = rdma_gbps(fwd[0].bytes + (s->n_rails > 1 ? fwd[1].bytes : 0),
                                     s->n_rails > 1 && fwd[1].seconds > fwd[0].seconds ? fwd[1].seconds
                                                                                       : fwd[0].seconds);
@@ -277,8 +275,8 @@ static int run_client(struct rdma_session *s, json_object *result, const char *l
                         if (rev[i].seconds > seconds)
                                 seconds = rev[i].seconds;
                 }
-                json_object_array_add(dirs,
-                                      rdma_direction_json("reverse", o->remote_arg, local, rev, s->n_rails));
+                json_object_array_add(
+                        dirs, rdma_direction_json("reverse", o->args.remote_arg, local, rev, s->n_rails));
                 if (rdma_gbps(bytes, seconds) < weakest)
                         weakest = rdma_gbps(bytes, seconds);
         }
@@ -315,9 +313,11 @@ static int run_client(struct rdma_session *s, json_object *result, const char *l
         return 0;
 }
 
+static const struct probe_helper rdma = { .kind = "rdma", .human = human, .cmdline = &rdma_cmdline };
+
 int main(int argc, char **argv)
 {
-        struct rdma_options o;
+        struct rdma_options o = rdma_options_defaults;
         struct rdma_session s = { .o = &o };
         struct rdma_inventory inv = { 0 };
         struct rdma_rail chosen[RDMA_RAILS_MAX];
@@ -328,25 +328,15 @@ int main(int argc, char **argv)
         bool all_rails;
         int r;
 
-        if (rdma_options_parse(argc, argv, &o, err, sizeof(err)) < 0)
-                return probe_usage_error(RDMA_PROBE_PROG, "%s", err);
-        if (o.want_help) {
-                rdma_options_usage();
-                return 0;
-        }
-        if (o.want_version) {
-                printf(RDMA_PROBE_PROG " %s\n", SPARKD_VERSION);
-                return 0;
-        }
-        probe_output_init("rdma", o.is_json, human);
-        if (probe_deadline_arm(o.deadline) < 0)
-                return fail(false, "cannot arm the deadline: %m");
+        r = probe_start(&rdma, argc, argv, &o.args, &o, NULL);
+        if (r)
+                return r;
         phase("setup");
         if (probe_token_from_env(&s.token) < 0 || (s.token && strlen(s.token) != RDMA_TOKEN_LEN))
                 return fail(false, PROBE_TOKEN_ENV " must be %d printable characters", RDMA_TOKEN_LEN);
-        local_addr = o.bind;
-        if (!o.has_bind && (r = route_source(&o.remote, &local_addr)) < 0)
-                return fail(false, "no route to %s: %s", o.remote_arg, strerror(-r));
+        local_addr = o.args.bind;
+        if (!o.args.has_bind && (r = route_source(&o.args.remote, &local_addr)) < 0)
+                return fail(false, "no route to %s: %s", o.args.remote_arg, strerror(-r));
         inet_ntop(AF_INET, &local_addr, local, sizeof(local));
         if (rdma_scan("/sys", true, &inv) < 0)
                 return fail(false, "cannot read the RDMA inventory: out of memory");
@@ -361,19 +351,20 @@ int main(int argc, char **argv)
         all_rails = note[0] == '\0' && o.max_rails == RDMA_RAILS_MAX;
         rdma_inventory_free(&inv);
         s.n_rails = n_rails;
-        s.qps = o.is_server ? RDMA_QPS_MAX : o.qps;
+        s.qps = o.args.is_server ? RDMA_QPS_MAX : o.qps;
         s.half = page_round(o.size > o.lat_size ? o.size : o.lat_size);
-        if (!o.is_server &&
+        if (!o.args.is_server &&
             (r = rdma_memlock_check((uint64_t)n_rails * o.qps * 2 * s.half + 4096, err, sizeof(err))) < 0)
                 return fail(false, "%s", err);
 
         result = json_object_new_object();
         json_object_object_add(result, "kind", json_object_new_string("rdma"));
         json_object_object_add(result, "ok", json_object_new_boolean(true));
-        json_object_object_add(result, "role", json_object_new_string(o.is_server ? "server" : "client"));
+        json_object_object_add(result, "role",
+                               json_object_new_string(o.args.is_server ? "server" : "client"));
         json_object_object_add(result, "local", json_object_new_string(local));
-        if (!o.is_server) {
-                json_object_object_add(result, "remote", json_object_new_string(o.remote_arg));
+        if (!o.args.is_server) {
+                json_object_object_add(result, "remote", json_object_new_string(o.args.remote_arg));
                 json_object_object_add(result, "qps", json_object_new_int((int)o.qps));
                 json_object_object_add(result, "size", json_object_new_int64((int64_t)o.size));
                 json_object_object_add(result, "tx_depth", json_object_new_int((int)o.tx_depth));
@@ -381,11 +372,11 @@ int main(int argc, char **argv)
         }
         if (note[0])
                 json_object_object_add(result, "note", json_object_new_string(note));
-        r = o.is_server ? serve(&s, result, err) : run_client(&s, result, local, err);
+        r = o.args.is_server ? serve(&s, result, err) : run_client(&s, result, local, err);
         /* The client pairs its rails with the server's: fewer when the server has no twin. */
         json_object_object_add(result, "rails", rdma_rails_json(chosen, s.n_rails));
         /* The port's payload rate is the expectation only when the probe ran on all of the port. */
-        if (!o.is_server && all_rails && s.n_rails == n_rails)
+        if (!o.args.is_server && all_rails && s.n_rails == n_rails)
                 json_object_object_add(result, "expected_gbps",
                                        probe_json_double(rdma_port_expected_gbps(chosen, n_rails), 1));
         rdma_session_close(&s);

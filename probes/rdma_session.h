@@ -99,13 +99,14 @@ void rdma_session_close(struct rdma_session *s);
  * message is kept in s->ctl_in. Returns completions seen or -EIO (error status) with err. */
 int rdma_cq_poll(struct rdma_session *s, struct rdma_rail_res *rr, char *err, size_t err_size);
 int rdma_ctl_send(struct rdma_session *s, const struct rdma_ctl_msg *m, char *err, size_t err_size);
-/* Waits for a control message of type (0: any) until the deadline; on the server, also for the CM's
- * disconnect (-ECONNRESET). */
-int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char *err, size_t err_size);
+/* Posts an RDMA WRITE of size bytes from c's outbox to the peer's inbox (send flags IBV_SEND_*) and
+ * counts it in c->posted. */
+int rdma_write_post(struct rdma_conn *c, uint32_t size, uint64_t wr_id, unsigned flags, char *err,
+                    size_t err_size);
 /* "ibv_reg_mr on DEV: Cannot allocate memory (errno 12)" into err; returns -errno. */
 int rdma_verbs_error(char *err, size_t err_size, const char *call, const char *device, int errnum);
 
-/* ---- rdma_cm_setup.c: connections ---- */
+/* ---- rdma_cm_setup.c: connections, and waiting on them ---- */
 
 int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size);
 /* Handles CM events that are waiting (none: returns at once, or waits up to timeout_ms):
@@ -113,6 +114,9 @@ int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size);
 int rdma_server_events(struct rdma_session *s, int timeout_ms, char *err, size_t err_size);
 /* Connects qps queue pairs per rail, pairing local rail i with the server's rail i. */
 int rdma_client_connect(struct rdma_session *s, char *err, size_t err_size);
+/* Waits for a control message of type (0: any) until the deadline; on the server, also for the CM's
+ * disconnect (-ECONNRESET): the connections' events are read here. */
+int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char *err, size_t err_size);
 
 /* ---- rdma_bw.c, rdma_lat.c ---- */
 

@@ -285,35 +285,23 @@ int rdma_ctl_send(struct rdma_session *s, const struct rdma_ctl_msg *m, char *er
         return r ? rdma_verbs_error(err, err_size, "ibv_post_send", c->rr->rail.device, r) : 0;
 }
 
-int rdma_ctl_wait(struct rdma_session *s, uint32_t type, double timeout_s, char *err, size_t err_size)
+int rdma_write_post(struct rdma_conn *c, uint32_t size, uint64_t wr_id, unsigned flags, char *err,
+                    size_t err_size)
 {
-        double until = probe_now() + timeout_s;
-        unsigned spins = 0;
-        int r;
+        struct ibv_sge sge = { .addr = (uintptr_t)(c->buf + c->half), .length = size, .lkey = c->mr->lkey };
+        struct ibv_send_wr wr = {
+                .wr_id = wr_id,
+                .sg_list = &sge,
+                .num_sge = 1,
+                .opcode = IBV_WR_RDMA_WRITE,
+                .send_flags = flags,
+                .wr.rdma = { .remote_addr = c->remote_addr, .rkey = c->rkey },
+        };
+        struct ibv_send_wr *bad;
+        int r = ibv_post_send(c->id->qp, &wr, &bad);
 
-        while (!s->has_ctl_in) {
-                r = rdma_cq_poll(s, &s->rails[0], err, err_size);
-                if (r < 0)
-                        return r;
-                if (++spins % 4096 == 0) {
-                        if (s->o->is_server && (r = rdma_server_events(s, 0, err, err_size)) < 0)
-                                return r;
-                        if (s->is_disconnected) {
-                                snprintf(err, err_size, "the peer disconnected");
-                                return -ECONNRESET;
-                        }
-                        if (probe_now() > until) {
-                                snprintf(err, err_size, "no control message from the peer within %.0f s",
-                                         timeout_s);
-                                return -ETIMEDOUT;
-                        }
-                }
-        }
-        s->has_ctl_in = false;
-        if (type && s->ctl_in.type != type) {
-                snprintf(err, err_size, "control message %u from the peer where %u is expected",
-                         s->ctl_in.type, type);
-                return -EPROTO;
-        }
+        if (r)
+                return rdma_verbs_error(err, err_size, "ibv_post_send (RDMA WRITE)", c->rr->rail.device, r);
+        c->posted++;
         return 0;
 }

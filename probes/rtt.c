@@ -6,7 +6,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "config.h"
 #include "probe_session.h"
 
 #define PROG          "sparkd-probe-rtt"
@@ -26,18 +24,10 @@
 #define ECHO_BUF_SIZE (64 * 1024)
 
 struct options {
-        bool is_server;
-        bool is_json;
-        struct in_addr bind;
-        struct in_addr remote;
-        const char *remote_arg;
-        uint16_t port;
-        bool has_port;
+        struct probe_args args;
         uint64_t count;
         uint64_t size;
         uint64_t interval_us;
-        double deadline;
-        bool has_client_options;
 };
 
 static void usage(void)
@@ -78,103 +68,27 @@ static void usage(void)
                MAX_COUNT, MAX_SIZE, MAX_INTERVAL);
 }
 
-static int parse_options(int argc, char **argv, struct options *o)
-{
-        enum {
-                OPT_DEADLINE = PROBE_OPT_DEADLINE,
-                OPT_JSON = PROBE_OPT_JSON,
-                OPT_VERSION = PROBE_OPT_VERSION
-        };
-        static const struct option longopts[] = {
-                { "server", no_argument, NULL, 's' },
-                { "client", required_argument, NULL, 'c' },
-                { "bind", required_argument, NULL, 'B' },
-                { "port", required_argument, NULL, 'p' },
-                { "count", required_argument, NULL, 'n' },
-                { "size", required_argument, NULL, 'l' },
-                { "interval-us", required_argument, NULL, 'i' },
-                { "deadline", required_argument, NULL, OPT_DEADLINE },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                {},
-        };
-        char err[PROBE_ERROR_MAX];
-        bool is_client = false;
-        uint64_t v;
-        int c, r;
-
-        *o = (struct options){ .count = 1000, .size = 64, .deadline = 30 };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":sc:B:p:n:l:i:h", longopts, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        o->is_server = true;
-                        break;
-                case 'c':
-                        is_client = true;
-                        o->remote_arg = optarg;
-                        if (probe_opt_ipv4("--client", optarg, false, &o->remote, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'B':
-                        if (probe_opt_ipv4("--bind", optarg, true, &o->bind, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'p':
-                        if (probe_opt_uint("--port", optarg, 0, 65535, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->port = (uint16_t)v;
-                        o->has_port = true;
-                        break;
-                case 'n':
-                        if (probe_opt_uint("--count", optarg, 1, MAX_COUNT, &o->count, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                case 'l':
-                        if (probe_opt_size("--size", optarg, 1, MAX_SIZE, &o->size, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                case 'i':
-                        if (probe_opt_uint("--interval-us", optarg, 0, MAX_INTERVAL, &o->interval_us, err,
-                                           sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                default:
-                        /* --deadline, --json, --help, --version and getopt's complaints */
-                        r = probe_common_option(PROG, c, argv, &o->deadline, &o->is_json, usage);
-                        if (r != 0)
-                                return r;
-                        break;
-                }
-        }
-        if (optind < argc)
-                return probe_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-        if (o->is_server == is_client)
-                return probe_usage_error(PROG, "give either --server or --client ADDR");
-        if (o->is_server && o->has_client_options)
-                return probe_usage_error(PROG, "--count, --size and --interval-us are for the client");
-        if (is_client && (!o->has_port || o->port == 0))
-                return probe_usage_error(PROG, "the client needs the server's --port (1..65535)");
-        return 0;
-}
+#define OWN(member) PROBE_FIELD(struct options, member)
+static const struct probe_opt rtt_options[] = {
+        PROBE_OPTS_SOCKET,
+        { "count", 'n', PROBE_ARG_UINT, OWN(count), 1, MAX_COUNT, PROBE_OPT_CLIENT_ONLY },
+        { "size", 'l', PROBE_ARG_SIZE, OWN(size), 1, MAX_SIZE, PROBE_OPT_CLIENT_ONLY },
+        { "interval-us", 'i', PROBE_ARG_UINT, OWN(interval_us), 0, MAX_INTERVAL, PROBE_OPT_CLIENT_ONLY },
+        PROBE_OPT_DEADLINE(0),
+        {},
+};
+static const struct probe_cmdline cmdline = { .prog = PROG, .opts = rtt_options, .usage = usage };
 
 /* ---- human output ---- */
 
 static void human(json_object *line)
 {
-        json_object *r, *v;
-        const char *phase;
+        json_object *r;
+        const char *phase = probe_json_text(line, "phase");
 
+        if (probe_human_common(line))
+                return;
         if (json_object_object_get_ex(line, "result", &r)) {
-                if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                        printf("rtt probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
-                               probe_json_text(r, "error"));
-                        return;
-                }
                 if (strcmp(probe_json_text(r, "role"), "server") == 0) {
                         printf("echoed %.0f messages (%.0f bytes) for %s\n", probe_json_number(r, "count"),
                                probe_json_number(r, "bytes"), probe_json_text(r, "remote"));
@@ -189,11 +103,7 @@ static void human(json_object *line)
                        probe_json_number(r, "max_us"), probe_json_number(r, "mean_us"));
                 return;
         }
-        phase = probe_json_text(line, "phase");
-        if (strcmp(phase, "listening") == 0)
-                printf("listening on %s port %.0f\n", probe_json_text(line, "address"),
-                       probe_json_number(line, "port"));
-        else if (strcmp(phase, "connecting") == 0)
+        if (strcmp(phase, "connecting") == 0)
                 printf("connecting to %s port %.0f\n", probe_json_text(line, "remote"),
                        probe_json_number(line, "port"));
         else if (strcmp(phase, "running") == 0 && json_object_object_get_ex(line, "done", NULL))
@@ -222,8 +132,9 @@ static int read_full(int fd, char *buf, size_t len)
         return 0;
 }
 
-static int run_client(const struct options *o, const char *token)
+static int run_client(const void *options, const char *token)
 {
+        const struct options *o = options;
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ double *samples = NULL;
         _cleanup_free_ char *out = NULL, *in = NULL;
@@ -244,13 +155,8 @@ static int run_client(const struct options *o, const char *token)
         hello.count = o->count;
         probe_session_id(hello.session, sizeof(hello.session));
 
-        probe_phase("connecting");
-        line = json_object_new_object();
-        json_object_object_add(line, "phase", json_object_new_string("connecting"));
-        json_object_object_add(line, "remote", json_object_new_string(o->remote_arg));
-        json_object_object_add(line, "port", json_object_new_int(o->port));
-        probe_emit(line);
-        fd = probe_connect(&o->bind, &o->remote, o->port, 0, token, &hello, err, sizeof(err));
+        probe_emit(probe_connecting_line(&o->args));
+        fd = probe_connect(&o->args.bind, &o->args.remote, o->args.port, 0, token, &hello, err, sizeof(err));
         if (fd < 0)
                 return probe_fail("%s", err);
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -314,8 +220,9 @@ static int run_client(const struct options *o, const char *token)
 
 /* ---- server ---- */
 
-static int run_server(const struct options *o, const char *token)
+static int run_server(const void *options, const char *token)
 {
+        const struct options *o = options;
         _cleanup_close_ int lfd = -EBADF, fd = -EBADF;
         _cleanup_free_ char *buf = malloc(ECHO_BUF_SIZE);
         struct probe_hello hello;
@@ -326,7 +233,7 @@ static int run_server(const struct options *o, const char *token)
 
         if (!buf)
                 return probe_fail("out of memory");
-        lfd = probe_listen(&o->bind, o->port, 0, err, sizeof(err));
+        lfd = probe_listen(&o->args.bind, o->args.port, 0, err, sizeof(err));
         if (lfd < 0)
                 return probe_fail("%s", err);
         r = probe_accept_session(lfd, "rtt", token, 1, &fd, &hello, err, sizeof(err));
@@ -371,22 +278,11 @@ static int run_server(const struct options *o, const char *token)
         return 0;
 }
 
+static const struct probe_helper rtt = { "rtt", human, &cmdline, run_server, run_client };
+
 int main(int argc, char **argv)
 {
-        struct options o;
-        const char *token;
-        int r;
+        struct options o = { .args.deadline = 30, .count = 1000, .size = 64 };
 
-        r = parse_options(argc, argv, &o);
-        if (r)
-                return r;
-        if (probe_token_from_env(&token) < 0)
-                return probe_usage_error(PROG,
-                                         PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
-                                                         "has a line break",
-                                         PROBE_TOKEN_MAX);
-        probe_output_init("rtt", o.is_json, human);
-        if (probe_deadline_arm(o.deadline) < 0)
-                return probe_fail("cannot arm the deadline: %s", strerror(errno));
-        return o.is_server ? run_server(&o, token) : run_client(&o, token);
+        return probe_main(&rtt, argc, argv, &o.args, &o);
 }

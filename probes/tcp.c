@@ -20,13 +20,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,47 +29,22 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "config.h"
 #include "probe_session.h"
+#include "tcp_stream.h"
 
 #define PROG         "sparkd-probe-tcp"
 #define MAX_STREAMS  64
 #define DEFAULT_SIZE (128 * 1024)
-#define RECV_SIZE    (256 * 1024)
 /* Socket buffers asked for where the system allows it (see set_buffer in probe_common.c): enough for 100
  * Gb/s at a few hundred microseconds of round trip. */
 #define SOCKET_BUFFER (16 * 1024 * 1024)
 
 struct options {
-        bool is_server;
-        bool is_json;
-        struct in_addr bind;
-        struct in_addr remote;
-        const char *remote_arg;
-        uint16_t port;
-        bool has_port;
+        struct probe_args args;
         unsigned streams;
         double duration;
         uint64_t size;
-        double deadline;
         bool is_one_way;
-        bool has_client_options;
-};
-
-/* One connection and the thread that drives it. */
-struct stream {
-        int fd;
-        pthread_t thread;
-        int error; /* errno of the send or recv that ended it early */
-        /* client */
-        const char *buf;
-        uint64_t size;
-        double send_until;
-        uint64_t sent; /* read by the main thread for progress while the thread adds to it */
-        bool stopped;  /* the sending thread ended (its time is up, or send failed) */
-        /* server, and on the client what the server said it received */
-        uint64_t received;
-        double first_byte, ended;
 };
 
 static void usage(void)
@@ -116,111 +86,28 @@ static void usage(void)
                MAX_STREAMS);
 }
 
-static int parse_options(int argc, char **argv, struct options *o)
-{
-        enum {
-                OPT_DEADLINE = PROBE_OPT_DEADLINE,
-                OPT_JSON = PROBE_OPT_JSON,
-                OPT_VERSION = PROBE_OPT_VERSION,
-                OPT_ONE_WAY
-        };
-        static const struct option longopts[] = {
-                { "server", no_argument, NULL, 's' },
-                { "client", required_argument, NULL, 'c' },
-                { "bind", required_argument, NULL, 'B' },
-                { "port", required_argument, NULL, 'p' },
-                { "streams", required_argument, NULL, 'P' },
-                { "duration", required_argument, NULL, 't' },
-                { "size", required_argument, NULL, 'l' },
-                { "deadline", required_argument, NULL, OPT_DEADLINE },
-                { "one-way", no_argument, NULL, OPT_ONE_WAY },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, OPT_VERSION },
-                {},
-        };
-        char err[PROBE_ERROR_MAX];
-        bool is_client = false;
-        uint64_t v;
-        int c, r;
-
-        *o = (struct options){ .streams = 1, .duration = 5, .size = DEFAULT_SIZE, .deadline = 30 };
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, ":sc:B:p:P:t:l:h", longopts, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        o->is_server = true;
-                        break;
-                case 'c':
-                        is_client = true;
-                        o->remote_arg = optarg;
-                        if (probe_opt_ipv4("--client", optarg, false, &o->remote, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'B':
-                        if (probe_opt_ipv4("--bind", optarg, true, &o->bind, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        break;
-                case 'p':
-                        if (probe_opt_uint("--port", optarg, 0, 65535, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->port = (uint16_t)v;
-                        o->has_port = true;
-                        break;
-                case 'P':
-                        if (probe_opt_uint("--streams", optarg, 1, MAX_STREAMS, &v, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->streams = (unsigned)v;
-                        o->has_client_options = true;
-                        break;
-                case 't':
-                        if (probe_opt_seconds("--duration", optarg, 0, 86400, &o->duration, err,
-                                              sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                case 'l':
-                        if (probe_opt_size("--size", optarg, 1, 16 << 20, &o->size, err, sizeof(err)) < 0)
-                                return probe_usage_error(PROG, "%s", err);
-                        o->has_client_options = true;
-                        break;
-                case OPT_ONE_WAY:
-                        o->is_one_way = true;
-                        o->has_client_options = true;
-                        break;
-                default:
-                        /* --deadline, --json, --help, --version and getopt's complaints */
-                        r = probe_common_option(PROG, c, argv, &o->deadline, &o->is_json, usage);
-                        if (r != 0)
-                                return r;
-                        break;
-                }
-        }
-        if (optind < argc)
-                return probe_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-        if (o->is_server == is_client)
-                return probe_usage_error(PROG, "give either --server or --client ADDR");
-        if (o->is_server && o->has_client_options)
-                return probe_usage_error(PROG,
-                                         "--streams, --duration, --size and --one-way are for the client");
-        if (is_client && (!o->has_port || o->port == 0))
-                return probe_usage_error(PROG, "the client needs the server's --port (1..65535)");
-        return 0;
-}
+#define OWN(member) PROBE_FIELD(struct options, member)
+static const struct probe_opt tcp_options[] = {
+        PROBE_OPTS_SOCKET,
+        { "streams", 'P', PROBE_ARG_UINT, OWN(streams), 1, MAX_STREAMS, PROBE_OPT_CLIENT_ONLY },
+        { "duration", 't', PROBE_ARG_SECONDS, OWN(duration), 0, 86400, PROBE_OPT_CLIENT_ONLY },
+        { "size", 'l', PROBE_ARG_SIZE, OWN(size), 1, 16 << 20, PROBE_OPT_CLIENT_ONLY },
+        { "one-way", 0, PROBE_ARG_FLAG, OWN(is_one_way), 0, 0, PROBE_OPT_CLIENT_ONLY },
+        PROBE_OPT_DEADLINE(0),
+        {},
+};
+static const struct probe_cmdline cmdline = { .prog = PROG, .opts = tcp_options, .usage = usage };
 
 /* ---- human output ---- */
 
 static void human(json_object *line)
 {
         json_object *r, *v, *per;
-        const char *phase;
+        const char *phase = probe_json_text(line, "phase");
 
+        if (probe_human_common(line))
+                return;
         if (json_object_object_get_ex(line, "result", &r)) {
-                if (json_object_object_get_ex(r, "ok", &v) && !json_object_get_boolean(v)) {
-                        printf("tcp probe failed in phase %s: %s\n", probe_json_text(r, "phase"),
-                               probe_json_text(r, "error"));
-                        return;
-                }
                 if (strcmp(probe_json_text(r, "role"), "server") == 0) {
                         printf("received %.0f bytes from %s on %.0f streams in %.2f s: %.2f Gb/s\n",
                                probe_json_number(r, "bytes"), probe_json_text(r, "remote"),
@@ -252,11 +139,7 @@ static void human(json_object *line)
                 }
                 return;
         }
-        phase = probe_json_text(line, "phase");
-        if (strcmp(phase, "listening") == 0)
-                printf("listening on %s port %.0f\n", probe_json_text(line, "address"),
-                       probe_json_number(line, "port"));
-        else if (strcmp(phase, "connecting") == 0)
+        if (strcmp(phase, "connecting") == 0)
                 printf("connecting to %s port %.0f, %.0f streams, %.1f s\n", probe_json_text(line, "remote"),
                        probe_json_number(line, "port"), probe_json_number(line, "streams"),
                        probe_json_number(line, "duration_s"));
@@ -268,124 +151,8 @@ static void human(json_object *line)
                        probe_json_number(line, "streams"));
 }
 
-/* ---- sending: the client, and the server in the reverse direction ---- */
-
-static json_object *tcp_retransmits(const struct stream *s, unsigned n)
-{
-        uint64_t sum = 0;
-
-        for (unsigned i = 0; i < n; i++) {
-                struct tcp_info ti = { 0 };
-                socklen_t len = sizeof(ti);
-
-                if (getsockopt(s[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
-                    len < offsetof(struct tcp_info, tcpi_total_retrans) + sizeof(ti.tcpi_total_retrans))
-                        return NULL;
-                sum += ti.tcpi_total_retrans;
-        }
-        return json_object_new_int64((int64_t)sum);
-}
-
-static void emit_progress(double elapsed, uint64_t sent)
-{
-        json_object *line = json_object_new_object();
-
-        json_object_object_add(line, "phase", json_object_new_string("running"));
-        json_object_object_add(line, "elapsed_s", probe_json_double(elapsed, 1));
-        json_object_object_add(line, "gbps", probe_json_double(probe_gbps(sent, elapsed), 3));
-        json_object_object_add(line, "bytes_sent", json_object_new_int64((int64_t)sent));
-        probe_emit(line);
-}
-
-static void *sender_run(void *arg)
-{
-        struct stream *s = arg;
-
-        while (probe_now() < s->send_until) {
-                ssize_t n = send(s->fd, s->buf, s->size, MSG_NOSIGNAL);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        s->error = errno;
-                        break;
-                }
-                __atomic_fetch_add(&s->sent, (uint64_t)n, __ATOMIC_RELAXED);
-        }
-        __atomic_store_n(&s->stopped, true, __ATOMIC_RELEASE);
-        return NULL;
-}
-
-static int start_threads(struct stream *s, unsigned n, void *(*fn)(void *))
-{
-        sigset_t block, old;
-        int r = 0;
-
-        /* The deadline's signal goes to the main thread only. */
-        sigfillset(&block);
-        pthread_sigmask(SIG_BLOCK, &block, &old);
-        for (unsigned i = 0; i < n && r == 0; i++) {
-                r = -pthread_create(&s[i].thread, NULL, fn, &s[i]);
-                if (r < 0) {
-                        for (unsigned j = 0; j < i; j++)
-                                pthread_join(s[j].thread, NULL);
-                }
-        }
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        return r;
-}
-
-static bool all_stopped(struct stream *s, unsigned n)
-{
-        for (unsigned i = 0; i < n; i++)
-                if (!__atomic_load_n(&s[i].stopped, __ATOMIC_ACQUIRE))
-                        return false;
-        return true;
-}
-
-static int send_for(struct stream *s, unsigned n, double duration, uint64_t size)
-{
-        _cleanup_free_ char *buf = malloc(size);
-        double start, end, next_progress;
-        int r;
-
-        if (!buf)
-                return probe_fail("out of memory");
-        for (uint64_t i = 0; i < size; i++)
-                buf[i] = (char)(i * 131 + (i >> 8));
-        start = probe_now();
-        end = start + duration;
-        for (unsigned i = 0; i < n; i++) {
-                s[i].buf = buf;
-                s[i].size = size;
-                s[i].send_until = end;
-        }
-        r = start_threads(s, n, sender_run);
-        if (r < 0)
-                return probe_fail("cannot start a sending thread: %s", strerror(-r));
-        for (next_progress = start + 1; next_progress < end; next_progress += 1) {
-                uint64_t total = 0;
-
-                /* A peer that went away ends every stream at once: no waiting out the time. */
-                while (!all_stopped(s, n) && probe_now() < next_progress)
-                        probe_sleep_until(probe_now() + 0.1 < next_progress ? probe_now() + 0.1
-                                                                            : next_progress);
-                if (all_stopped(s, n))
-                        break;
-                for (unsigned i = 0; i < n; i++)
-                        total += __atomic_load_n(&s[i].sent, __ATOMIC_RELAXED);
-                emit_progress(probe_now() - start, total);
-        }
-        for (unsigned i = 0; i < n; i++)
-                pthread_join(s[i].thread, NULL);
-        for (unsigned i = 0; i < n; i++)
-                if (s[i].error)
-                        return probe_fail("stream %u: sending failed: %s", i, strerror(s[i].error));
-        return 0;
-}
-
 /* The server's line for one stream: {"stream":i,"bytes":b,"seconds":s}. */
-static int read_summary(struct stream *st, unsigned i, double *seconds)
+static int read_summary(struct tcp_stream *st, unsigned i, double *seconds)
 {
         _cleanup_json_ json_object *o = NULL;
         char line[PROBE_HELLO_MAX];
@@ -405,63 +172,11 @@ static int read_summary(struct stream *st, unsigned i, double *seconds)
         return 0;
 }
 
-/* ---- receiving: the server, and the client in the reverse direction ---- */
-
-static void *receiver_run(void *arg)
-{
-        struct stream *s = arg;
-        _cleanup_free_ char *buf = malloc(RECV_SIZE);
-
-        if (!buf) {
-                s->error = ENOMEM;
-                return NULL;
-        }
-        for (;;) {
-                ssize_t n = recv(s->fd, buf, RECV_SIZE, 0);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        s->error = errno;
-                        break;
-                }
-                if (n == 0) {
-                        s->ended = probe_now();
-                        break;
-                }
-                if (s->first_byte == 0)
-                        s->first_byte = probe_now();
-                s->received += (uint64_t)n;
-        }
-        return NULL;
-}
-
-static int receive_all(struct stream *s, unsigned n, double *first_byte, double *last_end)
-{
-        int r = start_threads(s, n, receiver_run);
-
-        if (r < 0)
-                return probe_fail("cannot start a receiving thread: %s", strerror(-r));
-        for (unsigned i = 0; i < n; i++)
-                pthread_join(s[i].thread, NULL);
-        *first_byte = 0;
-        *last_end = 0;
-        for (unsigned i = 0; i < n; i++) {
-                if (s[i].error)
-                        return probe_fail("stream %u: receiving failed: %s", i, strerror(s[i].error));
-                if (s[i].first_byte > 0 && (*first_byte == 0 || s[i].first_byte < *first_byte))
-                        *first_byte = s[i].first_byte;
-                if (s[i].ended > *last_end)
-                        *last_end = s[i].ended;
-        }
-        return 0;
-}
-
 /* ---- client ---- */
 
 /* The client's side of the reverse direction: what the server sends on every stream until it
  * ends its writing; bytes over the client's time from the first byte to the last stream's end. */
-static int receive_reverse(struct stream *s, unsigned n, uint64_t *bytes, double *seconds)
+static int receive_reverse(struct tcp_stream *s, unsigned n, uint64_t *bytes, double *seconds)
 {
         double first = 0, last = 0;
         int r;
@@ -471,7 +186,7 @@ static int receive_reverse(struct stream *s, unsigned n, uint64_t *bytes, double
                 s[i].first_byte = s[i].ended = 0;
                 s[i].error = 0;
         }
-        r = receive_all(s, n, &first, &last);
+        r = tcp_receive_all(s, n, &first, &last);
         if (r)
                 return r;
         *bytes = 0;
@@ -508,9 +223,10 @@ static json_object *direction_json(const char *direction, const char *from, cons
         return d;
 }
 
-static int run_client(const struct options *o, const char *token)
+static int run_client(const void *options, const char *token)
 {
-        struct stream s[MAX_STREAMS];
+        const struct options *o = options;
+        struct tcp_stream s[MAX_STREAMS];
         struct probe_hello hello = { .kind = "tcp", .version = PROBE_PROTO_VERSION, .streams = o->streams };
         char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN], netdev[IF_NAMESIZE];
         uint64_t bytes = 0, sent = 0, forward[MAX_STREAMS], reverse_bytes = 0;
@@ -523,21 +239,17 @@ static int run_client(const struct options *o, const char *token)
                 hello.reverse_ms = o->duration * 1000 >= 1 ? (uint64_t)(o->duration * 1000 + 0.5) : 1;
         probe_session_id(hello.session, sizeof(hello.session));
         for (unsigned i = 0; i < o->streams; i++)
-                s[i] = (struct stream){ .fd = -EBADF };
+                s[i] = (struct tcp_stream){ .fd = -EBADF };
 
-        probe_phase("connecting");
-        line = json_object_new_object();
-        json_object_object_add(line, "phase", json_object_new_string("connecting"));
-        json_object_object_add(line, "remote", json_object_new_string(o->remote_arg));
-        json_object_object_add(line, "port", json_object_new_int(o->port));
+        line = probe_connecting_line(&o->args);
         json_object_object_add(line, "streams", json_object_new_int((int)o->streams));
         json_object_object_add(line, "duration_s", probe_json_double(o->duration, 3));
         json_object_object_add(line, "both_directions", json_object_new_boolean(!o->is_one_way));
         probe_emit(line);
         for (unsigned i = 0; i < o->streams; i++) {
                 hello.stream = i;
-                s[i].fd = probe_connect(&o->bind, &o->remote, o->port, SOCKET_BUFFER, token, &hello, err,
-                                        sizeof(err));
+                s[i].fd = probe_connect(&o->args.bind, &o->args.remote, o->args.port, SOCKET_BUFFER, token,
+                                        &hello, err, sizeof(err));
                 if (s[i].fd < 0) {
                         r = probe_fail("%s", err);
                         goto out;
@@ -549,7 +261,7 @@ static int run_client(const struct options *o, const char *token)
 
         probe_phase("running");
         started = probe_now();
-        r = send_for(s, o->streams, o->duration, o->size);
+        r = tcp_send_for(s, o->streams, o->duration, o->size);
         if (r)
                 goto out;
         for (unsigned i = 0; i < o->streams; i++)
@@ -624,10 +336,11 @@ out:
 
 /* ---- server ---- */
 
-static int run_server(const struct options *o, const char *token)
+static int run_server(const void *options, const char *token)
 {
+        const struct options *o = options;
         _cleanup_close_ int lfd = -EBADF;
-        struct stream s[MAX_STREAMS];
+        struct tcp_stream s[MAX_STREAMS];
         int fds[MAX_STREAMS];
         struct probe_hello hello;
         char err[PROBE_ERROR_MAX], local[INET_ADDRSTRLEN], remote[INET_ADDRSTRLEN];
@@ -636,7 +349,7 @@ static int run_server(const struct options *o, const char *token)
         json_object *line, *result, *per, *reverse_retrans = NULL;
         int r;
 
-        lfd = probe_listen(&o->bind, o->port, SOCKET_BUFFER, err, sizeof(err));
+        lfd = probe_listen(&o->args.bind, o->args.port, SOCKET_BUFFER, err, sizeof(err));
         if (lfd < 0)
                 return probe_fail("%s", err);
         r = probe_accept_session(lfd, "tcp", token, MAX_STREAMS, fds, &hello, err, sizeof(err));
@@ -644,7 +357,7 @@ static int run_server(const struct options *o, const char *token)
                 return probe_fail("%s", err);
         lfd = (close(lfd), -EBADF); /* one session only: later clients are refused by the kernel */
         for (unsigned i = 0; i < hello.streams; i++)
-                s[i] = (struct stream){ .fd = fds[i] };
+                s[i] = (struct tcp_stream){ .fd = fds[i] };
         probe_sockname(s[0].fd, false, local, sizeof(local));
         probe_sockname(s[0].fd, true, remote, sizeof(remote));
 
@@ -654,7 +367,7 @@ static int run_server(const struct options *o, const char *token)
         json_object_object_add(line, "remote", json_object_new_string(remote));
         json_object_object_add(line, "streams", json_object_new_int((int)hello.streams));
         probe_emit(line);
-        r = receive_all(s, hello.streams, &first, &last);
+        r = tcp_receive_all(s, hello.streams, &first, &last);
         if (r)
                 goto out;
         seconds = first > 0 && last > first ? last - first : 0;
@@ -671,8 +384,8 @@ static int run_server(const struct options *o, const char *token)
         }
         if (hello.reverse_ms) {
                 probe_phase("reverse");
-                r = send_for(s, hello.streams, (double)hello.reverse_ms / 1000,
-                             hello.size ? hello.size : DEFAULT_SIZE);
+                r = tcp_send_for(s, hello.streams, (double)hello.reverse_ms / 1000,
+                                 hello.size ? hello.size : DEFAULT_SIZE);
                 if (r)
                         goto out;
                 for (unsigned i = 0; i < hello.streams; i++) {
@@ -716,22 +429,11 @@ out:
         return r;
 }
 
+static const struct probe_helper tcp = { "tcp", human, &cmdline, run_server, run_client };
+
 int main(int argc, char **argv)
 {
-        struct options o;
-        const char *token;
-        int r;
+        struct options o = { .args.deadline = 30, .streams = 1, .duration = 5, .size = DEFAULT_SIZE };
 
-        r = parse_options(argc, argv, &o);
-        if (r)
-                return r;
-        if (probe_token_from_env(&token) < 0)
-                return probe_usage_error(PROG,
-                                         PROBE_TOKEN_ENV " is set but empty, longer than %d bytes or "
-                                                         "has a line break",
-                                         PROBE_TOKEN_MAX);
-        probe_output_init("tcp", o.is_json, human);
-        if (probe_deadline_arm(o.deadline) < 0)
-                return probe_fail("cannot arm the deadline: %s", strerror(errno));
-        return o.is_server ? run_server(&o, token) : run_client(&o, token);
+        return probe_main(&tcp, argc, argv, &o.args, &o);
 }

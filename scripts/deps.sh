@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages sparkd needs that are missing: `deps.sh build` for building and
-# running, `deps.sh test` for the whole test suite as well. Needs root when anything is missing.
+# running, `deps.sh test` for the whole test suite as well. Needs root when anything is missing:
+# started by another user, it then runs itself again through sudo.
 set -euo pipefail
+. "$(dirname "$0")/root.sh"
 
 build_packages=(
         build-essential meson ninja-build pkg-config
@@ -33,8 +35,8 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-        echo "missing Debian packages: ${missing[*]}; run as root (sudo) to install them" >&2
-        exit 1
+        echo "missing Debian packages: ${missing[*]}; installing them as root" >&2
+        as_root "$0" "$@"
 fi
 echo "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive

@@ -2,9 +2,11 @@
 # Installs what is missing, then builds sparkd twice and runs every test suite: once with
 # warnings as errors, once more under AddressSanitizer and UndefinedBehaviorSanitizer. The fuzz
 # suite (tests/fuzz/run.sh) builds the fuzz targets with clang in build-fuzz and runs each a while.
-# Run as root: the integration tests make network namespaces. The last line is the count,
-# "N passed, N failed, N skipped".
+# Runs as root: the integration tests make network namespaces; started by another user, it runs
+# itself again through sudo. The last line is the count, "N passed, N failed, N skipped".
 set -uo pipefail
+. "$(dirname "$0")/root.sh"
+as_root "$0" "$@"
 cd "$(dirname "$0")/.."
 top=$(pwd)
 

@@ -19,6 +19,7 @@
 #include "common/strutil.h"
 #include "conf_keys.h"
 #include "config.h"
+#include "daemon/base/helper_dir.h"
 #include "daemon/base/log.h"
 
 #define CONF_MAX_LINE      4096
@@ -253,7 +254,7 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         conf_keys_set_defaults(c);
         if (conf_set_host_root(c, "/") < 0)
                 return -ENOMEM;
-        c->probe_helper_dir = strdup(SPARKD_HELPER_DIR);
+        c->probe_helper_dir = strdup(helper_dir_default());
         if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);

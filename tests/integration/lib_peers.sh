@@ -46,11 +46,10 @@ wait_peer_state() {
         [ "$(peer_field "$1" "$2" 'p["state"]')" = "$3" ]
 }
 
-# two_probe_nodes [EXTRA...]: nodes a and b on one cable (fa 10.99.0.1, fb 10.99.0.2) with the
-# test's cluster key, the probe helpers of PROBE_HELPER_DIR and no schedule (EXTRA lines are
-# appended to both configs and may set one), both daemons started and peered. Sets $a and $b to
-# their namespaces.
-two_probe_nodes() {
+# two_nodes [EXTRA...]: nodes a and b on one cable (fa 10.99.0.1, fb 10.99.0.2) with the test's
+# cluster key and peer_conf's configs (EXTRA lines are appended to both), both daemons started and
+# peered. Sets $a and $b to their namespaces.
+two_nodes() {
         local n other
         "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
         a=$(netns_new a)
@@ -58,10 +57,16 @@ two_probe_nodes() {
         veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
         for n in a b; do
                 other=$([ $n = a ] && echo 10.99.0.2 || echo 10.99.0.1)
-                peer_conf $n f$n $other "[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}" \
-                        "interval = 0" "rtt_interval = 0" "$@"
+                peer_conf $n f$n $other "$@"
         done
         sparkd_start a "$a" -c "$TEST_TMP/a.conf"
         sparkd_start b "$b" -c "$TEST_TMP/b.conf"
         wait_peer_state a b up 5 || fail "peers not up"
+}
+
+# two_probe_nodes [EXTRA...]: two_nodes with the probe helpers of PROBE_HELPER_DIR and no schedule
+# (EXTRA lines come after and may set one).
+two_probe_nodes() {
+        two_nodes "[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}" \
+                "interval = 0" "rtt_interval = 0" "$@"
 }

@@ -65,6 +65,88 @@ static void test_option_messages(void)
                     "--size wants a size in bytes from 1 to 16777216 (K and M suffixes allowed), not '32M'");
 }
 
+/* A helper's command line as the table reads it: its own options next to the shared ones. */
+struct toy {
+        struct probe_args args;
+        unsigned count;
+        uint16_t small;
+        double wait;
+        uint64_t size;
+        bool is_fast;
+        const char *name;
+};
+
+/* The command line "toy ARGS...", ARGS ending with NULL. */
+#define ARGV(...)   ((char *[]){ "toy", __VA_ARGS__ })
+#define TOY(member) PROBE_FIELD(struct toy, member)
+
+/* Reads argv (ARGV) with a table of each kind of argument. */
+static int toy_parse(struct toy *t, char *err, size_t size, char **argv)
+{
+        static const struct probe_opt opts[] = {
+                PROBE_OPTS_SOCKET,
+                { "count", 'n', PROBE_ARG_UINT, TOY(count), 1, 10, PROBE_OPT_CLIENT_ONLY },
+                { "small", 0, PROBE_ARG_UINT, TOY(small), 0, 300 },
+                { "wait", 'w', PROBE_ARG_SECONDS, TOY(wait), 0, 60, PROBE_OPT_CLIENT_ONLY },
+                { "size", 0, PROBE_ARG_SIZE, TOY(size), 1, 1 << 20 },
+                { "fast", 0, PROBE_ARG_FLAG, TOY(is_fast), 0, 0, PROBE_OPT_CLIENT_ONLY },
+                { "name", 0, PROBE_ARG_TEXT, TOY(name) },
+                PROBE_OPT_DEADLINE(0),
+                {},
+        };
+        static const struct probe_cmdline cmdline = { .prog = "toy", .opts = opts };
+        int argc = 0;
+
+        while (argv[argc])
+                argc++;
+        *t = (struct toy){ .args.deadline = 30, .count = 3 };
+        err[0] = '\0';
+        return probe_cmdline_parse(&cmdline, argc, argv, &t->args, t, err, size);
+}
+
+static void test_cmdline(void)
+{
+        struct toy t;
+        char err[PROBE_ERROR_MAX];
+
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--client", "10.0.0.2", "-p", "80", NULL)) == 0);
+        CHECK(!t.args.is_server && t.args.port == 80 && t.args.has_port && !t.args.has_bind);
+        CHECK_STREQ(t.args.remote_arg, "10.0.0.2");
+        CHECK(t.args.remote.s_addr == htonl(0x0a000002) && t.count == 3 && t.args.deadline == 30);
+        CHECK(toy_parse(&t, err, sizeof(err),
+                        ARGV("-s", "-B", "", "--small", "300", "--size", "2K", "--name", "x", "--deadline",
+                             "0.5", "--json", NULL)) == 0);
+        CHECK(t.args.is_server && t.args.has_bind && t.small == 300 && t.size == 2048 && t.args.is_json);
+        CHECK(t.args.deadline == 0.5 && !t.args.has_client_options);
+        CHECK_STREQ(t.name, "x");
+        CHECK(toy_parse(&t, err, sizeof(err),
+                        ARGV("-c", "10.0.0.2", "-p", "1", "-n", "10", "-w", "2", "--fast", NULL)) == 0);
+        CHECK(t.count == 10 && t.wait == 2 && t.is_fast && t.args.has_client_options);
+
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--server", "--count", "2", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "--count, --wait and --fast are for the client");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--client", "10.0.0.2", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "the client needs the server's --port (1..65535)");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--server", "--client", "10.0.0.2", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "give either --server or --client ADDR");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV(NULL)) == -EINVAL);
+        CHECK_STREQ(err, "give either --server or --client ADDR");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--server", "--small", "301", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "--small wants a whole number from 0 to 300, not '301'");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--server", "--port", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "--port needs a value");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--server", "--bogus", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "unknown option --bogus");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--server", "extra", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "unexpected argument 'extra'");
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--client", "0.0.0.0", NULL)) == -EINVAL);
+        CHECK_STREQ(err, "--client wants an IPv4 address like 10.0.0.2, not '0.0.0.0'");
+        /* --help and --version end the reading: what follows is not looked at. */
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("--help", "--bogus", NULL)) == 0 && t.args.want_help);
+        CHECK(toy_parse(&t, err, sizeof(err), ARGV("-s", "--version", "x", NULL)) == 0 &&
+              t.args.want_version);
+}
+
 static void test_gbps(void)
 {
         /* Decimal, like iperf3: 1.25e9 bytes in one second are 10 Gb/s. */
@@ -285,6 +367,7 @@ int main(void)
         RUN(test_parse_size);
         RUN(test_parse_ipv4);
         RUN(test_option_messages);
+        RUN(test_cmdline);
         RUN(test_gbps);
         RUN(test_percentile_nearest_rank);
         RUN(test_stats);

@@ -35,17 +35,18 @@ static void test_options(void)
         char err[256];
 
         CHECK(parse(&o, err, sizeof(err), "--client", "192.168.177.12", NULL) == 0);
-        CHECK(!o.is_server && o.qps == 4 && o.size == 65536 && o.tx_depth == 128 && o.cq_mod == 100);
+        CHECK(!o.args.is_server && o.qps == 4 && o.size == 65536 && o.tx_depth == 128 && o.cq_mod == 100);
         CHECK(o.duration == 5 && o.iters == 0 && o.lat_iters == 1000 && o.lat_size == 2);
-        CHECK(o.port == 18515 && o.max_rails == 2 && o.want_bandwidth && o.want_latency && !o.has_bind);
+        CHECK(o.args.port == 18515 && o.max_rails == 2 && o.want_bandwidth && o.want_latency &&
+              !o.args.has_bind);
 
         CHECK(parse(&o, err, sizeof(err), "-c", "10.0.0.2", "-q", "8", "-l", "1M", "-D", "0.5", "--one-way",
                     "--bandwidth", "--one-rail", "-p", "4000", NULL) == 0);
         CHECK(o.qps == 8 && o.size == 1 << 20 && o.duration == 0.5 && o.is_one_way && o.want_bandwidth &&
-              !o.want_latency && o.max_rails == 1 && o.port == 4000);
+              !o.want_latency && o.max_rails == 1 && o.args.port == 4000);
 
         CHECK(parse(&o, err, sizeof(err), "--server", "--bind", "10.0.0.1", NULL) == 0);
-        CHECK(o.is_server && o.port == 0 && o.has_bind);
+        CHECK(o.args.is_server && o.args.port == 0 && o.args.has_bind);
 
         CHECK(parse(&o, err, sizeof(err), "--server", NULL) == -EINVAL);
         CHECK(strstr(err, "the server needs --bind ADDR") != NULL);
@@ -63,7 +64,7 @@ static void test_options(void)
         CHECK_STREQ(err, "give either --server or --client ADDR");
         CHECK(parse(&o, err, sizeof(err), "--client", "10.0.0.2", "extra", NULL) == -EINVAL);
         CHECK_STREQ(err, "unexpected argument 'extra'");
-        CHECK(parse(&o, err, sizeof(err), "--help", NULL) == 0 && o.want_help);
+        CHECK(parse(&o, err, sizeof(err), "--help", NULL) == 0 && o.args.want_help);
 }
 
 static int scan(const char *name, struct rdma_inventory *inv)
