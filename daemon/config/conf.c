@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <ini.h>
 #include <limits.h>
@@ -15,6 +16,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "common/file_read.h"
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "conf_keys.h"
@@ -22,7 +24,9 @@
 #include "daemon/base/helper_dir.h"
 #include "daemon/base/log.h"
 
-#define CONF_MAX_LINE      4096
+#define CONF_MAX_LINE 4096
+/* Far beyond any real config, small enough that a stray huge file costs nothing to refuse. */
+#define CONF_MAX_FILE_SIZE (1024 * 1024)
 #define DEFAULT_SOCKET_GRP "sparkd"
 #define DEFAULT_ADMIN_GRP  "sparkd-admin"
 
@@ -130,42 +134,87 @@ static bool line_is_ini(const char *line)
 }
 
 /* inih reads through this so that the handler knows which line it is looking at, and so that an
- * overlong line is reported instead of being split into two. */
+ * overlong line or one with a NUL byte is reported instead of being split or cut short. */
 static char *conf_reader(char *str, int num, void *userdata)
 {
         struct conf_parse *p = userdata;
-        ssize_t n = getline(&p->buf, &p->buf_size, p->stream);
+        const char *line = p->text + p->text_pos, *newline;
+        size_t n;
 
-        if (n < 0)
+        if (p->text_pos >= p->text_len)
                 return NULL;
+        newline = memchr(line, '\n', p->text_len - p->text_pos);
+        n = newline ? (size_t)(newline - line) + 1 : p->text_len - p->text_pos;
+        p->text_pos += n;
         p->line++;
-        if (n >= num || n >= CONF_MAX_LINE) {
+        /* A NUL would end the line for inih and everything after it would be dropped unseen. */
+        if (memchr(line, '\0', n)) {
+                conf_add_error(p->errors, p->file, p->line, "a NUL byte; the config is text");
+                snprintf(str, (size_t)num, "\n");
+                return str;
+        }
+        if (n >= (size_t)num || n >= CONF_MAX_LINE) {
                 conf_add_error(p->errors, p->file, p->line, "line longer than %d bytes", CONF_MAX_LINE - 2);
                 snprintf(str, (size_t)num, "\n");
                 return str;
         }
-        if (!line_is_ini(p->buf)) {
+        memcpy(str, line, n);
+        str[n] = '\0';
+        if (!line_is_ini(str)) {
                 /* Said here, and blanked for inih, which would report only the first such line. */
                 conf_add_error(p->errors, p->file, p->line, "expected \"[section]\" or \"key = value\"");
                 snprintf(str, (size_t)num, "\n");
-                return str;
         }
-        memcpy(str, p->buf, (size_t)n + 1);
         return str;
 }
 
-static int conf_parse_file(struct conf_parse *p, const char *file)
+/* A file that cannot be read is an error with the path and the reason; a symlink that leads
+ * nowhere says where it points. */
+static void conf_add_read_error(struct conf_parse *p, const char *file, int error, const char *why)
 {
-        _cleanup_fclose_ FILE *f = fopen(file, "re");
-        size_t errors_before = p->errors->n;
-        int line;
+        char target[PATH_MAX];
+        ssize_t n;
 
-        if (!f)
-                return -errno;
+        if (error != -ENOENT && error != -ELOOP) {
+                conf_add_error(p->errors, NULL, 0, "%s", why);
+                return;
+        }
+        n = readlink(file, target, sizeof(target) - 1);
+        if (n < 0) {
+                conf_add_error(p->errors, file, 0, "cannot read: %s", strerror(-error));
+                return;
+        }
+        target[n] = '\0';
+        conf_add_error(p->errors, file, 0, "a symlink to %s, which %s; expected a regular file", target,
+                       error == -ELOOP ? "is a symlink loop" : "does not exist");
+}
+
+/* The whole file is read first, as a regular file of bounded size: a FIFO, a device or a
+ * directory is refused without waiting, and a huge file without filling memory. Every error is
+ * reported here, but for -ENOENT when may_be_missing and there is nothing by that name. */
+static int conf_parse_file(struct conf_parse *p, const char *file, bool may_be_missing)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t errors_before = p->errors->n, len;
+        char why[PATH_MAX + 128];
+        struct stat st;
+        int line, r;
+
+        r = file_read_regular(AT_FDCWD, file, 0, CONF_MAX_FILE_SIZE, &text, &len, why, sizeof(why));
+        if (r == -ENOENT && may_be_missing && lstat(file, &st) < 0 && errno == ENOENT)
+                return r;
+        if (r < 0) {
+                if (r != -ENOMEM)
+                        conf_add_read_error(p, file, r, why);
+                return r;
+        }
         p->file = file;
-        p->stream = f;
+        p->text = text;
+        p->text_len = len;
+        p->text_pos = 0;
         p->line = 0;
         line = ini_parse_stream(conf_reader, p, conf_handler, p);
+        p->text = NULL;
         if (line == -2)
                 return -ENOMEM;
         /* inih reports only the first bad line; when our handler did not flag that line itself,
@@ -181,8 +230,6 @@ static int conf_parse_file(struct conf_parse *p, const char *file)
                         conf_add_error(p->errors, file, (unsigned)line,
                                        "expected \"[section]\" or \"key = value\"");
         }
-        if (ferror(f))
-                return -EIO;
         return 0;
 }
 
@@ -214,16 +261,15 @@ static int conf_parse_dropins(struct conf_parse *p, const char *main_path)
                                : conf_add_error(p->errors, dir, 0, "cannot read: %m");
         for (int i = 0; i < n; i++) {
                 _cleanup_free_ char *file = NULL;
-                struct stat st;
 
                 if (r == 0 && asprintf(&file, "%s/%s", dir, names[i]->d_name) < 0)
                         r = -ENOMEM;
-                if (r == 0 && stat(file, &st) == 0 && S_ISREG(st.st_mode)) {
-                        int q = conf_parse_file(p, file);
+                if (r == 0) {
+                        int q = conf_parse_file(p, file, false);
 
-                        if (q < 0)
-                                conf_add_error(p->errors, file, 0, "cannot read: %s", strerror(-q));
-                        else
+                        if (q == -ENOMEM)
+                                r = q;
+                        else if (q == 0)
                                 r = strv_push(&p->config->files_read, file);
                 }
                 free(names[i]);
@@ -307,19 +353,14 @@ int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, str
         if (r < 0)
                 goto fail;
 
-        r = conf_parse_file(&p, path);
-        if (r == -ENOENT && !must_exist) {
-                c->path_found = false;
-                r = 0;
-        } else if (r < 0) {
-                conf_add_error(errors, path, 0, "cannot read: %s", strerror(-r));
-        } else {
-                c->path_found = true;
+        r = conf_parse_file(&p, path, !must_exist);
+        c->path_found = r == 0;
+        if (r == 0)
                 r = strv_push(&c->files_read, path);
-        }
+        else if (r != -ENOMEM)
+                r = 0; /* reported, or the default path with nothing there */
         if (r >= 0)
                 r = conf_parse_dropins(&p, path);
-        free(p.buf);
         if (r < 0)
                 goto fail;
 

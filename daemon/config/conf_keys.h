@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "conf.h"
 
@@ -17,10 +16,10 @@ struct conf_parse {
         struct sparkd_config *config;
         struct conf_errors *errors;
         const char *file;
-        FILE *stream;
-        unsigned line; /* line the reader handed to inih last */
-        char *buf;
-        size_t buf_size;
+        const char *text; /* the file's bytes, read whole */
+        size_t text_len;
+        size_t text_pos;       /* where the reader's next line starts */
+        unsigned line;         /* line the reader handed to inih last */
         bool socket_group_set; /* the user named a group: a missing one is then an error */
         bool admin_group_set;
 };

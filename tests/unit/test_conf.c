@@ -326,6 +326,92 @@ static void test_diagnosis(void)
                              "healthy_gbps (20)") != NULL);
 }
 
+/* Only regular files of bounded size are read, without waiting: each other kind, as the main file
+ * or a drop-in, is an error naming the path and why. */
+static void test_files_that_are_not_config(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[2048];
+        FILE *f;
+
+        CHECK(mkfifo(path_of("fifo.conf"), 0600) == 0);
+        CHECK(load("fifo.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "fifo.conf is a FIFO, not a regular file\n");
+
+        mkdir(path_of("dir.conf"), 0755);
+        CHECK(load("dir.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "dir.conf is a directory, not a regular file\n");
+
+        CHECK(symlink("/dev/zero", path_of("zero.conf")) == 0);
+        CHECK(load("zero.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "zero.conf is a character device, not a regular file\n");
+
+        /* The size is refused before anything is read: a file of zeros costs nothing. */
+        f = fopen(path_of("huge.conf"), "w");
+        CHECK(f && ftruncate(fileno(f), 300 * 1024 * 1024) == 0);
+        if (f)
+                fclose(f);
+        CHECK(load("huge.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "huge.conf is 300.0 MiB; at most 1.0 MiB is read\n");
+        unlink(path_of("huge.conf"));
+
+        /* The default path: a dangling symlink is a mistake, not an absent file. */
+        CHECK(symlink("nowhere.conf", path_of("dangling.conf")) == 0);
+        CHECK(load("dangling.conf", false, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors, "dangling.conf: a symlink to nowhere.conf, which does not exist; expected a "
+                            "regular file\n");
+}
+
+static void test_dropins_that_are_not_config(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[2048];
+
+        mkdir(path_of("kinds.conf.d"), 0755);
+        write_file("kinds.conf", "[daemon]\nnode_name = base\n");
+        write_file("kinds.conf.d/real.txt", "[daemon]\nnode_name = linked\n");
+        CHECK(symlink("real.txt", path_of("kinds.conf.d/10-link.conf")) == 0);
+        CHECK(load("kinds.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK_STREQ(errors, "");
+        if (c)
+                CHECK_STREQ(c->node_name, "linked"); /* a symlink to a regular file is fine */
+        conf_free(c);
+        c = NULL;
+
+        CHECK(symlink("gone.conf", path_of("kinds.conf.d/20-dangling.conf")) == 0);
+        CHECK(symlink("30-loop.conf", path_of("kinds.conf.d/30-loop.conf")) == 0);
+        mkdir(path_of("kinds.conf.d/40-dir.conf"), 0755);
+        CHECK(mkfifo(path_of("kinds.conf.d/50-fifo.conf"), 0600) == 0);
+        CHECK(symlink("/dev/zero", path_of("kinds.conf.d/60-zero.conf")) == 0);
+        CHECK(load("kinds.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(c == NULL);
+        CHECK_STREQ(
+                errors,
+                "kinds.conf.d/20-dangling.conf: a symlink to gone.conf, which does not exist; expected a "
+                "regular file\n"
+                "kinds.conf.d/30-loop.conf: a symlink to 30-loop.conf, which is a symlink loop; expected a "
+                "regular file\n"
+                "kinds.conf.d/40-dir.conf is a directory, not a regular file\n"
+                "kinds.conf.d/50-fifo.conf is a FIFO, not a regular file\n"
+                "kinds.conf.d/60-zero.conf is a character device, not a regular file\n");
+}
+
+/* A NUL byte would cut the line short and the rest would be taken without a word. */
+static void test_nul_byte(void)
+{
+        static const char text[] = "[daemon]\nnode_name = ab\0cd\nmode = audit\n";
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+        FILE *f = fopen(path_of("nul.conf"), "w");
+
+        CHECK(f && fwrite(text, 1, sizeof(text) - 1, f) == sizeof(text) - 1);
+        if (f)
+                fclose(f);
+        CHECK(load("nul.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(c == NULL);
+        CHECK_STREQ(errors, "nul.conf:2: a NUL byte; the config is text\n");
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -342,6 +428,9 @@ int main(void)
         RUN(test_fabric_and_sysctl);
         RUN(test_probe_kinds);
         RUN(test_diagnosis);
+        RUN(test_files_that_are_not_config);
+        RUN(test_dropins_that_are_not_config);
+        RUN(test_nul_byte);
         {
                 char cmd[600];
 
