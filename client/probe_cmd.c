@@ -22,17 +22,18 @@ enum {
 static void on_progress(const char *method, json_object *params, void *userdata)
 {
         const char *phase = client_get_string(params, "phase", "?");
-        json_object *v;
+        json_object *gbps, *elapsed;
 
         /* A live line on a terminal only: scripts read the result, not the ticker. */
         if (!isatty(STDERR_FILENO) || strcmp(method, "probe-progress") != 0)
                 return;
         fprintf(stderr, "\r\033[K%s %s: %s", client_get_string(params, "kind", "probe"), phase,
                 client_get_string(params, "message", ""));
-        if (json_object_object_get_ex(params, "gbps", &v))
-                fprintf(stderr, "%.2f Gb/s after %.0f s", json_object_get_double(v),
-                        json_object_object_get_ex(params, "elapsed_s", &v) ? json_object_get_double(v)
-                                                                           : 0.0);
+        /* Two lookups, two variables: the arguments of one call are evaluated in no fixed order. */
+        if (json_object_object_get_ex(params, "gbps", &gbps) &&
+            json_object_object_get_ex(params, "elapsed_s", &elapsed))
+                fprintf(stderr, "%.2f Gb/s after %.0f s", json_object_get_double(gbps),
+                        json_object_get_double(elapsed));
         fflush(stderr);
         (void)userdata;
 }
