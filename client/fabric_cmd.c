@@ -10,13 +10,18 @@
 #include "common/jsonrpc.h"
 #include "report.h"
 
+const struct command_options env_options = {
+        .short_options = "m:f:",
+        .long_options =
+                (const struct option[]){
+                        { "mode", required_argument, NULL, 'm' },
+                        { "format", required_argument, NULL, 'f' },
+                        {},
+                },
+};
+
 int cmd_env(const struct client_options *o, int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "mode", required_argument, NULL, 'm' },
-                { "format", required_argument, NULL, 'f' },
-                {},
-        };
         enum env_format format = ENV_FORMAT_SH;
         const char *mode = "auto";
         struct jsonrpc_response resp;
@@ -24,7 +29,8 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
         int c, r;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "m:f:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, env_options.short_options, env_options.long_options, NULL)) >=
+               0) {
                 switch (c) {
                 case 'm':
                         if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "safe") != 0 &&

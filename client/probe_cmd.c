@@ -359,22 +359,28 @@ static void probe_usage(void)
                         "       (sparkc probe-kinds lists the kinds and the parameters each takes)\n");
 }
 
+static const struct option probe_long_options[] = {
+        { "peer", required_argument, NULL, 'p' },     { "kind", required_argument, NULL, 'k' },
+        { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
+        { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
+        { "param", required_argument, NULL, 'P' },    { "env", required_argument, NULL, 'E' },
+        { "mode", required_argument, NULL, 'M' },     {},
+};
+
+const struct command_options probe_options = {
+        .short_options = "p:k:d:s:n:c:P:E:M:",
+        .long_options = probe_long_options,
+};
+
 int cmd_probe(const struct client_options *o, int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "peer", required_argument, NULL, 'p' },     { "kind", required_argument, NULL, 'k' },
-                { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
-                { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
-                { "param", required_argument, NULL, 'P' },    { "env", required_argument, NULL, 'E' },
-                { "mode", required_argument, NULL, 'M' },     {},
-        };
         const char *peer = NULL, *kind = "rtt";
         json_object *given = json_object_new_object(), *kinds = NULL, *results = NULL;
         int c, worst = PROBE_EXIT_OK;
         bool is_all;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "p:k:d:s:n:c:P:E:M:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, probe_options.short_options, probe_long_options, NULL)) >= 0) {
                 switch (c) {
                 case 'p':
                         peer = optarg;
@@ -395,10 +401,10 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
 
                         if (parse_size(optarg, 0, INT64_MAX, &v) < 0) {
                                 fprintf(stderr, "sparkc: probe: --%s wants a number, not '%s'\n",
-                                        options[c == 'd'   ? 2
-                                                : c == 's' ? 3
-                                                : c == 'n' ? 4
-                                                           : 5]
+                                        probe_long_options[c == 'd'   ? 2
+                                                           : c == 's' ? 3
+                                                           : c == 'n' ? 4
+                                                                      : 5]
                                                 .name,
                                         optarg);
                                 goto usage;
@@ -542,21 +548,27 @@ int cmd_probe_kinds(const struct client_options *o, int argc, char **argv)
         return 0;
 }
 
+const struct command_options history_options = {
+        .short_options = "p:k:l:",
+        .long_options =
+                (const struct option[]){
+                        { "peer", required_argument, NULL, 'p' },
+                        { "kind", required_argument, NULL, 'k' },
+                        { "limit", required_argument, NULL, 'l' },
+                        {},
+                },
+};
+
 int cmd_history(const struct client_options *o, int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "peer", required_argument, NULL, 'p' },
-                { "kind", required_argument, NULL, 'k' },
-                { "limit", required_argument, NULL, 'l' },
-                {},
-        };
         json_object *params = json_object_new_object(), *results = NULL;
         struct jsonrpc_response resp;
         uint64_t limit;
         int c, r;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "p:k:l:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, history_options.short_options, history_options.long_options,
+                                NULL)) >= 0) {
                 switch (c) {
                 case 'p':
                         json_object_object_add(params, "peer", json_object_new_string(optarg));
