@@ -16,6 +16,7 @@ const struct command_options env_options = {
                 (const struct option[]){
                         { "mode", required_argument, NULL, 'm' },
                         { "format", required_argument, NULL, 'f' },
+                        { "force", no_argument, NULL, 'F' },
                         {},
                 },
 };
@@ -24,6 +25,7 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
 {
         enum env_format format = ENV_FORMAT_SH;
         const char *mode = "auto";
+        bool force = false;
         struct jsonrpc_response resp;
         json_object *params;
         int c, r;
@@ -46,9 +48,12 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
                                 return EXIT_DAEMON_ERROR;
                         }
                         break;
+                case 'F':
+                        force = true;
+                        break;
                 default:
                         fprintf(stderr, "usage: sparkc env [--mode auto|safe|dmabuf] [--format "
-                                        "sh|docker|systemd]\n");
+                                        "sh|docker|systemd] [--force]\n");
                         return EXIT_DAEMON_ERROR;
                 }
         }
@@ -57,7 +62,12 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
         r = client_call(o, "env", params, &resp);
         if (r < 0)
                 return -r;
-        if (o->json) {
+        /* A mode that would hang NCCL is printed only when forced; --json shows why as well. */
+        if (report_env_refusal(stderr, resp.result, force) < 0) {
+                if (o->json)
+                        client_print_json(resp.result);
+                r = -EXIT_DAEMON_ERROR;
+        } else if (o->json) {
                 json_object *found;
 
                 client_print_json(resp.result);

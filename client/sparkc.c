@@ -58,7 +58,7 @@ static const struct command commands[] = {
         { "links", "fabric interfaces: twin, state, MTU, speed, flaps, corrections, drift; sysctls",
           cmd_links },
         { "fabric", "RDMA devices, ports, netdevs (ibdev2netdev), RoCE v2 GID index, twins", cmd_fabric },
-        { "env [--mode M] [--format F]",
+        { "env [--mode M] [--format F] [--force]",
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env, &env_options },
         { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
