@@ -14,6 +14,8 @@ struct kind_layout {
                       size_t expected_size);
         /* Lines beneath the row. */
         void (*details)(FILE *out, json_object *r, json_object *measured);
+        /* A failed result's detail has numbers worth the row too (the path MTU that got through). */
+        bool shows_failed_detail;
 };
 
 static double number(json_object *o, const char *key)
@@ -80,34 +82,38 @@ static void bandwidth_cells(json_object *r, json_object *m, char *value, size_t 
         expected_cell(r, "Gb/s", expected, expected_size);
 }
 
-/* "fa", or "fa+fb" for a direction spread over rails. */
-static void rails_text(json_object *d, char *text, size_t size)
+/* The daemon's verdict on one rail in one direction ("ok", "stale-initialization"), or "". */
+static const char *rail_verdict(json_object *r, const char *rail, const char *direction)
 {
-        json_object *rails = NULL;
+        json_object *diagnosis = NULL, *rails = NULL;
 
-        snprintf(text, size, "-");
-        json_object_object_get_ex(d, "rails", &rails);
+        if (json_object_object_get_ex(r, "diagnosis", &diagnosis) && diagnosis)
+                json_object_object_get_ex(diagnosis, "rails", &rails);
         for (size_t i = 0; rails && i < json_object_array_length(rails); i++) {
-                size_t used = i ? strlen(text) : 0;
+                json_object *v = json_object_array_get_idx(rails, i);
 
-                snprintf(text + used, size - used, "%s%s", i ? "+" : "",
-                         client_get_string(json_object_array_get_idx(rails, i), "name", "?"));
+                if (strcmp(client_get_string(v, "rail", ""), rail) == 0 &&
+                    strcmp(client_get_string(v, "direction", ""), direction) == 0)
+                        return client_get_string(v, "verdict", "");
         }
+        return "";
 }
 
-/* Each direction of a bandwidth result: who sent to whom, on which rail, how fast, retransmits. */
+/* Each direction of a bandwidth result, a line per rail: who sent to whom, how fast, the
+ * retransmits, and the daemon's verdict on the rail. */
 static void directions_details(FILE *out, json_object *r, json_object *m)
 {
         json_object *directions = NULL;
 
         json_object_object_get_ex(m, "directions", &directions);
         for (size_t i = 0; directions && i < json_object_array_length(directions); i++) {
-                json_object *d = json_object_array_get_idx(directions, i);
-                char path[96], rails[64], retransmits[64];
+                json_object *d = json_object_array_get_idx(directions, i), *rails = NULL;
+                const char *direction = client_get_string(d, "direction", "?");
+                char path[96], retransmits[64];
+                size_t n;
 
                 snprintf(path, sizeof(path), "%s -> %s", client_get_string(d, "from", "?"),
                          client_get_string(d, "to", "?"));
-                rails_text(d, rails, sizeof(rails));
                 if (has_number(d, "retransmits"))
                         snprintf(retransmits, sizeof(retransmits), "%.0f retransmits",
                                  number(d, "retransmits"));
@@ -115,8 +121,21 @@ static void directions_details(FILE *out, json_object *r, json_object *m)
                         /* Only the sender counts them, and the peer's count does not come back. */
                         snprintf(retransmits, sizeof(retransmits), "retransmits: %s sends, not reported",
                                  client_get_string(r, "peer", "the peer"));
-                fprintf(out, "    %-8s %-32s rail %-10s %9.2f Gb/s  %s\n",
-                        client_get_string(d, "direction", "?"), path, rails, number(d, "gbps"), retransmits);
+                json_object_object_get_ex(d, "rails", &rails);
+                n = rails ? json_object_array_length(rails) : 0;
+                if (n == 0)
+                        fprintf(out, "    %-8s %-33s rail %-12s %8.2f Gb/s  %s\n", direction, path, "-",
+                                number(d, "gbps"), retransmits);
+                for (size_t j = 0; j < n; j++) {
+                        json_object *rail = json_object_array_get_idx(rails, j);
+                        const char *name = client_get_string(rail, "name", "?");
+                        const char *verdict = rail_verdict(r, name, direction);
+
+                        /* The retransmits are the direction's: said once, on its first rail. */
+                        fprintf(out, "    %-8s %-33s rail %-12s %8.2f Gb/s  %s%s%s\n", direction, path, name,
+                                number(rail, "gbps"), j == 0 ? retransmits : "",
+                                verdict[0] ? "  verdict: " : "", verdict);
+                }
         }
 }
 
@@ -149,7 +168,7 @@ static void metric_cells(json_object *r, json_object *m, json_object *kind, char
 static const struct kind_layout layouts[] = {
         { "rtt", rtt_cells, rtt_details },
         { "tcp", bandwidth_cells, directions_details },
-        { "pathmtu", pathmtu_cells, pathmtu_details },
+        { "pathmtu", pathmtu_cells, pathmtu_details, true },
         { "rdma", NULL, directions_details },
 };
 
@@ -170,12 +189,15 @@ void probe_table_header(FILE *out)
  * and direction, then the recovery steps of a stale initialization. */
 static void print_rail_verdicts(FILE *out, json_object *r)
 {
-        json_object *d, *rails = NULL, *steps = NULL;
+        json_object *d, *rails = NULL, *steps = NULL, *m, *v;
 
         if (!json_object_object_get_ex(r, "diagnosis", &d) || !d)
                 return;
         fprintf(out, "    verdict: %s\n", client_get_string(d, "summary", "?"));
-        json_object_object_get_ex(d, "rails", &rails);
+        /* A result with directions has each rail's verdict on its direction's line already. */
+        if (!json_object_object_get_ex(r, "measured", &m) || !m ||
+            !json_object_object_get_ex(m, "directions", &v))
+                json_object_object_get_ex(d, "rails", &rails);
         for (size_t i = 0; rails && i < json_object_array_length(rails); i++) {
                 json_object *rail = json_object_array_get_idx(rails, i);
 
@@ -286,6 +308,8 @@ void probe_table_result(FILE *out, json_object *r, json_object *kinds, bool is_f
         json_object *m = NULL, *v;
 
         json_object_object_get_ex(r, "measured", &m);
+        if (!m && layout && layout->shows_failed_detail)
+                json_object_object_get_ex(r, "detail", &m);
         if (m && layout && layout->cells)
                 layout->cells(r, m, value, sizeof(value), expected, sizeof(expected));
         else if (m)
