@@ -251,10 +251,8 @@ static void print_details(FILE *out, json_object *r, bool is_full)
                 }
                 fprintf(out, "    transport: network %s, paths %s, GPU Direct RDMA %s%s\n",
                         client_get_string(t, "network", "?"), paths[0] ? paths : "?",
-                        json_object_object_get_ex(t, "gdr_used", &v) && json_object_get_boolean(v)
-                                ? "used"
-                                : "not used",
-                        json_object_object_get_ex(t, "socket_fallback", &v) && json_object_get_boolean(v)
+                        client_get_bool(t, "gdr_used") ? "used" : "not used",
+                        client_get_bool(t, "socket_fallback")
                                 ? "; FELL BACK TO TCP SOCKETS on a node with RDMA devices"
                                 : "");
         }
