@@ -5,6 +5,10 @@
 #pragma once
 
 #include "client.h"
+#include "global_options.h"
+
+/* The options of the commands that have their own. */
+extern const struct command_options env_options, probe_options, history_options, keygen_options;
 
 /* status_cmd.c */
 int cmd_status(const struct client_options *o, int argc, char **argv);

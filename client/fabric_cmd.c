@@ -10,21 +10,29 @@
 #include "common/jsonrpc.h"
 #include "report.h"
 
+const struct command_options env_options = {
+        .short_options = "m:f:",
+        .long_options =
+                (const struct option[]){
+                        { "mode", required_argument, NULL, 'm' },
+                        { "format", required_argument, NULL, 'f' },
+                        { "force", no_argument, NULL, 'F' },
+                        {},
+                },
+};
+
 int cmd_env(const struct client_options *o, int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "mode", required_argument, NULL, 'm' },
-                { "format", required_argument, NULL, 'f' },
-                {},
-        };
         enum env_format format = ENV_FORMAT_SH;
         const char *mode = "auto";
+        bool force = false;
         struct jsonrpc_response resp;
         json_object *params;
         int c, r;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "m:f:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, env_options.short_options, env_options.long_options, NULL)) >=
+               0) {
                 switch (c) {
                 case 'm':
                         if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "safe") != 0 &&
@@ -40,9 +48,12 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
                                 return EXIT_DAEMON_ERROR;
                         }
                         break;
+                case 'F':
+                        force = true;
+                        break;
                 default:
                         fprintf(stderr, "usage: sparkc env [--mode auto|safe|dmabuf] [--format "
-                                        "sh|docker|systemd]\n");
+                                        "sh|docker|systemd] [--force]\n");
                         return EXIT_DAEMON_ERROR;
                 }
         }
@@ -51,7 +62,12 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
         r = client_call(o, "env", params, &resp);
         if (r < 0)
                 return -r;
-        if (o->json) {
+        /* A mode that would hang NCCL is printed only when forced; --json shows why as well. */
+        if (report_env_refusal(stderr, resp.result, force) < 0) {
+                if (o->json)
+                        client_print_json(resp.result);
+                r = -EXIT_DAEMON_ERROR;
+        } else if (o->json) {
                 json_object *found;
 
                 client_print_json(resp.result);

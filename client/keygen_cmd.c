@@ -8,6 +8,14 @@
 #include "client.h"
 #include "common/cluster_key.h"
 
+const struct command_options keygen_options = {
+        .long_options =
+                (const struct option[]){
+                        { "force", no_argument, NULL, 'f' },
+                        {},
+                },
+};
+
 int cmd_keygen(const struct client_options *o, int argc, char **argv)
 {
         const char *path = CLUSTER_KEY_PATH;

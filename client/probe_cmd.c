@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common/jsonrpc.h"
 #include "common/strutil.h"
+#include "probe_table.h"
 #include "rpc.h"
 
 /* Exit codes of `sparkc probe`: the worst result decides. */
@@ -22,17 +23,18 @@ enum {
 static void on_progress(const char *method, json_object *params, void *userdata)
 {
         const char *phase = client_get_string(params, "phase", "?");
-        json_object *v;
+        json_object *gbps, *elapsed;
 
         /* A live line on a terminal only: scripts read the result, not the ticker. */
         if (!isatty(STDERR_FILENO) || strcmp(method, "probe-progress") != 0)
                 return;
         fprintf(stderr, "\r\033[K%s %s: %s", client_get_string(params, "kind", "probe"), phase,
                 client_get_string(params, "message", ""));
-        if (json_object_object_get_ex(params, "gbps", &v))
-                fprintf(stderr, "%.2f Gb/s after %.0f s", json_object_get_double(v),
-                        json_object_object_get_ex(params, "elapsed_s", &v) ? json_object_get_double(v)
-                                                                           : 0.0);
+        /* Two lookups, two variables: the arguments of one call are evaluated in no fixed order. */
+        if (json_object_object_get_ex(params, "gbps", &gbps) &&
+            json_object_object_get_ex(params, "elapsed_s", &elapsed))
+                fprintf(stderr, "%.2f Gb/s after %.0f s", json_object_get_double(gbps),
+                        json_object_get_double(elapsed));
         fflush(stderr);
         (void)userdata;
 }
@@ -49,17 +51,6 @@ static json_object *fetch_kinds(const struct client_options *o)
                 json_object_get(kinds);
         jsonrpc_response_done(&resp);
         return kinds;
-}
-
-static json_object *kind_find(json_object *kinds, const char *name)
-{
-        for (size_t i = 0; kinds && i < json_object_array_length(kinds); i++) {
-                json_object *k = json_object_array_get_idx(kinds, i);
-
-                if (strcmp(client_get_string(k, "name", ""), name) == 0)
-                        return k;
-        }
-        return NULL;
 }
 
 /* The kind's description of one parameter, NULL when it takes none of that name. */
@@ -79,134 +70,6 @@ static double number(json_object *o, const char *key)
         json_object *v;
 
         return o && json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-static void print_result_row(json_object *r, json_object *kinds)
-{
-        json_object *m = NULL, *e = NULL, *v, *kind;
-        char value[64] = "-", expected[48] = "-";
-        const char *name = client_get_string(r, "kind", "?");
-
-        json_object_object_get_ex(r, "measured", &m);
-        json_object_object_get_ex(r, "expected", &e);
-        kind = kind_find(kinds, name);
-        if (m && strcmp(name, "rtt") == 0)
-                snprintf(value, sizeof(value), "%.1f/%.1f/%.1f us", number(m, "min_us"),
-                         number(m, "median_us"), number(m, "p99_us"));
-        else if (m && strcmp(name, "pathmtu") == 0)
-                snprintf(value, sizeof(value), "%.0f of %.0f bytes", number(m, "largest_payload"),
-                         number(m, "full_payload"));
-        else if (m && kind)
-                snprintf(value, sizeof(value), "%.2f %s", number(m, client_get_string(kind, "metric", "")),
-                         client_get_string(kind, "unit", ""));
-        else if (m)
-                snprintf(value, sizeof(value), "%.2f Gb/s", number(m, "gbps"));
-        if (e && json_object_object_get_ex(e, "value", &v) && v)
-                snprintf(expected, sizeof(expected), "%.2f (%s)", json_object_get_double(v),
-                         client_get_string(e, "source", "?"));
-        else if (e)
-                snprintf(expected, sizeof(expected), "(%s)", client_get_string(e, "source", "?"));
-        printf("%-20s %-12s %-5s %-11s %-26s %-20s %s\n", client_get_string(r, "started_at", "?"),
-               client_get_string(r, "peer", "?"), name, client_get_string(r, "status", "?"), value, expected,
-               client_get_string(r, "error", ""));
-}
-
-/* The daemon's verdict on the rails of a bandwidth result: one line to act on, then each rail
- * and direction, then the recovery steps of a stale initialization. */
-static void print_rail_verdicts(json_object *r)
-{
-        json_object *d, *rails = NULL, *steps = NULL;
-
-        if (!json_object_object_get_ex(r, "diagnosis", &d) || !d)
-                return;
-        printf("    verdict: %s\n", client_get_string(d, "summary", "?"));
-        json_object_object_get_ex(d, "rails", &rails);
-        for (size_t i = 0; rails && i < json_object_array_length(rails); i++) {
-                json_object *rail = json_object_array_get_idx(rails, i);
-
-                printf("    %-20s %-8s %8.2f Gb/s  %s\n", client_get_string(rail, "rail", "?"),
-                       client_get_string(rail, "direction", "?"), number(rail, "gbps"),
-                       client_get_string(rail, "verdict", "?"));
-        }
-        json_object_object_get_ex(d, "recovery", &steps);
-        for (size_t i = 0; steps && i < json_object_array_length(steps); i++)
-                printf("    recovery %zu: %s\n", i + 1,
-                       json_object_get_string(json_object_array_get_idx(steps, i)));
-}
-
-/* The sizes, transport and phases of a result that has them (nccl), and a hang's diagnosis. */
-static void print_details(json_object *r)
-{
-        json_object *m = NULL, *d = NULL, *ops = NULL, *t = NULL, *phases = NULL, *v;
-
-        print_rail_verdicts(r);
-        json_object_object_get_ex(r, "measured", &m);
-        if (!m)
-                json_object_object_get_ex(r, "detail", &m);
-        if (!m)
-                return;
-        json_object_object_get_ex(m, "ops", &ops);
-        for (size_t i = 0; ops && i < json_object_array_length(ops); i++) {
-                json_object *op = json_object_array_get_idx(ops, i), *sizes = NULL;
-
-                json_object_object_get_ex(op, "sizes", &sizes);
-                for (size_t j = 0; sizes && j < json_object_array_length(sizes); j++) {
-                        json_object *s = json_object_array_get_idx(sizes, j);
-
-                        printf("    %-10s %12.0f B %12.1f us  algbw %8.2f  busbw %8.2f GB/s  %s\n",
-                               client_get_string(op, "op", "?"), number(s, "bytes"), number(s, "time_us"),
-                               number(s, "algbw"), number(s, "busbw"),
-                               json_object_object_get_ex(s, "correct", &v) && json_object_get_boolean(v)
-                                       ? "correct"
-                                       : "WRONG");
-                }
-        }
-        if (json_object_object_get_ex(m, "transport", &t) && t) {
-                char paths[128] = "";
-
-                json_object_object_get_ex(t, "paths", &v);
-                for (size_t i = 0; v && i < json_object_array_length(v); i++) {
-                        size_t used = strlen(paths);
-
-                        snprintf(paths + used, sizeof(paths) - used, "%s%s", i ? "," : "",
-                                 json_object_get_string(json_object_array_get_idx(v, i)));
-                }
-                printf("    transport: network %s, paths %s, GPU Direct RDMA %s%s\n",
-                       client_get_string(t, "network", "?"), paths[0] ? paths : "?",
-                       json_object_object_get_ex(t, "gdr_used", &v) && json_object_get_boolean(v)
-                               ? "used"
-                               : "not used",
-                       json_object_object_get_ex(t, "socket_fallback", &v) && json_object_get_boolean(v)
-                               ? "; FELL BACK TO TCP SOCKETS on a node with RDMA devices"
-                               : "");
-        }
-        if (json_object_object_get_ex(m, "latency", &v) && v)
-                printf("    write latency: typical %.2f us, min %.2f, p99 %.2f, max %.2f (%.0f bytes, %.0f "
-                       "round "
-                       "trips)\n",
-                       number(v, "typical_us"), number(v, "min_us"), number(v, "p99_us"),
-                       number(v, "max_us"), number(v, "size"), number(v, "iterations"));
-        if (json_object_object_get_ex(m, "note", &v) && v)
-                printf("    note: %s\n", json_object_get_string(v));
-        if (json_object_object_get_ex(m, "phases_ms", &phases) && phases &&
-            json_object_object_length(phases)) {
-                printf("    phases (ms):");
-                json_object_object_foreach(phases, name, ms)
-                        printf(" %s %.1f", name, json_object_get_double(ms));
-                printf("\n");
-        }
-        if (json_object_object_get_ex(m, "diagnosis", &d) && d) {
-                if (json_object_object_get_ex(d, "cause", &v) && v)
-                        printf("    cause: %s\n", json_object_get_string(v));
-                if (json_object_object_get_ex(d, "fix", &v) && v)
-                        printf("    fix: %s\n", json_object_get_string(v));
-        }
-}
-
-static void print_header(void)
-{
-        printf("%-20s %-12s %-5s %-11s %-26s %-20s %s\n", "STARTED", "PEER", "KIND", "STATUS",
-               "MEASURED (rtt min/med/p99)", "EXPECTED", "ERROR");
 }
 
 static int status_exit(json_object *r)
@@ -358,22 +221,28 @@ static void probe_usage(void)
                         "       (sparkc probe-kinds lists the kinds and the parameters each takes)\n");
 }
 
+static const struct option probe_long_options[] = {
+        { "peer", required_argument, NULL, 'p' },     { "kind", required_argument, NULL, 'k' },
+        { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
+        { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
+        { "param", required_argument, NULL, 'P' },    { "env", required_argument, NULL, 'E' },
+        { "mode", required_argument, NULL, 'M' },     {},
+};
+
+const struct command_options probe_options = {
+        .short_options = "p:k:d:s:n:c:P:E:M:",
+        .long_options = probe_long_options,
+};
+
 int cmd_probe(const struct client_options *o, int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "peer", required_argument, NULL, 'p' },     { "kind", required_argument, NULL, 'k' },
-                { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
-                { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
-                { "param", required_argument, NULL, 'P' },    { "env", required_argument, NULL, 'E' },
-                { "mode", required_argument, NULL, 'M' },     {},
-        };
         const char *peer = NULL, *kind = "rtt";
         json_object *given = json_object_new_object(), *kinds = NULL, *results = NULL;
         int c, worst = PROBE_EXIT_OK;
         bool is_all;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "p:k:d:s:n:c:P:E:M:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, probe_options.short_options, probe_long_options, NULL)) >= 0) {
                 switch (c) {
                 case 'p':
                         peer = optarg;
@@ -394,10 +263,10 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
 
                         if (parse_size(optarg, 0, INT64_MAX, &v) < 0) {
                                 fprintf(stderr, "sparkc: probe: --%s wants a number, not '%s'\n",
-                                        options[c == 'd'   ? 2
-                                                : c == 's' ? 3
-                                                : c == 'n' ? 4
-                                                           : 5]
+                                        probe_long_options[c == 'd'   ? 2
+                                                           : c == 's' ? 3
+                                                           : c == 'n' ? 4
+                                                                      : 5]
                                                 .name,
                                         optarg);
                                 goto usage;
@@ -429,7 +298,7 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                 return PROBE_EXIT_FAILED;
         }
         is_all = strcmp(kind, "all") == 0;
-        if (!is_all && !kind_find(kinds, kind)) {
+        if (!is_all && !probe_kind_find(kinds, kind)) {
                 fprintf(stderr, "sparkc: probe: sparkd has no %s probe (sparkc probe-kinds lists them)\n",
                         kind);
                 goto fail;
@@ -453,11 +322,9 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                                           ? json_object_array_get_idx(results, 0)
                                           : results);
         } else {
-                print_header();
+                probe_table_header(stdout);
                 for (size_t i = 0; i < json_object_array_length(results); i++)
-                        print_result_row(json_object_array_get_idx(results, i), kinds);
-                for (size_t i = 0; i < json_object_array_length(results); i++)
-                        print_details(json_object_array_get_idx(results, i));
+                        probe_table_result(stdout, json_object_array_get_idx(results, i), kinds, true);
         }
         for (size_t i = 0; i < json_object_array_length(results); i++) {
                 json_object *r = json_object_array_get_idx(results, i);
@@ -541,21 +408,27 @@ int cmd_probe_kinds(const struct client_options *o, int argc, char **argv)
         return 0;
 }
 
+const struct command_options history_options = {
+        .short_options = "p:k:l:",
+        .long_options =
+                (const struct option[]){
+                        { "peer", required_argument, NULL, 'p' },
+                        { "kind", required_argument, NULL, 'k' },
+                        { "limit", required_argument, NULL, 'l' },
+                        {},
+                },
+};
+
 int cmd_history(const struct client_options *o, int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "peer", required_argument, NULL, 'p' },
-                { "kind", required_argument, NULL, 'k' },
-                { "limit", required_argument, NULL, 'l' },
-                {},
-        };
         json_object *params = json_object_new_object(), *results = NULL;
         struct jsonrpc_response resp;
         uint64_t limit;
         int c, r;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "p:k:l:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, history_options.short_options, history_options.long_options,
+                                NULL)) >= 0) {
                 switch (c) {
                 case 'p':
                         json_object_object_add(params, "peer", json_object_new_string(optarg));
@@ -584,11 +457,11 @@ int cmd_history(const struct client_options *o, int argc, char **argv)
                 client_print_json(resp.result);
         } else if (json_object_object_get_ex(resp.result, "results", &results) &&
                    json_object_array_length(results)) {
-                print_header();
                 json_object *kinds = fetch_kinds(o);
 
+                probe_table_header(stdout);
                 for (size_t i = 0; i < json_object_array_length(results); i++)
-                        print_result_row(json_object_array_get_idx(results, i), kinds);
+                        probe_table_result(stdout, json_object_array_get_idx(results, i), kinds, false);
                 json_object_put(kinds);
         } else {
                 printf("no probe results yet\n");

@@ -38,6 +38,24 @@ static void sh_quote(FILE *out, const char *s)
         fputc('\'', out);
 }
 
+int report_env_refusal(FILE *err, json_object *env, bool force)
+{
+        json_object *refused;
+
+        if (!json_object_object_get_ex(env, "refused", &refused) || !refused)
+                return 0;
+        if (force) {
+                fprintf(err, "sparkc: warning: forced mode %s, which NCCL cannot run with here: %s\n",
+                        get_str(env, "mode_requested", "?"), get_str(refused, "reason", "?"));
+                return 0;
+        }
+        fprintf(err, "sparkc: env: refusing mode %s: %s\n", get_str(env, "mode_requested", "?"),
+                get_str(refused, "reason", "?"));
+        fprintf(err, "sparkc: env: use `%s` (or add --force to print this mode anyway)\n",
+                get_str(refused, "safe_command", "sparkc env --mode safe"));
+        return -EPERM;
+}
+
 int report_env(FILE *out, FILE *err, json_object *env, enum env_format format)
 {
         json_object *found, *vars = NULL, *notes = NULL;

@@ -1,5 +1,4 @@
 /* sparkc: the command-line client of sparkd's control API. */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +10,13 @@
 #include "common/proto.h"
 #include "common/strutil.h"
 #include "config.h"
+#include "global_options.h"
 
 struct command {
         const char *name;
         const char *summary;
         int (*run)(const struct client_options *o, int argc, char **argv);
+        const struct command_options *options;
 };
 
 static const struct command commands[];
@@ -40,6 +41,7 @@ static void print_help(void)
                "  -t, --timeout=SEC   how long to wait for an answer (default 10)\n"
                "  -h, --help          show this help\n"
                "      --version       show the client's version\n"
+               "Global options may also follow the command, among its own options.\n"
                "\n"
                "Commands:\n",
                SPARKD_SOCKET_ENV, SPARKD_SOCKET_PATH);
@@ -56,19 +58,20 @@ static const struct command commands[] = {
         { "links", "fabric interfaces: twin, state, MTU, speed, flaps, corrections, drift; sysctls",
           cmd_links },
         { "fabric", "RDMA devices, ports, netdevs (ibdev2netdev), RoCE v2 GID index, twins", cmd_fabric },
-        { "env [--mode M] [--format F]",
-          "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env },
+        { "env [--mode M] [--format F] [--force]",
+          "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env, &env_options },
         { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
           "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",
-          cmd_probe },
+          cmd_probe, &probe_options },
         { "probe-kinds", "the probe kinds this sparkd has, and the parameters each takes", cmd_probe_kinds },
-        { "history [--peer NAME] [--kind K] [--limit N]", "earlier probe results, newest first",
-          cmd_history },
+        { "history [--peer NAME] [--kind K] [--limit N]", "earlier probe results, newest first", cmd_history,
+          &history_options },
         { "metrics", "Prometheus text exposition (links, peers, latest probe results)", cmd_metrics },
-        { "keygen [--force] [FILE]", "write a new cluster key (default " CLUSTER_KEY_PATH ")", cmd_keygen },
+        { "keygen [--force] [FILE]", "write a new cluster key (default " CLUSTER_KEY_PATH ")", cmd_keygen,
+          &keygen_options },
         { "watch [EVENT]...", "print events as they happen (all, or the types named)", cmd_watch },
         {},
 };
@@ -80,47 +83,28 @@ static void on_interrupt(int sig)
 
 int main(int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "socket", required_argument, NULL, 's' },  { "json", no_argument, NULL, 'j' },
-                { "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, 'V' },       {},
-        };
         struct client_options o = { .timeout_ms = 10000 };
         struct sigaction sa = { .sa_handler = on_interrupt };
-        uint64_t sec;
-        int c;
+        bool help = false, version = false;
+        int at;
 
         o.socket_path = getenv(SPARKD_SOCKET_ENV);
         if (str_is_empty(o.socket_path))
                 o.socket_path = SPARKD_SOCKET_PATH;
-        /* "+": options end at the command, so commands can have options of their own. */
-        while ((c = getopt_long(argc, argv, "+s:jt:h", options, NULL)) >= 0) {
-                switch (c) {
-                case 's':
-                        o.socket_path = optarg;
-                        break;
-                case 'j':
-                        o.json = true;
-                        break;
-                case 't':
-                        if (parse_uint64(optarg, 10, 1, 86400, &sec) < 0) {
-                                fprintf(stderr, "sparkc: --timeout needs whole seconds from 1 to 86400\n");
-                                return EXIT_DAEMON_ERROR;
-                        }
-                        o.timeout_ms = (int)sec * 1000;
-                        break;
-                case 'h':
-                        print_help();
-                        return EXIT_OK;
-                case 'V':
-                        printf("sparkc %s (api %d)\n", SPARKD_VERSION, SPARKD_API_VERSION);
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, "Try 'sparkc --help'.\n");
-                        return EXIT_DAEMON_ERROR;
-                }
+        at = global_options_before(&o, argc, argv, &help, &version);
+        if (at < 0) {
+                fprintf(stderr, "Try 'sparkc --help'.\n");
+                return EXIT_DAEMON_ERROR;
         }
-        if (optind >= argc) {
+        if (help) {
+                print_help();
+                return EXIT_OK;
+        }
+        if (version) {
+                printf("sparkc %s (api %d)\n", SPARKD_VERSION, SPARKD_API_VERSION);
+                return EXIT_OK;
+        }
+        if (at >= argc) {
                 print_help();
                 return EXIT_DAEMON_ERROR;
         }
@@ -129,15 +113,21 @@ int main(int argc, char **argv)
         signal(SIGPIPE, SIG_IGN);
         for (const struct command *cmd = commands; cmd->name; cmd++) {
                 size_t n = strcspn(cmd->name, " ");
+                int words;
 
-                if (strlen(argv[optind]) != n || strncmp(cmd->name, argv[optind], n) != 0)
+                if (strlen(argv[at]) != n || strncmp(cmd->name, argv[at], n) != 0)
                         continue;
-                if (wants_help(argc - optind, argv + optind)) {
+                if (wants_help(argc - at, argv + at)) {
                         printf("Usage: sparkc [OPTION]... %s\n%s\n", cmd->name, cmd->summary);
                         return EXIT_OK;
                 }
-                return cmd->run(&o, argc - optind, argv + optind);
+                words = global_options_after(&o, argc - at, argv + at, cmd->options);
+                if (words < 0) {
+                        fprintf(stderr, "Try 'sparkc --help'.\n");
+                        return EXIT_DAEMON_ERROR;
+                }
+                return cmd->run(&o, words, argv + at);
         }
-        fprintf(stderr, "sparkc: unknown command \"%s\"\nTry 'sparkc --help'.\n", argv[optind]);
+        fprintf(stderr, "sparkc: unknown command \"%s\"\nTry 'sparkc --help'.\n", argv[at]);
         return EXIT_DAEMON_ERROR;
 }

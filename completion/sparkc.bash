@@ -21,21 +21,23 @@ _sparkc()
                 stale-initialization'
 
         # The command is the first word that is no option and no option's argument; options
-        # before it (and a --socket given there, which peer lookups need too) are sparkc's own.
+        # before it are sparkc's own. A --socket anywhere (sparkc takes its options on either
+        # side of the command) is the one peer lookups need too.
         local i cmd= sock=()
         for ((i = 1; i < cword; i++)); do
                 case ${words[i]} in
-                -s | --socket)
+                --socket)
                         sock=(--socket "${words[i + 1]}")
                         ((i++))
                         ;;
-                -t | --timeout) ((i++)) ;;
+                -s)
+                        [[ -n $cmd ]] || sock=(--socket "${words[i + 1]}")
+                        ((i++))
+                        ;;
+                --timeout | -t) ((i++)) ;;
                 --socket=*) sock=("${words[i]}") ;;
                 -*) ;;
-                *)
-                        cmd=${words[i]}
-                        break
-                        ;;
+                *) [[ -n $cmd ]] || cmd=${words[i]} ;;
                 esac
         done
 
@@ -75,7 +77,11 @@ _sparkc()
                 COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
                 return
                 ;;
-        --duration | --size | --streams | --count | --limit | --env | --param) return ;;
+        --socket)
+                _filedir
+                return
+                ;;
+        --duration | --size | --streams | --count | --limit | --env | --param | --timeout) return ;;
         esac
 
         case $cmd in
@@ -96,6 +102,6 @@ _sparkc()
                 # `sparkc CMD --help` prints the command's usage line, options included.
                 local opts
                 opts=$(sparkc "$cmd" --help 2>/dev/null | head -n 1 | grep -o -- '--[a-z-]*')
-                COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+                COMPREPLY=($(compgen -W "$opts --json --socket --timeout --help" -- "$cur"))
         fi
 } && complete -F _sparkc sparkc

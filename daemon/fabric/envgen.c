@@ -191,6 +191,33 @@ static enum env_mode choose_mode(const struct hostfacts *h, enum env_mode reques
         return ENV_MODE_SAFE;
 }
 
+/*
+ * {reason, safe_command} when the mode asked for would hang NCCL or fail it on this host, NULL
+ * when it is safe. The variables are still built, for a user who insists.
+ */
+static json_object *refusal(const struct hostfacts *h, enum env_mode requested)
+{
+        char reason[512];
+        json_object *o;
+
+        if (requested != ENV_MODE_DMABUF)
+                return NULL;
+        if (h->has_unified_memory && h->has_peermem)
+                snprintf(
+                        reason, sizeof(reason),
+                        "nvidia_peermem is loaded on a unified-memory GPU: NCCL init hangs forever with GPU "
+                        "Direct RDMA on (sparkc doctor says how to unload it)");
+        else if (!h->is_dmabuf_possible)
+                snprintf(reason, sizeof(reason), "DMA-BUF GPU Direct RDMA is impossible here: %s",
+                         h->dmabuf_reason);
+        else
+                return NULL;
+        o = json_object_new_object();
+        json_object_object_add(o, "reason", json_object_new_string(reason));
+        json_object_object_add(o, "safe_command", json_object_new_string("sparkc env --mode safe"));
+        return o;
+}
+
 static void add_gid_index(json_object *vars, json_object *notes, const struct active_port *ports, size_t n)
 {
         char why[1024] = "", missing[256] = "", unmapped[256] = "", indices[256] = "";
@@ -252,7 +279,7 @@ static void add_gid_index(json_object *vars, json_object *notes, const struct ac
 
 json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
 {
-        json_object *o = json_object_new_object(), *vars, *notes;
+        json_object *o = json_object_new_object(), *vars, *notes, *refused;
         struct active_port ports[64];
         char hca[1024] = "", socket_ifs[512] = "", why[2048], mode_why[512], socket_why[1024];
         const char *first_socket_if = NULL;
@@ -293,6 +320,9 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
         mode = choose_mode(&f->host, requested, mode_why, sizeof(mode_why));
         json_object_object_add(o, "mode", json_object_new_string(env_mode_to_string(mode)));
         json_object_object_add(o, "mode_reason", json_object_new_string(mode_why));
+        refused = refusal(&f->host, requested);
+        if (refused)
+                json_object_object_add(o, "refused", refused);
 
         if (socket_ifs[0]) {
                 snprintf(socket_why, sizeof(socket_why), "the fabric netdevs with an IPv4 address");

@@ -19,6 +19,7 @@ enum env_mode {
 int env_mode_from_string(const char *s, enum env_mode *out);
 const char *env_mode_to_string(enum env_mode mode);
 
-/* {fabric_found, reason?, mode, mode_requested, mode_reason, variables: [{name, value, why}],
- *  notes: [..]} */
+/* {fabric_found, reason?, mode, mode_requested, mode_reason, refused?: {reason, safe_command},
+ *  variables: [{name, value, why}], notes: [..]}. "refused": the mode asked for would hang or fail
+ *  NCCL here; the variables are those of the mode asked for all the same. */
 json_object *envgen_build(const struct fabric_facts *facts, enum env_mode requested);

@@ -34,6 +34,19 @@ assert_eq "$(json_get "$json" 'd["mode"]')" enforce "mode"
 json_get "$json" 'bool(d["uptime_sec"] >= 0 and d["version"] and d["config_path"])' | grep -q True || fail "status fields"
 SPARKD_SOCKET=$(sock_of a) "$SPARKC" --json version | python3 -m json.tool >/dev/null || fail "SPARKD_SOCKET ignored"
 
+step "global options after the command, as git and systemctl take them"
+"$SPARKC" fabric --json --socket "$(sock_of a)" | python3 -m json.tool >/dev/null || fail "fabric --json --socket"
+"$SPARKC" status --socket="$(sock_of a)" -j --timeout 5 | python3 -m json.tool >/dev/null || fail "status --socket= -j"
+json=$("$SPARKC" history --limit 3 --json --socket "$(sock_of a)") || fail "history --limit 3 --json"
+assert_eq "$(json_get "$json" 'len(d["results"])')" 0 "history among its own options"
+rc=0; err=$("$SPARKC" status --socket "$(sock_of a)" --timeout 0 2>&1) || rc=$?
+assert_eq "$rc" 1 "exit status of a bad global option after the command"
+assert_contains "$err" "--timeout needs whole seconds from 1 to 86400, not '0'" "its message"
+# After "--" every word is the command's.
+rc=0; err=$("$SPARKC" --socket "$(sock_of a)" fabric -- --json 2>&1) || rc=$?
+assert_eq "$rc" 1 "a --json after --"
+assert_contains "$err" "fabric takes no arguments" "its message"
+
 step "unreachable daemon: exit 2 and the socket named"
 rc=0; err=$("$SPARKC" --socket "$TEST_TMP/nobody-here.sock" status 2>&1) || rc=$?
 assert_eq "$rc" 2 "exit status when unreachable"

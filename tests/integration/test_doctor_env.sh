@@ -59,13 +59,38 @@ assert_contains "$out" "# sparkd: mode safe" "env"
 out=$(sparkc_of b env --format systemd)
 assert_contains "$out" "[Service]" "systemd format"
 assert_contains "$out" 'Environment="NCCL_DMABUF_ENABLE=0"' "systemd format"
-out=$(sparkc_of b env --format docker --mode dmabuf)
+# DMA-BUF is impossible on this fixture: dmabuf is refused, and printed only when forced.
+rc=0; out=$(sparkc_of b env --format docker --mode dmabuf 2>"$TEST_TMP/env.err") || rc=$?
+assert_eq "$rc" 1 "exit status of dmabuf where DMA-BUF is impossible"
+assert_eq "$out" "" "stdout of a refused mode"
+assert_contains "$(cat "$TEST_TMP/env.err")" "use \`sparkc env --mode safe\`" "the safe command"
+out=$(sparkc_of b env --format docker --mode dmabuf --force 2>"$TEST_TMP/env.err")
 assert_contains "$out" "NCCL_DMABUF_ENABLE=1" "docker format, dmabuf forced"
 assert_contains "$out" "asked for, but" "dmabuf forced on a host that cannot"
+assert_contains "$(head -n 1 "$TEST_TMP/env.err")" "sparkc: warning: forced mode dmabuf" "the warning line"
 rc=0; sparkc_of b env --mode turbo >/dev/null 2>&1 || rc=$?
 assert_eq "$rc" 1 "bad --mode"
 out=$(sparkc_of b fabric)
 assert_contains "$out" "rocep1s0f1" "fabric table"
+
+step "a fixture Spark with nvidia_peermem loaded: dmabuf would hang NCCL, so env refuses it"
+printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
+        "$TESTS_DIR/../fixtures/hosts/spark-rail-faults" >"$TEST_TMP/peermem.conf"
+sparkd_start peermem "$b" -c "$TEST_TMP/peermem.conf"
+assert_contains "$(sparkc_of peermem doctor || true)" "NCCL init hangs forever" "the doctor's failure"
+rc=0; out=$(sparkc_of peermem env --mode dmabuf 2>"$TEST_TMP/env.err") || rc=$?
+assert_eq "$rc" 1 "exit status of env --mode dmabuf with peermem loaded"
+assert_eq "$out" "" "nothing to eval"
+assert_contains "$(cat "$TEST_TMP/env.err")" "refusing mode dmabuf: nvidia_peermem is loaded on a unified-memory GPU: NCCL init hangs forever" "the reason"
+assert_contains "$(cat "$TEST_TMP/env.err")" "use \`sparkc env --mode safe\`" "the safe command"
+rc=0; json=$(sparkc_of peermem env --mode dmabuf --json 2>/dev/null) || rc=$?
+assert_eq "$rc" 1 "exit status of the refusal with --json"
+assert_eq "$(json_get "$json" 'd["refused"]["safe_command"]')" "sparkc env --mode safe" "refused in JSON"
+out=$(sparkc_of peermem env --mode dmabuf --force 2>"$TEST_TMP/env.err") || fail "env --force"
+assert_contains "$out" "export NCCL_DMABUF_ENABLE='1'" "the forced variables"
+assert_contains "$(head -n 1 "$TEST_TMP/env.err")" "sparkc: warning: forced mode dmabuf, which NCCL cannot run with here" "the warning line"
+sparkc_of peermem env --mode safe >/dev/null || fail "safe mode with peermem loaded"
+sparkd_stop peermem
 
 step "doctor: the NetworkManager profiles of the fabric netdevs, read afresh at each request"
 out=$(sparkc_of b doctor) || true

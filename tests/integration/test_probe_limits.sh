@@ -68,6 +68,11 @@ cmd="$SPARKC --socket $(sock_of a) probe --peer b --kind tcp --duration 3"
 tty_out=$(script -qec "$cmd" /dev/null) || fail "probe on a terminal: $tty_out"
 assert_contains "$tty_out" $'\r\033[Ktcp running' "terminal output"
 assert_contains "$tty_out" "Gb/s after" "terminal output"
+# The rate, not the seconds gone by: on veth it is never exactly 1.00 Gb/s after 1 s.
+ticks=$(tr '\r' '\n' <<<"$tty_out" | sed -n 's/.*tcp running: \([0-9.]*\) Gb\/s after \([0-9]*\) s.*/\1 \2/p')
+while read -r rate secs; do
+        [ "$rate" != "$secs.00" ] || fail "the live line shows $secs s as the rate: $ticks"
+done <<<"$ticks"
 pipe_err=$($cmd 2>&1 >/dev/null) || fail "probe in a pipe: $pipe_err"
 assert_not_contains "$pipe_err" $'\r' "stderr in a pipe"
 pass

@@ -86,6 +86,7 @@ assert_eq "$(json_get "$out" '[d["detail"][k] for k in ("largest_payload", "full
         "[1472, 8972, 1500, 1473, True]" "the helper's numbers"
 table=$(sparkc_of a probe --peer b --kind pathmtu 2>&1) || true
 assert_contains "$table" "1472 bytes" "the table"
+grep -q '^20.* pathmtu *failed *path MTU 1500 *the MTU of fa, 9000$' <<<"$table" || fail "the failed row: $table"
 wait_until 5 grep -q 'event=probe-failed.*kind=pathmtu.*path-mtu: ' "$(log_of a)" || fail "no probe-failed alert"
 assert_contains "$(sparkc_of a metrics)" 'sparkd_probe_pathmtu_largest_payload_bytes{peer="b"} 1472' "metrics"
 assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind pathmtu)" '[r["status"] for r in d["results"]]')" \

@@ -32,6 +32,18 @@ assert_eq "$(json_get "$out" '[r["kind"] for r in d]')" "$kinds" "kinds run"
 # nccl needs a GPU (test_probe_nccl.sh), rdma an RDMA device (test_probe_rdma.sh); everything else
 # must measure.
 assert_eq "$(json_get "$out" 'sorted(set(r["status"] for r in d if r["kind"] not in ("nccl", "rdma")))')" "['ok']" "statuses"
+step "the table: a layout per kind, in line, tcp's directions, pathmtu against the MTU"
+table=$(sparkc_of a probe --peer b --kind all --duration 1) || fail "--kind all as a table: $table"
+assert_not_contains "$table" "rtt min/med/p99" "one kind's header over all kinds"
+# Each row's STATUS stands under the header's, however long the kind's name.
+awk 'NR == 1 { col = index($0, "STATUS") } /^20/ && index($0, " " $4 " ") + 1 != col { bad = 1; print }
+        END { exit bad }' <<<"$table" || fail "columns out of line: $table"
+grep -q '^20.* rtt .* us median' <<<"$table" || fail "rtt row: $table"
+grep -A2 '^20.* tcp .* Gb/s' <<<"$table" | grep -q '^    forward .*10\.99\.0\.1 -> 10\.99\.0\.2 .*rail fa .*Gb/s .*[0-9]* retransmits' ||
+        fail "tcp's forward direction: $table"
+grep -A2 '^20.* tcp .* Gb/s' <<<"$table" | grep -q '^    reverse .*10\.99\.0\.2 -> 10\.99\.0\.1 .*Gb/s' ||
+        fail "tcp's reverse direction: $table"
+grep -q '^20.* pathmtu .*path MTU 9000 *the MTU of fa, 9000$' <<<"$table" || fail "pathmtu row: $table"
 rc=0; err=$(sparkc_of a probe --peer b --kind rtt --streams 2 2>&1) || rc=$?
 assert_eq "$rc" 2 "a parameter the kind does not take"
 assert_contains "$err" "the rtt probe takes no streams" "its message"
@@ -45,6 +57,8 @@ rc=0; out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || rc=$?
 assert_eq "$rc" 2 "exit status of an unavailable kind asked for by name"
 assert_eq "$(json_get "$out" 'd["status"]')" unavailable "status"
 assert_contains "$(json_get "$out" 'd["error"]')" "not available on this node" "reason"
+table=$(sparkc_of a probe --peer b --kind tcp --duration 1) || true
+assert_contains "$table" "error: b (10.99.0.2) " "the node an error happened on"
 rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?
 assert_eq "$rc" 0 "exit status of --kind all with an unavailable kind"
 assert_eq "$(json_get "$out" '{r["kind"]: r["status"] for r in d}["rtt"]')" ok "rtt still runs"
@@ -58,7 +72,9 @@ n=$(json_get "$hist" 'len(d["results"])')
 sparkd_stop a
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind tcp)" 'len(d["results"])')" "$n" "history after restart"
-assert_contains "$(sparkc_of a history)" "tcp" "history table"
+table=$(sparkc_of a history --kind tcp)
+assert_contains "$table" "tcp" "history table"
+grep -q '^    reverse .*Gb/s' <<<"$table" || fail "history shows tcp's directions: $table"
 wait_peer_state a b up 5 || fail "peers not up after restart"
 
 step "a non-admin may not start probes"

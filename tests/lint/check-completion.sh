@@ -54,6 +54,8 @@ expect "sparkc --json pr" probe probe-kinds
 expect "sparkc probe --" --peer --kind --duration --size --streams --count --mode --env --param
 expect "sparkc probe --peer x --kind " rtt tcp rdma nccl all
 expect "sparkc history --" --peer --kind --limit
+expect "sparkc fabric --" --json --socket --timeout
+expect "sparkc env --" --mode --format --force --json
 expect "sparkc env --format " sh docker systemd
 expect "sparkc watch link-" link-up link-down link-flapping link-stable
 expect "sparkc keygen --" --force

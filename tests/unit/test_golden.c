@@ -172,6 +172,47 @@ static void test_gb10_open_driver_with_peermem(void)
         fabric_facts_free(&f);
 }
 
+/* dmabuf asked for where NCCL would hang (peermem loaded) or cannot register GPU memory: the env
+ * result refuses it and names the safe command; sparkc prints nothing unless forced. Where DMA-BUF
+ * works it is not refused. */
+static void test_dmabuf_refused(void)
+{
+        const char *hosts[] = { "spark-rail-faults", "spark-twins" };
+        struct fabric_facts f;
+        json_object *env, *refused;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *err;
+
+        for (size_t i = 0; i < 2; i++) {
+                CHECK(load_host(hosts[i], &f) == 0);
+                env = envgen_build(&f, ENV_MODE_DMABUF);
+                CHECK(json_object_object_get_ex(env, "refused", &refused) && refused);
+                CHECK_STREQ(json_object_get_string(json_object_object_get(refused, "safe_command")),
+                            "sparkc env --mode safe");
+                if (i == 0)
+                        CHECK(strstr(json_object_get_string(json_object_object_get(refused, "reason")),
+                                     "NCCL init hangs forever") != NULL);
+                err = open_memstream(&text, &size);
+                CHECK(report_env_refusal(err, env, false) == -EPERM);
+                fclose(err);
+                CHECK(strstr(text, "use `sparkc env --mode safe`") != NULL);
+                free(text);
+                err = open_memstream(&text, &size);
+                CHECK(report_env_refusal(err, env, true) == 0);
+                fclose(err);
+                CHECK(strncmp(text, "sparkc: warning: forced mode dmabuf", 35) == 0);
+                free(text);
+                json_object_put(env);
+                fabric_facts_free(&f);
+        }
+        CHECK(load_host("gb10-open-driver", &f) == 0);
+        env = envgen_build(&f, ENV_MODE_DMABUF);
+        CHECK(!json_object_object_get_ex(env, "refused", &refused));
+        json_object_put(env);
+        fabric_facts_free(&f);
+}
+
 /* Seed 002: one active twin, its partner forced down by the guide's boot service. */
 static void test_spark_one_port(void)
 {
@@ -406,6 +447,7 @@ int main(void)
         RUN(test_direct_fabric);
         RUN(test_gb10_open_driver);
         RUN(test_gb10_open_driver_with_peermem);
+        RUN(test_dmabuf_refused);
         RUN(test_single_port);
         RUN(test_spark_one_port);
         RUN(test_mesh_two_nics);
