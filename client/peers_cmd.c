@@ -12,9 +12,15 @@ static void show_peers(json_object *result)
 {
         json_object *list = NULL;
 
-        printf("peering %s, key %s, port %d, mDNS %s\n\n", client_get_bool(result, "peering") ? "on" : "OFF",
-               client_get_string(result, "key_id", "none"), client_get_int(result, "port"),
-               client_get_string(result, "mdns", "?"));
+        const char *off_reason = client_get_string(result, "off_reason", NULL);
+
+        if (client_get_bool(result, "peering") || !off_reason)
+                printf("peering %s, key %s, port %d, mDNS %s\n\n",
+                       client_get_bool(result, "peering") ? "on" : "OFF",
+                       client_get_string(result, "key_id", "none"), client_get_int(result, "port"),
+                       client_get_string(result, "mdns", "?"));
+        else
+                printf("peering OFF: %s\n\n", off_reason);
         json_object_object_get_ex(result, "peers", &list);
         if (!list || json_object_array_length(list) == 0) {
                 printf("no peers: none found over mDNS and none in [peers] static\n");

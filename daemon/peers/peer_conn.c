@@ -100,14 +100,10 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
                         ssl_err = err;
         if (ssl_err) {
                 ERR_error_string_n(ssl_err, tls_error, sizeof(tls_error));
-                snprintf(why, sizeof(why),
-                         "TLS handshake failed (%s): it does not have this cluster's key, or is not sparkd",
-                         tls_error);
+                snprintf(why, sizeof(why), "TLS: %s", tls_error);
         } else if ((what & BEV_EVENT_EOF) && !EVUTIL_SOCKET_ERROR()) {
                 ssl_err = 1;
-                snprintf(why, sizeof(why),
-                         "closed during the TLS handshake: it does not have this cluster's key, or is not "
-                         "sparkd");
+                snprintf(why, sizeof(why), "TLS: closed during the handshake");
         } else {
                 snprintf(why, sizeof(why), "cannot connect: %s", strerror(EVUTIL_SOCKET_ERROR()));
         }

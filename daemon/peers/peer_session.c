@@ -14,7 +14,7 @@
 static void session_on_connected(struct peer_conn *c);
 static int session_on_line(struct peer_conn *c, const char *line, size_t len);
 static void session_on_broken(struct peer_conn *c, const char *why);
-static void session_on_handshake_failed(struct peer_conn *c, const char *why, bool is_refused);
+static void session_on_handshake_failed(struct peer_conn *c, const char *detail, bool is_refused);
 static void session_on_deadline(struct peer_conn *c);
 
 static const struct peer_conn_ops session_ops = {
@@ -52,6 +52,13 @@ void peer_session_free(struct peer_conn *c)
         peer_conn_free(c);
 }
 
+/* Probes running with the peer end now rather than at their deadline. */
+static void session_notify_down(struct peers *ps, struct peer *p)
+{
+        if (ps->on_message && p->node_id[0])
+                ps->on_message(p->node_id, "peer-down", NULL, ps->on_message_userdata);
+}
+
 void peer_session_close(struct peer_conn *c, const char *reason)
 {
         struct peer *p = c->peer;
@@ -71,10 +78,40 @@ void peer_session_close(struct peer_conn *c, const char *reason)
                                    reason);
                 }
                 peer_set_state(p, PEER_DOWN);
+                if (c->is_hello_done)
+                        session_notify_down(c->owner, p);
         }
         peer_session_free(c);
         if (p && !p->conn && !p->is_self)
                 peer_schedule_retry(p);
+}
+
+unsigned peer_session_close_all(struct peers *ps, const char *why)
+{
+        struct peer *p;
+        unsigned n = 0;
+
+        while (!LIST_EMPTY(&ps->conns)) {
+                struct peer_conn *c = LIST_FIRST(&ps->conns);
+
+                p = c->peer;
+                if (p && p->dialing == c)
+                        p->dialing = NULL;
+                if (p && p->conn == c) {
+                        p->conn = NULL;
+                        n++;
+                        peer_set_state(p, PEER_DOWN);
+                        session_notify_down(ps, p);
+                }
+                peer_session_free(c);
+        }
+        LIST_FOREACH(p, &ps->peers, link) {
+                if (p->is_self)
+                        continue;
+                snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+                peer_reset_retry(p);
+        }
+        return n;
 }
 
 void peer_remove(struct peer *p)
@@ -275,10 +312,26 @@ static void session_on_broken(struct peer_conn *c, const char *why)
         peer_session_close(c, why);
 }
 
-static void session_on_handshake_failed(struct peer_conn *c, const char *why, bool is_refused)
+/* TLS refusing the handshake says only that the two ends share no key: say what that means for
+ * a cluster and how to fix it, OpenSSL's words kept as a detail at the end. */
+static void describe_key_mismatch(const struct peers *ps, const char *detail, char *buf, size_t size)
+{
+        snprintf(buf, size,
+                 "the peer has another cluster key, or is not sparkd: every node needs the same key file; "
+                 "copy %s (key id %s here) to the other node, same path and mode 600, and run `sparkc "
+                 "reload` there (%s)",
+                 ps->key_file, ps->key_id, detail);
+}
+
+static void session_on_handshake_failed(struct peer_conn *c, const char *detail, bool is_refused)
 {
         struct peer *p = c->peer;
+        char why[1024];
 
+        if (is_refused)
+                describe_key_mismatch(c->owner, detail, why, sizeof(why));
+        else
+                snprintf(why, sizeof(why), "%s", detail);
         if (!c->is_outbound) {
                 peer_log_inbound_reject(c->owner, c->remote, why);
                 peer_session_close(c, NULL);

@@ -125,6 +125,12 @@ bool peer_is_retry_pending(const struct peer *p)
         return evtimer_pending(p->retry, NULL);
 }
 
+void peer_reset_retry(struct peer *p)
+{
+        evtimer_del(p->retry);
+        p->backoff_ms = BACKOFF_MIN_MS;
+}
+
 static void report_mtu_mismatch(struct peer *p, json_object *remote_port)
 {
         const char *peer_iface = peer_port_json_ifname(remote_port);
