@@ -10,6 +10,7 @@
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
 #include "peer_message.h"
+#include "peer_ports.h"
 
 static void session_on_connected(struct peer_conn *c);
 static int session_on_line(struct peer_conn *c, const char *line, size_t len);
@@ -198,6 +199,62 @@ static void session_up(struct peer_conn *c, struct peer *p)
                    p->version);
 }
 
+/* The hello of this very process (a static address of its own) or of another node that runs with
+ * this node's id. A sparkd without instances in its hello is another node when it has another
+ * name or speaks from an address that is not one of ours. */
+static bool session_is_other_node(struct peer_conn *c, const struct peer_hello *hello)
+{
+        struct peers *ps = c->owner;
+        struct link_ports mine = { 0 };
+        bool ours;
+
+        if (hello->instance)
+                return strcmp(hello->instance, ps->instance) != 0;
+        if (strcmp(hello->name, ps->name) != 0)
+                return true;
+        (void)peer_ports_local(ps->links, &mine);
+        ours = peer_port_for_address(&mine, c->remote, false, NULL) != NULL;
+        link_ports_clear(&mine);
+        return !ours;
+}
+
+/* Both nodes see the other's hello, so both report it; the entry shows it until the clone gets
+ * an id of its own and the redial finds a peer like any other. */
+static int session_report_duplicate_id(struct peer_conn *c, const struct peer_hello *hello)
+{
+        struct peers *ps = c->owner;
+        struct peer *p = c->peer;
+        struct log_field f[] = { { "peer", hello->name },
+                                 { "peer_id", hello->node_id },
+                                 { "address", c->remote } };
+
+        if (!p)
+                p = peer_find_unnamed_by_address(ps, c->remote);
+        if (!p)
+                p = peer_find_by_id(ps, hello->node_id);
+        if (!p)
+                p = peer_new(ps);
+        if (!p)
+                return -ENOMEM;
+        if (p->dialing == c)
+                p->dialing = NULL;
+        c->peer = p;
+        snprintf(p->node_id, sizeof(p->node_id), "%s", hello->node_id);
+        snprintf(p->name, sizeof(p->name), "%s", hello->name);
+        if (!strv_contains(p->addresses, c->remote))
+                (void)strv_push(&p->addresses, c->remote);
+        snprintf(
+                p->last_error, sizeof(p->last_error),
+                "node %s (%s) runs with this node's id %s: a cloned disk image, or two daemons on one state "
+                "directory; delete %s on the cloned node and restart sparkd there",
+                hello->name, c->remote, hello->node_id, ps->node_id_file);
+        if (p->state != PEER_DUPLICATE_ID) {
+                log_structured(LOG_ERR, NULL, f, ARRAY_SIZE(f), "peer %s", p->last_error);
+                peer_set_state(p, PEER_DUPLICATE_ID);
+        }
+        return -EADDRINUSE;
+}
+
 static int session_handle_hello(struct peer_conn *c, json_object *m)
 {
         struct peers *ps = c->owner;
@@ -206,6 +263,8 @@ static int session_handle_hello(struct peer_conn *c, json_object *m)
 
         if (peer_message_read_hello(m, &hello) < 0)
                 return -EBADMSG;
+        if (strcmp(hello.node_id, ps->node_id) == 0 && session_is_other_node(c, &hello))
+                return session_report_duplicate_id(c, &hello);
         if (strcmp(hello.node_id, ps->node_id) == 0) {
                 if (c->peer && c->peer->static_spec) {
                         c->peer->is_self = true;
@@ -289,7 +348,7 @@ int peer_session_receive(struct peer_conn *c, const char *line, size_t len)
 {
         int r = session_handle_line(c, line, len);
 
-        if (r == -EALREADY || r == -ELOOP) {
+        if (r == -EALREADY || r == -ELOOP || r == -EADDRINUSE) {
                 peer_session_close(c, NULL);
                 return r;
         }

@@ -16,6 +16,7 @@ static const char *const state_names[] = {
         [PEER_UP] = "up",
         [PEER_DOWN] = "down",
         [PEER_REJECTED] = "rejected",
+        [PEER_DUPLICATE_ID] = "duplicate-id",
 };
 
 const char *peer_state_to_string(enum peer_state state)

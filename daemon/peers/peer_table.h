@@ -31,6 +31,7 @@ enum peer_state {
         PEER_UP,
         PEER_DOWN,
         PEER_REJECTED,
+        PEER_DUPLICATE_ID, /* another node runs with this node's id */
 };
 
 struct peer {

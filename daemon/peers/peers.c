@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "common/cluster_key.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
+#include "daemon/base/node_id.h"
 #include "discovery.h"
 #include "peer_connect.h"
 #include "peer_mdns.h"
@@ -48,9 +50,22 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
         peer_mdns_publish(ps);
 }
 
-int peers_new(struct event_base *base, struct links *links, const char *node_id, struct peers **ret)
+static int make_instance(char instance[33])
+{
+        unsigned char bytes[16];
+
+        if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+                return -EIO;
+        for (size_t i = 0; i < sizeof(bytes); i++)
+                snprintf(instance + 2 * i, 3, "%02x", bytes[i]);
+        return 0;
+}
+
+int peers_new(struct event_base *base, struct links *links, const char *node_id, const char *state_dir,
+              struct peers **ret)
 {
         struct peers *ps = calloc(1, sizeof(*ps));
+        int r;
 
         if (!ps)
                 return -ENOMEM;
@@ -58,6 +73,12 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         ps->links = links;
         ps->redial = peer_dial;
         snprintf(ps->node_id, sizeof(ps->node_id), "%s", node_id);
+        snprintf(ps->node_id_file, sizeof(ps->node_id_file), "%s/%s", state_dir, NODE_ID_FILE);
+        r = make_instance(ps->instance);
+        if (r < 0) {
+                free(ps);
+                return r;
+        }
         LIST_INIT(&ps->peers);
         LIST_INIT(&ps->conns);
         ps->tick = event_new(base, -1, EV_PERSIST, on_tick, ps);

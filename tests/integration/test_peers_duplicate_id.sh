@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Two nodes with one node id (b's state directory holds a copy of a's node-id, as a cloned disk
+# image would): each sees in the other's hello its own id from another process, and says so on
+# both sides, in the journal and in `sparkc peers`, with the fix. Its node-id deleted and sparkd
+# restarted, b gets an id of its own and the two peer.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_peers.sh"
+
+"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+a=$(netns_new a)
+b=$(netns_new b)
+veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
+peer_conf a fa 10.99.0.2
+peer_conf b fb 10.99.0.1
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+mkdir -p "$TEST_TMP/b.state"
+cp "$TEST_TMP/a.state/node-id" "$TEST_TMP/b.state/node-id"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+id=$(tr -d '\n' <"$TEST_TMP/a.state/node-id")
+
+step "both nodes report the duplicate node id, with the fix"
+wait_peer_state a 10.99.0.2 duplicate-id 5 || fail "a does not report b's duplicate id: $(sparkc_of a peers)"
+wait_peer_state b 10.99.0.1 duplicate-id 5 || fail "b does not report a's duplicate id: $(sparkc_of b peers)"
+for pair in "a 10.99.0.2 b" "b 10.99.0.1 a"; do
+        set -- $pair
+        error=$(peer_field "$1" "$2" 'p["error"]')
+        assert_contains "$error" "node $3 (10.99.0" "$1's error"
+        assert_contains "$error" "runs with this node's id $id" "$1's error"
+        assert_contains "$error" "delete $TEST_TMP/$1.state/node-id on the cloned node and restart sparkd" "$1's error"
+        assert_contains "$(sparkc_of "$1" peers)" "duplicate-id" "sparkc peers on $1"
+        grep -q "^err: peer node $3 .*runs with this node's id $id" "$(log_of "$1")" ||
+                fail "no error in $1's journal: $(grep "node's id" "$(log_of "$1")")"
+done
+[ "$(grep -c "runs with this node's id" "$(log_of a)")" -le 2 ] || fail "a logs the duplicate at every redial"
+
+step "the clone's node-id deleted and sparkd restarted there: the two peer"
+sparkd_stop b
+rm "$TEST_TMP/b.state/node-id"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 40 || fail "b not up on a after getting its own id: $(sparkc_of a peers)"
+wait_peer_state b a up 10 || fail "a not up on b: $(sparkc_of b peers)"
+[ "$(peer_field a b 'p["node_id"]')" != "$id" ] || fail "b still has a's id"
+sparkd_stop a
+sparkd_stop b
+pass
