@@ -6,21 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
-peer_conf a fa 10.99.0.2
-peer_conf b fb 10.99.0.1
+cable_nodes
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-mkdir -p "$TEST_TMP/b.state"
-cp "$TEST_TMP/a.state/node-id" "$TEST_TMP/b.state/node-id"
+id=$(clone_node_id a b)
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-id=$(tr -d '\n' <"$TEST_TMP/a.state/node-id")
 
 step "both nodes report the duplicate node id, with the fix"
-wait_peer_state a 10.99.0.2 duplicate-id 5 || fail "a does not report b's duplicate id: $(sparkc_of a peers)"
-wait_peer_state b 10.99.0.1 duplicate-id 5 || fail "b does not report a's duplicate id: $(sparkc_of b peers)"
+wait_pairs duplicate-id 5 "a 10.99.0.2" "b 10.99.0.1"
 for pair in "a 10.99.0.2 b" "b 10.99.0.1 a"; do
         set -- $pair
         error=$(peer_field "$1" "$2" 'p["error"]')

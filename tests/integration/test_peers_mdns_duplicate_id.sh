@@ -7,25 +7,14 @@
 . "$(dirname "$0")/lib_avahi.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.77.0.1/24 10.77.0.2/24
-avahi_host "$a" sparka
-avahi_host "$b" sparkb
-for n in a b; do
-        peer_conf "spark$n" "f$n" ""
-        sed -i -e 's/^mdns = no$/mdns = yes/' -e 's/^node_name = .*/node_name = spark/' "$TEST_TMP/spark$n.conf"
-done
+mdns_cable_nodes
+sed -i 's/^node_name = .*/node_name = spark/' "$TEST_TMP/sparka.conf" "$TEST_TMP/sparkb.conf"
 sparkd_start_avahi sparka "$a" -c "$TEST_TMP/sparka.conf"
-mkdir -p "$TEST_TMP/sparkb.state"
-cp "$TEST_TMP/sparka.state/node-id" "$TEST_TMP/sparkb.state/node-id"
+id=$(clone_node_id sparka sparkb)
 sparkd_start_avahi sparkb "$b" -c "$TEST_TMP/sparkb.conf"
-id=$(tr -d '\n' <"$TEST_TMP/sparka.state/node-id")
 
 step "both clones report the duplicate id"
-wait_peer_state sparka 10.77.0.2 duplicate-id 10 || fail "a does not report b: $(sparkc_of sparka peers)"
-wait_peer_state sparkb 10.77.0.1 duplicate-id 10 || fail "b does not report a: $(sparkc_of sparkb peers)"
+wait_pairs duplicate-id 10 "sparka 10.77.0.2" "sparkb 10.77.0.1"
 assert_contains "$(peer_field sparka 10.77.0.2 'p["error"]')" \
         "runs with this node's id $id: a cloned disk image, or two daemons on one state directory; delete $TEST_TMP/sparka.state/node-id" "a's error"
 grep -q "^err: peer node spark (10.77.0.2) runs with this node's id $id" "$(log_of sparka)" || fail "nothing in a's journal"
