@@ -25,7 +25,7 @@ static void show_peers(json_object *result)
         if (!list || json_object_array_length(list) == 0) {
                 printf("no peers: none found over mDNS and none in [peers] static\n");
         } else {
-                printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", "PEER", "STATE", "SINCE", "VIA",
+                printf("%-16s %-12s %-20s %-14s %-16s %-16s %-11s %s\n", "PEER", "STATE", "SINCE", "VIA",
                        "LOCAL", "REMOTE", "MTU HERE/PEER", "NOTE");
         }
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
@@ -44,7 +44,7 @@ static void show_peers(json_object *result)
                         snprintf(mtu_s, sizeof(mtu_s), "%d/%d%s", client_get_int(mtu, "local"),
                                  client_get_int(mtu, "peer"),
                                  client_get_bool(mtu, "mismatch") ? " MISMATCH" : "");
-                printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
+                printf("%-16s %-12s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
                        client_get_string(p, "state", "?"), client_get_string(p, "since", "?"),
                        via ? client_get_string(via, "iface", "-") : "-",
                        via ? client_get_string(via, "local", "-") : "-",

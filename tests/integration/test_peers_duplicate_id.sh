@@ -23,6 +23,13 @@ for pair in "a 10.99.0.2 b" "b 10.99.0.1 a"; do
         grep -q "^err: peer node $3 .*runs with this node's id $id" "$(log_of "$1")" ||
                 fail "no error in $1's journal: $(grep "node's id" "$(log_of "$1")")"
 done
+python3 -c '
+import re, sys
+lines = sys.argv[1].splitlines()
+head = next(l for l in lines if l.startswith("PEER"))
+row = next(l for l in lines if "duplicate-id" in l)
+since = re.search(r"\d{4}-\d\d-\d\dT", row).start()
+sys.exit(since != head.index("SINCE"))' "$(sparkc_of a peers)" || fail "duplicate-id pushes the columns of sparkc peers out of line"
 [ "$(grep -c "runs with this node's id" "$(log_of a)")" -le 2 ] || fail "a logs the duplicate at every redial"
 
 step "the clone's node-id deleted and sparkd restarted there: the two peer"

@@ -44,6 +44,7 @@ for pair in "a 10.99.0.3 cluster.key" "c 10.99.0.1 other.key"; do
         *) fail "$1's error for the peer does not start by saying it has another key: $error" ;;
         esac
         assert_contains "$error" "copy $TEST_TMP/$3" "$1's error"
+        assert_not_contains "$error" "error:0A" "$1's error (OpenSSL's error code)"
         assert_contains "$error" "run \`sparkc reload\` there" "$1's error"
 done
 assert_contains "$(peer_field a 10.99.0.3 'p["error"]')" "(key id $key_id here)" "a's error"
