@@ -207,10 +207,11 @@ static int peers_load_key(struct peers *ps, const struct sparkd_config *config)
         } else if (!ps->tls || strcmp(ps->key_id, key.id) != 0) {
                 SSL_CTX *ctx = peer_tls_context_new(&key);
 
-                snprintf(ps->key_id, sizeof(ps->key_id), "%s", key.id);
-                OPENSSL_cleanse(&key, sizeof(key));
+                OPENSSL_cleanse(key.bytes, sizeof(key.bytes));
+                /* The id changes with the context only: a reload after a failure here tries again. */
                 if (!ctx)
                         return -ENOMEM;
+                snprintf(ps->key_id, sizeof(ps->key_id), "%s", key.id);
                 peer_tls_context_free(ps->tls);
                 ps->tls = ctx;
                 log_info("peering with cluster key %s (id %s) on TCP port %u", config->key_file, ps->key_id,
