@@ -12,14 +12,20 @@ static void show_peers(json_object *result)
 {
         json_object *list = NULL;
 
-        printf("peering %s, key %s, port %d, mDNS %s\n\n", client_get_bool(result, "peering") ? "on" : "OFF",
-               client_get_string(result, "key_id", "none"), client_get_int(result, "port"),
-               client_get_string(result, "mdns", "?"));
+        const char *off_reason = client_get_string(result, "off_reason", NULL);
+
+        if (client_get_bool(result, "peering") || !off_reason)
+                printf("peering %s, key %s, port %d, mDNS %s\n\n",
+                       client_get_bool(result, "peering") ? "on" : "OFF",
+                       client_get_string(result, "key_id", "none"), client_get_int(result, "port"),
+                       client_get_string(result, "mdns", "?"));
+        else
+                printf("peering OFF: %s\n\n", off_reason);
         json_object_object_get_ex(result, "peers", &list);
         if (!list || json_object_array_length(list) == 0) {
                 printf("no peers: none found over mDNS and none in [peers] static\n");
         } else {
-                printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", "PEER", "STATE", "SINCE", "VIA",
+                printf("%-16s %-12s %-20s %-14s %-16s %-16s %-11s %s\n", "PEER", "STATE", "SINCE", "VIA",
                        "LOCAL", "REMOTE", "MTU HERE/PEER", "NOTE");
         }
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
@@ -38,7 +44,7 @@ static void show_peers(json_object *result)
                         snprintf(mtu_s, sizeof(mtu_s), "%d/%d%s", client_get_int(mtu, "local"),
                                  client_get_int(mtu, "peer"),
                                  client_get_bool(mtu, "mismatch") ? " MISMATCH" : "");
-                printf("%-16s %-10s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
+                printf("%-16s %-12s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
                        client_get_string(p, "state", "?"), client_get_string(p, "since", "?"),
                        via ? client_get_string(via, "iface", "-") : "-",
                        via ? client_get_string(via, "local", "-") : "-",

@@ -65,9 +65,14 @@ int cluster_key_load(const char *path, struct cluster_key *key, char *why, size_
         if (r < 0) {
                 if (why && r == -EACCES)
                         describe_unreadable(path, why, why_size);
+                else if (why && r == -ENOENT)
+                        snprintf(why, why_size,
+                                 "%s: copy the cluster key of a node already in the cluster to %s "
+                                 "(mode 600), or make the first one with `sparkc keygen %s`; then `sparkc "
+                                 "reload`",
+                                 reason, path, path);
                 else if (why)
-                        snprintf(why, why_size, "%s%s", reason,
-                                 r == -ENOENT ? " (make one with `sparkc keygen`)" : "");
+                        snprintf(why, why_size, "%s", reason);
                 return r;
         }
         if (st.st_mode & 0007) {

@@ -283,7 +283,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = sysctl_keeper_new(d->base, "/proc/sys", &d->sysctls);
         if (r < 0)
                 goto fail;
-        r = peers_new(d->base, d->links, d->node_id, &d->peers);
+        r = peers_new(d->base, d->links, d->node_id, sparkd_state_dir(d), &d->peers);
         if (r < 0)
                 goto fail;
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);

@@ -9,8 +9,6 @@
 #include "event.h"
 #include "log.h"
 
-#define NODE_ID_FILE "node-id"
-
 int node_id_check(const char *s, size_t len)
 {
         if (len == NODE_ID_LEN + 1 && s[NODE_ID_LEN] == '\n')

@@ -4,7 +4,8 @@
 
 #include "store.h"
 
-#define NODE_ID_LEN 32 /* hex digits */
+#define NODE_ID_LEN  32        /* hex digits */
+#define NODE_ID_FILE "node-id" /* in the state directory */
 
 /* Reads the id, or makes and saves a new one. A damaged file is moved aside and replaced. With
  * no store (state directory unusable) the id lives only as long as the process. */

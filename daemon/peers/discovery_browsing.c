@@ -139,6 +139,20 @@ static void service_take_record(struct service *s, struct discovery_record *rec)
         d->found(&s->record, d->userdata);
 }
 
+/* Our id with another name, or at none of our addresses, is another node running with a copy of
+ * our id: it is passed on like any peer, so that its hello tells and both sides report it. */
+static bool is_our_own(const struct discovery *d, const struct discovery_record *rec)
+{
+        if (strcmp(rec->node_id, d->self.node_id) != 0)
+                return false;
+        if (strcmp(rec->name, d->self.name) != 0)
+                return false;
+        for (char **a = rec->addresses; a && *a; a++)
+                if (strv_contains(d->self.addresses, *a))
+                        return true;
+        return !rec->addresses || !rec->addresses[0];
+}
+
 static void service_on_resolved(AvahiServiceResolver *r, AvahiIfIndex ifindex, AvahiProtocol protocol,
                                 AvahiResolverEvent event, const char *name, const char *type,
                                 const char *domain, const char *host, const AvahiAddress *a, uint16_t port,
@@ -171,7 +185,7 @@ static void service_on_resolved(AvahiServiceResolver *r, AvahiIfIndex ifindex, A
                           (int)ifindex, strerror(-k));
                 return;
         }
-        if (strcmp(rec.node_id, d->self.node_id) == 0) {
+        if (is_our_own(d, &rec)) {
                 log_debug("mDNS: service '%s' on interface %d is our own", s->name, (int)ifindex);
                 return;
         }

@@ -79,7 +79,7 @@ static void conn_on_read(struct bufferevent *bev, void *userdata)
 static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
 {
         struct peer_conn *c = userdata;
-        char why[320], tls_error[128] = "";
+        char why[320];
         unsigned long ssl_err = 0, err;
 
         if (what & BEV_EVENT_CONNECTED) {
@@ -99,15 +99,16 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
                 if (ERR_GET_LIB(err) == ERR_LIB_SSL && !ssl_err)
                         ssl_err = err;
         if (ssl_err) {
-                ERR_error_string_n(ssl_err, tls_error, sizeof(tls_error));
-                snprintf(why, sizeof(why),
-                         "TLS handshake failed (%s): it does not have this cluster's key, or is not sparkd",
-                         tls_error);
+                const char *reason = ERR_reason_error_string(ssl_err);
+
+                /* Only the words: the error code means nothing to the reader. */
+                if (reason)
+                        snprintf(why, sizeof(why), "TLS: %s", reason);
+                else
+                        ERR_error_string_n(ssl_err, why, sizeof(why));
         } else if ((what & BEV_EVENT_EOF) && !EVUTIL_SOCKET_ERROR()) {
                 ssl_err = 1;
-                snprintf(why, sizeof(why),
-                         "closed during the TLS handshake: it does not have this cluster's key, or is not "
-                         "sparkd");
+                snprintf(why, sizeof(why), "TLS: closed during the handshake");
         } else {
                 snprintf(why, sizeof(why), "cannot connect: %s", strerror(EVUTIL_SOCKET_ERROR()));
         }

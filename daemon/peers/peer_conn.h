@@ -28,7 +28,8 @@ struct peer_conn_ops {
         /* After the handshake: the peer closed, the connection failed or sent what cannot be read. */
         void (*on_broken)(struct peer_conn *c, const char *why);
         /* Before the handshake completed; is_refused when TLS refused it (no common key, not sparkd)
-         * rather than the network failing. */
+         * rather than the network failing. why is then "TLS: " and OpenSSL's words, a detail for
+         * the owner to put after its own explanation; otherwise "cannot connect: ...". */
         void (*on_handshake_failed)(struct peer_conn *c, const char *why, bool is_refused);
         void (*on_deadline)(struct peer_conn *c);
 };

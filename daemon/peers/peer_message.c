@@ -1,6 +1,7 @@
 #include "peer_message.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/jsonrpc.h"
@@ -25,6 +26,7 @@ json_object *peer_message_hello(struct peers *ps)
 
         json_object_object_add(m, "proto", json_object_new_int(PEER_PROTO));
         json_object_object_add(m, "node_id", json_object_new_string(ps->node_id));
+        json_object_object_add(m, "instance", json_object_new_string(ps->instance));
         json_object_object_add(m, "name", json_object_new_string(ps->name));
         json_object_object_add(m, "version", json_object_new_string(SPARKD_VERSION));
         json_object_object_add(m, "key_id", json_object_new_string(ps->key_id));
@@ -46,17 +48,26 @@ int peer_message_read_ports(json_object *m, json_object **ret)
         return 0;
 }
 
+static bool is_hex_id(const char *s)
+{
+        return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
+}
+
 int peer_message_read_hello(json_object *m, struct peer_hello *ret)
 {
         struct peer_hello h = { 0 };
         json_object *v;
+        int r;
 
         if (!json_object_object_get_ex(m, "proto", &v) || json_object_get_int(v) < 1 ||
-            jsonrpc_param_string(m, "node_id", &h.node_id) <= 0 || strlen(h.node_id) != 32 ||
-            strspn(h.node_id, "0123456789abcdef") != 32 || jsonrpc_param_string(m, "name", &h.name) <= 0 ||
-            strlen(h.name) == 0 || strlen(h.name) > 63)
+            jsonrpc_param_string(m, "node_id", &h.node_id) <= 0 || !is_hex_id(h.node_id) ||
+            jsonrpc_param_string(m, "name", &h.name) <= 0 || strlen(h.name) == 0 || strlen(h.name) > 63)
                 return -EBADMSG;
         (void)jsonrpc_param_string(m, "version", &h.version);
+        /* Older sparkd sends no instance; one that is there must be well formed. */
+        r = jsonrpc_param_string(m, "instance", &h.instance);
+        if (r < 0 || (r > 0 && !is_hex_id(h.instance)))
+                return -EBADMSG;
         if (peer_message_read_ports(m, &h.ports) < 0)
                 return -EBADMSG;
         *ret = h;

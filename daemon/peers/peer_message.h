@@ -16,10 +16,11 @@ json_object *peer_message_heartbeat(struct peers *ps);
 
 /* A hello as read; the strings and ports are borrowed from the message. */
 struct peer_hello {
-        const char *node_id; /* 32 hex digits */
-        const char *name;    /* 1 to 63 bytes */
-        const char *version; /* NULL when not given */
-        json_object *ports;  /* NULL when not given */
+        const char *node_id;  /* 32 hex digits */
+        const char *name;     /* 1 to 63 bytes */
+        const char *version;  /* NULL when not given */
+        const char *instance; /* 32 hex digits, NULL from a sparkd that sends none */
+        json_object *ports;   /* NULL when not given */
 };
 
 /* -EBADMSG for a hello this protocol cannot accept. */

@@ -10,11 +10,12 @@
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
 #include "peer_message.h"
+#include "peer_ports.h"
 
 static void session_on_connected(struct peer_conn *c);
 static int session_on_line(struct peer_conn *c, const char *line, size_t len);
 static void session_on_broken(struct peer_conn *c, const char *why);
-static void session_on_handshake_failed(struct peer_conn *c, const char *why, bool is_refused);
+static void session_on_handshake_failed(struct peer_conn *c, const char *detail, bool is_refused);
 static void session_on_deadline(struct peer_conn *c);
 
 static const struct peer_conn_ops session_ops = {
@@ -52,6 +53,13 @@ void peer_session_free(struct peer_conn *c)
         peer_conn_free(c);
 }
 
+/* Probes running with the peer end now rather than at their deadline. */
+static void session_notify_down(struct peers *ps, struct peer *p)
+{
+        if (ps->on_message && p->node_id[0])
+                ps->on_message(p->node_id, "peer-down", NULL, ps->on_message_userdata);
+}
+
 void peer_session_close(struct peer_conn *c, const char *reason)
 {
         struct peer *p = c->peer;
@@ -71,10 +79,40 @@ void peer_session_close(struct peer_conn *c, const char *reason)
                                    reason);
                 }
                 peer_set_state(p, PEER_DOWN);
+                if (c->is_hello_done)
+                        session_notify_down(c->owner, p);
         }
         peer_session_free(c);
         if (p && !p->conn && !p->is_self)
                 peer_schedule_retry(p);
+}
+
+unsigned peer_session_close_all(struct peers *ps, const char *why)
+{
+        struct peer *p;
+        unsigned n = 0;
+
+        while (!LIST_EMPTY(&ps->conns)) {
+                struct peer_conn *c = LIST_FIRST(&ps->conns);
+
+                p = c->peer;
+                if (p && p->dialing == c)
+                        p->dialing = NULL;
+                if (p && p->conn == c) {
+                        p->conn = NULL;
+                        n++;
+                        peer_set_state(p, PEER_DOWN);
+                        session_notify_down(ps, p);
+                }
+                peer_session_free(c);
+        }
+        LIST_FOREACH(p, &ps->peers, link) {
+                if (p->is_self)
+                        continue;
+                snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+                peer_reset_retry(p);
+        }
+        return n;
 }
 
 void peer_remove(struct peer *p)
@@ -161,6 +199,62 @@ static void session_up(struct peer_conn *c, struct peer *p)
                    p->version);
 }
 
+/* The hello of this very process (a static address of its own) or of another node that runs with
+ * this node's id. A sparkd without instances in its hello is another node when it has another
+ * name or speaks from an address that is not one of ours. */
+static bool session_is_other_node(struct peer_conn *c, const struct peer_hello *hello)
+{
+        struct peers *ps = c->owner;
+        struct link_ports mine = { 0 };
+        bool ours;
+
+        if (hello->instance)
+                return strcmp(hello->instance, ps->instance) != 0;
+        if (strcmp(hello->name, ps->name) != 0)
+                return true;
+        (void)peer_ports_local(ps->links, &mine);
+        ours = peer_port_for_address(&mine, c->remote, false, NULL) != NULL;
+        link_ports_clear(&mine);
+        return !ours;
+}
+
+/* Both nodes see the other's hello, so both report it; the entry shows it until the clone gets
+ * an id of its own and the redial finds a peer like any other. */
+static int session_report_duplicate_id(struct peer_conn *c, const struct peer_hello *hello)
+{
+        struct peers *ps = c->owner;
+        struct peer *p = c->peer;
+        struct log_field f[] = { { "peer", hello->name },
+                                 { "peer_id", hello->node_id },
+                                 { "address", c->remote } };
+
+        if (!p)
+                p = peer_find_unnamed_by_address(ps, c->remote);
+        if (!p)
+                p = peer_find_by_id(ps, hello->node_id);
+        if (!p)
+                p = peer_new(ps);
+        if (!p)
+                return -ENOMEM;
+        if (p->dialing == c)
+                p->dialing = NULL;
+        c->peer = p;
+        snprintf(p->node_id, sizeof(p->node_id), "%s", hello->node_id);
+        snprintf(p->name, sizeof(p->name), "%s", hello->name);
+        if (!strv_contains(p->addresses, c->remote))
+                (void)strv_push(&p->addresses, c->remote);
+        snprintf(
+                p->last_error, sizeof(p->last_error),
+                "node %s (%s) runs with this node's id %s: a cloned disk image, or two daemons on one state "
+                "directory; delete %s on the cloned node and restart sparkd there",
+                hello->name, c->remote, hello->node_id, ps->node_id_file);
+        if (p->state != PEER_DUPLICATE_ID) {
+                log_structured(LOG_ERR, NULL, f, ARRAY_SIZE(f), "peer %s", p->last_error);
+                peer_set_state(p, PEER_DUPLICATE_ID);
+        }
+        return -EADDRINUSE;
+}
+
 static int session_handle_hello(struct peer_conn *c, json_object *m)
 {
         struct peers *ps = c->owner;
@@ -169,6 +263,8 @@ static int session_handle_hello(struct peer_conn *c, json_object *m)
 
         if (peer_message_read_hello(m, &hello) < 0)
                 return -EBADMSG;
+        if (strcmp(hello.node_id, ps->node_id) == 0 && session_is_other_node(c, &hello))
+                return session_report_duplicate_id(c, &hello);
         if (strcmp(hello.node_id, ps->node_id) == 0) {
                 if (c->peer && c->peer->static_spec) {
                         c->peer->is_self = true;
@@ -252,7 +348,7 @@ int peer_session_receive(struct peer_conn *c, const char *line, size_t len)
 {
         int r = session_handle_line(c, line, len);
 
-        if (r == -EALREADY || r == -ELOOP) {
+        if (r == -EALREADY || r == -ELOOP || r == -EADDRINUSE) {
                 peer_session_close(c, NULL);
                 return r;
         }
@@ -275,10 +371,26 @@ static void session_on_broken(struct peer_conn *c, const char *why)
         peer_session_close(c, why);
 }
 
-static void session_on_handshake_failed(struct peer_conn *c, const char *why, bool is_refused)
+/* TLS refusing the handshake says only that the two ends share no key: say what that means for
+ * a cluster and how to fix it, OpenSSL's words kept as a detail at the end. */
+static void describe_key_mismatch(const struct peers *ps, const char *detail, char *buf, size_t size)
+{
+        snprintf(buf, size,
+                 "the peer has another cluster key, or is not sparkd: every node needs the same key file; "
+                 "copy %s (key id %s here) to the other node, same path and mode 600, and run `sparkc "
+                 "reload` there (%s)",
+                 ps->key_file, ps->key_id, detail);
+}
+
+static void session_on_handshake_failed(struct peer_conn *c, const char *detail, bool is_refused)
 {
         struct peer *p = c->peer;
+        char why[1024];
 
+        if (is_refused)
+                describe_key_mismatch(c->owner, detail, why, sizeof(why));
+        else
+                snprintf(why, sizeof(why), "%s", detail);
         if (!c->is_outbound) {
                 peer_log_inbound_reject(c->owner, c->remote, why);
                 peer_session_close(c, NULL);

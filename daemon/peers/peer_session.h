@@ -25,6 +25,10 @@ void peer_session_attach(struct peers *ps, struct peer_conn *c, struct peer *p);
 void peer_session_free(struct peer_conn *c);
 /* Ends a connection; reason NULL means quietly (a duplicate being dropped). */
 void peer_session_close(struct peer_conn *c, const char *reason);
+/* Ends every connection of the table (the key they were made with is gone), each up peer down
+ * with why as its error, and lets every peer be dialled at the next tick; returns how many peers
+ * were up. */
+unsigned peer_session_close_all(struct peers *ps, const char *why);
 /* Handles one line the peer sent (without its newline); on a protocol error, a duplicate or a
  * connection to itself the connection is closed (c freed) and a negative errno returned. */
 int peer_session_receive(struct peer_conn *c, const char *line, size_t len);

@@ -16,6 +16,7 @@ static const char *const state_names[] = {
         [PEER_UP] = "up",
         [PEER_DOWN] = "down",
         [PEER_REJECTED] = "rejected",
+        [PEER_DUPLICATE_ID] = "duplicate-id",
 };
 
 const char *peer_state_to_string(enum peer_state state)
@@ -123,6 +124,12 @@ void peer_schedule_retry(struct peer *p)
 bool peer_is_retry_pending(const struct peer *p)
 {
         return evtimer_pending(p->retry, NULL);
+}
+
+void peer_reset_retry(struct peer *p)
+{
+        evtimer_del(p->retry);
+        p->backoff_ms = BACKOFF_MIN_MS;
 }
 
 static void report_mtu_mismatch(struct peer *p, json_object *remote_port)

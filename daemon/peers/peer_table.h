@@ -31,6 +31,7 @@ enum peer_state {
         PEER_UP,
         PEER_DOWN,
         PEER_REJECTED,
+        PEER_DUPLICATE_ID, /* another node runs with this node's id */
 };
 
 struct peer {
@@ -56,16 +57,22 @@ struct peer {
         char via_remote[64];
         unsigned local_mtu, peer_mtu;
         bool is_mtu_mismatch;
-        char last_error[320];
+        char last_error[1024];
 };
 
 struct peers {
         struct event_base *base;
         struct links *links;
         char node_id[33];
+        /* Random per process: tells this process's own hello from another node's that carries the
+         * same id (a cloned disk image, or two daemons on one state directory). */
+        char instance[33];
         char name[64];
+        char node_id_file[512]; /* where the id is kept, for the fix of a duplicate */
         SSL_CTX *tls;
         char key_id[17];
+        char key_file[256];
+        char off_reason[1024]; /* why peering is off, with what to do; "" when on */
         struct evconnlistener *listener;
         uint16_t port;
         struct discovery *discovery;
@@ -99,6 +106,8 @@ void peer_merge(struct peer *into, struct peer *from);
 /* Arms the redial after the current backoff and doubles it. */
 void peer_schedule_retry(struct peer *p);
 bool peer_is_retry_pending(const struct peer *p);
+/* Drops a pending redial and starts the backoff again: the next tick dials. */
+void peer_reset_retry(struct peer *p);
 void peer_check_mtu(struct peer *p);
 /* An inbound connection refused: logged at most once per interval, the rest counted. */
 void peer_log_inbound_reject(struct peers *ps, const char *remote, const char *why);

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "common/cluster_key.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
+#include "daemon/base/node_id.h"
 #include "discovery.h"
 #include "peer_connect.h"
 #include "peer_mdns.h"
@@ -48,9 +50,22 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
         peer_mdns_publish(ps);
 }
 
-int peers_new(struct event_base *base, struct links *links, const char *node_id, struct peers **ret)
+static int make_instance(char instance[33])
+{
+        unsigned char bytes[16];
+
+        if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+                return -EIO;
+        for (size_t i = 0; i < sizeof(bytes); i++)
+                snprintf(instance + 2 * i, 3, "%02x", bytes[i]);
+        return 0;
+}
+
+int peers_new(struct event_base *base, struct links *links, const char *node_id, const char *state_dir,
+              struct peers **ret)
 {
         struct peers *ps = calloc(1, sizeof(*ps));
+        int r;
 
         if (!ps)
                 return -ENOMEM;
@@ -58,6 +73,12 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         ps->links = links;
         ps->redial = peer_dial;
         snprintf(ps->node_id, sizeof(ps->node_id), "%s", node_id);
+        snprintf(ps->node_id_file, sizeof(ps->node_id_file), "%s/%s", state_dir, NODE_ID_FILE);
+        r = make_instance(ps->instance);
+        if (r < 0) {
+                free(ps);
+                return r;
+        }
         LIST_INIT(&ps->peers);
         LIST_INIT(&ps->conns);
         ps->tick = event_new(base, -1, EV_PERSIST, on_tick, ps);
@@ -142,30 +163,61 @@ static void peers_sync_static(struct peers *ps, char *const *specs)
         }
 }
 
+/* The sessions were keyed by the old key: a node the new one excludes must not stay in. */
+static void peers_rekey(struct peers *ps, const char *old_id, const char *new_id)
+{
+        char why[160];
+        unsigned n;
+
+        if (new_id)
+                snprintf(why, sizeof(why), "the cluster key changed here (id %s, was %s): handshaking again",
+                         new_id, old_id);
+        else
+                snprintf(why, sizeof(why), "peering is off here: the cluster key (id %s) cannot be read",
+                         old_id);
+        n = peer_session_close_all(ps, why);
+        if (new_id)
+                log_notice(
+                        "cluster key changed from id %s to id %s: closed %u peer connection%s, every peer "
+                        "handshakes again with the new key",
+                        old_id, new_id, n, n == 1 ? "" : "s");
+        else if (n)
+                log_notice("closed %u peer connection%s keyed by cluster key id %s", n, n == 1 ? "" : "s",
+                           old_id);
+}
+
 /* Loads the cluster key; the TLS context changes only with the key. Errors with the key leave
  * peering off. */
 static int peers_load_key(struct peers *ps, const struct sparkd_config *config)
 {
         struct cluster_key key;
-        char why[256];
+        char why[1024], old_id[sizeof(ps->key_id)];
         int r;
 
+        snprintf(ps->key_file, sizeof(ps->key_file), "%s", config->key_file);
+        snprintf(old_id, sizeof(old_id), "%s", ps->tls ? ps->key_id : "");
         r = cluster_key_load(config->key_file, &key, why, sizeof(why));
         if (r < 0) {
-                log_error("peering is off: %s", why[0] ? why : strerror(-r));
+                snprintf(ps->off_reason, sizeof(ps->off_reason), "%s", why[0] ? why : strerror(-r));
+                log_error("peering is off: %s", ps->off_reason);
                 peer_tls_context_free(ps->tls);
                 ps->tls = NULL;
+                if (old_id[0])
+                        peers_rekey(ps, old_id, NULL);
         } else if (!ps->tls || strcmp(ps->key_id, key.id) != 0) {
                 SSL_CTX *ctx = peer_tls_context_new(&key);
 
-                snprintf(ps->key_id, sizeof(ps->key_id), "%s", key.id);
-                OPENSSL_cleanse(&key, sizeof(key));
+                OPENSSL_cleanse(key.bytes, sizeof(key.bytes));
+                /* The id changes with the context only: a reload after a failure here tries again. */
                 if (!ctx)
                         return -ENOMEM;
+                snprintf(ps->key_id, sizeof(ps->key_id), "%s", key.id);
                 peer_tls_context_free(ps->tls);
                 ps->tls = ctx;
                 log_info("peering with cluster key %s (id %s) on TCP port %u", config->key_file, ps->key_id,
                          config->peer_port);
+                if (old_id[0])
+                        peers_rekey(ps, old_id, ps->key_id);
         }
         return 0;
 }
@@ -185,9 +237,15 @@ int peers_configure(struct peers *ps, const struct sparkd_config *config)
                 return r;
         if (ps->tls) {
                 r = peers_listen(ps, config->peer_port);
-                if (r < 0)
-                        log_error("peering is off: cannot listen on TCP port %u: %s", config->peer_port,
-                                  strerror(-r));
+                if (r < 0) {
+                        snprintf(ps->off_reason, sizeof(ps->off_reason),
+                                 "cannot listen on TCP port %u: %s; free the port (ss -ltnp 'sport = :%u' "
+                                 "shows who holds it) or set [peers] port, then sparkc reload",
+                                 config->peer_port, strerror(-r), config->peer_port);
+                        log_error("peering is off: %s", ps->off_reason);
+                } else {
+                        ps->off_reason[0] = '\0';
+                }
         }
         peers_sync_static(ps, config->static_peers);
 

@@ -16,8 +16,10 @@
 
 struct peers;
 
-/* links gives the local fabric ports and addresses; node_id/name identify this node. */
-int peers_new(struct event_base *base, struct links *links, const char *node_id, struct peers **ret);
+/* links gives the local fabric ports and addresses; node_id identifies this node, kept in
+ * state_dir (named in the fix of a duplicate id). */
+int peers_new(struct event_base *base, struct links *links, const char *node_id, const char *state_dir,
+              struct peers **ret);
 void peers_free(struct peers *peers);
 /* (Re)reads the key, the port, the static peers and mDNS settings. Errors with the key are
  * logged and leave peering off until a reload fixes them; the daemon keeps running. */

@@ -52,6 +52,10 @@ json_object *peers_to_json(struct peers *ps)
         json_object_object_add(o, "peering", json_object_new_boolean(ps->tls && ps->listener));
         json_object_object_add(o, "key_id", ps->tls ? json_object_new_string(ps->key_id) : NULL);
         json_object_object_add(o, "port", json_object_new_int(ps->port));
+        json_object_object_add(o, "off_reason",
+                               ps->tls && ps->listener ? NULL
+                               : ps->off_reason[0]     ? json_object_new_string(ps->off_reason)
+                                                       : json_object_new_string("not configured yet"));
         json_object_object_add(o, "mdns",
                                json_object_new_string(!ps->discovery ? "off"
                                                       : discovery_is_available(ps->discovery)

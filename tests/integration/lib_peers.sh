@@ -46,6 +46,18 @@ wait_peer_state() {
         [ "$(peer_field "$1" "$2" 'p["state"]')" = "$3" ]
 }
 
+# wait_pairs STATE TIMEOUT_SEC "NODE PEER"...: waits until each NODE's daemon shows PEER in STATE
+# (each within the timeout); fails naming the first pair that does not get there.
+wait_pairs() {
+        local state=$1 timeout=$2 pair node peer
+        shift 2
+        for pair in "$@"; do
+                read -r node peer <<<"$pair"
+                wait_peer_state "$node" "$peer" "$state" "$timeout" ||
+                        fail "$node does not see $peer $state: $(sparkc_of "$node" peers)"
+        done
+}
+
 # two_nodes [EXTRA...]: nodes a and b on one cable (fa 10.99.0.1, fb 10.99.0.2) with the test's
 # cluster key and peer_conf's configs (EXTRA lines are appended to both), both daemons started and
 # peered. Sets $a and $b to their namespaces.
@@ -69,4 +81,58 @@ two_nodes() {
 two_probe_nodes() {
         two_nodes "[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}" \
                 "interval = 0" "rtt_interval = 0" "$@"
+}
+
+# cable_nodes: the test's cluster key and nodes a and b on one cable (fa 10.99.0.1, fb
+# 10.99.0.2), each with the other in [peers] static; not started. Sets $a and $b.
+cable_nodes() {
+        "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+        a=$(netns_new a)
+        b=$(netns_new b)
+        veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
+        peer_conf a fa 10.99.0.2
+        peer_conf b fb 10.99.0.1
+}
+
+# triangle_nodes [EXTRA...]: the test's cluster key and nodes a, b and c in a triangle, each
+# cable its own subnet (a-b 192.168.100.0/24 on ab/ba, b-c .101 on bc/cb, a-c .102 on ac/ca),
+# each with both others in [peers] static and EXTRA lines in its config; not started. Sets $a,
+# $b and $c.
+triangle_nodes() {
+        "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+        a=$(netns_new a)
+        b=$(netns_new b)
+        c=$(netns_new c)
+        veth_pair "$a" ab "$b" ba 192.168.100.1/24 192.168.100.2/24
+        veth_pair "$b" bc "$c" cb 192.168.101.2/24 192.168.101.3/24
+        veth_pair "$a" ac "$c" ca 192.168.102.1/24 192.168.102.3/24
+        peer_conf a "ab ac" "192.168.100.2 192.168.102.3" "$@"
+        peer_conf b "ba bc" "192.168.100.1 192.168.101.3" "$@"
+        peer_conf c "ca cb" "192.168.102.1 192.168.101.2" "$@"
+}
+
+# mdns_cable_nodes [--no-avahi]: (after lib_avahi.sh) the test's cluster key and nodes sparka and
+# sparkb on one cable (fa 10.77.0.1, fb 10.77.0.2), each an avahi host (sparkb's without its
+# avahi-daemon with --no-avahi), configured to find the other over mDNS only; not started. Sets
+# $a and $b.
+mdns_cable_nodes() {
+        local n
+        "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+        a=$(netns_new a)
+        b=$(netns_new b)
+        veth_pair "$a" fa "$b" fb 10.77.0.1/24 10.77.0.2/24
+        avahi_host "$a" sparka
+        avahi_host "$b" sparkb "$@"
+        for n in a b; do
+                peer_conf "spark$n" "f$n" ""
+                sed -i 's/^mdns = no$/mdns = yes/' "$TEST_TMP/spark$n.conf"
+        done
+}
+
+# clone_node_id FROM TO: puts a copy of FROM's node-id in TO's state directory, as a cloned disk
+# image has it; prints the id.
+clone_node_id() {
+        mkdir -p "$TEST_TMP/$2.state"
+        cp "$TEST_TMP/$1.state/node-id" "$TEST_TMP/$2.state/node-id"
+        tr -d '\n' <"$TEST_TMP/$1.state/node-id"
 }

@@ -6,16 +6,7 @@
 . "$(dirname "$0")/lib_avahi.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.77.0.1/24 10.77.0.2/24
-avahi_host "$a" sparka
-avahi_host "$b" sparkb --no-avahi
-for n in a b; do
-        peer_conf "spark$n" "f$n" "" 
-        sed -i 's/^mdns = no$/mdns = yes/' "$TEST_TMP/spark$n.conf"
-done
+mdns_cable_nodes --no-avahi
 
 step "b starts before its avahi-daemon: one notice"
 sparkd_start_avahi sparkb "$b" -c "$TEST_TMP/sparkb.conf"

@@ -5,16 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-c=$(netns_new c)
-veth_pair "$a" ab "$b" ba 192.168.100.1/24 192.168.100.2/24
-veth_pair "$b" bc "$c" cb 192.168.101.2/24 192.168.101.3/24
-veth_pair "$a" ac "$c" ca 192.168.102.1/24 192.168.102.3/24
-peer_conf a "ab ac" "192.168.100.2 192.168.102.3"
-peer_conf b "ba bc" "192.168.100.1 192.168.101.3"
-peer_conf c "ca cb" "192.168.102.1 192.168.101.2"
+triangle_nodes
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
 sparkd_start c "$c" -c "$TEST_TMP/c.conf"

@@ -4,12 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
-peer_conf a fa 10.99.0.2
-peer_conf b fb 10.99.0.1
+cable_nodes
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
 wait_peer_state a b up 5 || fail "peers not up"

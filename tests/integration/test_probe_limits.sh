@@ -9,16 +9,8 @@
 
 helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
 command -v script >/dev/null || skip "needs script (util-linux) for a terminal"
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-c=$(netns_new c)
-veth_pair "$a" ab "$b" ba 192.168.110.1/24 192.168.110.2/24
-veth_pair "$b" bc "$c" cb 192.168.111.2/24 192.168.111.3/24
-veth_pair "$a" ac "$c" ca 192.168.112.1/24 192.168.112.3/24
-peer_conf a "ab ac" "192.168.110.2 192.168.112.3" "helper_dir = $helpers" "history_size = 10"
-peer_conf b "ba bc" "192.168.110.1 192.168.111.3" "helper_dir = $helpers"
-peer_conf c "ca cb" "192.168.112.1 192.168.111.2" "helper_dir = $helpers"
+triangle_nodes "helper_dir = $helpers"
+echo "history_size = 10" >>"$TEST_TMP/a.conf"
 for n in a b c; do sparkd_start $n "${!n}" -c "$TEST_TMP/$n.conf"; done
 for pair in "a b" "c b"; do
         set -- $pair
