@@ -31,6 +31,8 @@ static struct api_access access_from_config(const struct sparkd_config *c)
                 .has_admin_gid = c->admin_group != NULL,
                 .admin_gid = c->admin_gid,
                 .max_clients = c->max_clients,
+                .reserved_admin_clients = c->reserved_admin_clients,
+                .max_clients_per_uid = c->max_clients_per_uid,
         };
 }
 

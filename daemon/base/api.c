@@ -6,6 +6,7 @@
 #include <event2/listener.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api_admission.h"
 #include "api_params.h"
 #include "api_socket.h"
 #include "common/jsonrpc.h"
@@ -44,6 +46,7 @@ struct api_conn {
         bool is_admin;
         bool closing;
         bool subscribed;
+        bool hung_up;                /* the peer closed its socket: nobody reads what is sent */
         char **event_types;          /* NULL: every type */
         uint64_t partial_since_usec; /* 0: no half-sent line */
 };
@@ -447,19 +450,7 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
         conn_free(conn);
 }
 
-static void server_refuse(int fd, const char *message)
-{
-        json_object *msg = jsonrpc_error_new(NULL, RPC_BUSY, message, NULL);
-        size_t len;
-        const char *s = jsonrpc_to_string(msg, &len);
-
-        (void)!send(fd, s, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-        (void)!send(fd, "\n", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-        json_object_put(msg);
-        close(fd);
-}
-
-static void server_log_refusal(struct api_server *s)
+static void server_log_refusal(struct api_server *s, uid_t uid, const char *why)
 {
         uint64_t now = monotonic_usec();
 
@@ -468,13 +459,73 @@ static void server_log_refusal(struct api_server *s)
                 return;
         }
         if (s->refusals_unlogged)
-                log_warning("api: refusing a client: %u connections open (max_clients); %" PRIu64
+                log_warning("api: refusing a client: %s (uid %u); %" PRIu64
                             " more refused since the last report",
-                            s->n_conns, s->refusals_unlogged);
+                            why, (unsigned)uid, s->refusals_unlogged);
         else
-                log_warning("api: refusing a client: %u connections open (max_clients)", s->n_conns);
+                log_warning("api: refusing a client: %s (uid %u)", why, (unsigned)uid);
         s->refusal_logged_usec = now;
         s->refusals_unlogged = 0;
+}
+
+/* Served like an EOF (a request sent just before the close still runs), then let go at once:
+ * nobody is left to read an answer. */
+static void conn_reap(struct api_conn *conn)
+{
+        struct evbuffer *in = bufferevent_get_input(conn->bev);
+        int fd = bufferevent_getfd(conn->bev);
+
+        while (!conn->closing && evbuffer_read(in, fd, SPARKD_MAX_LINE) > 0)
+                conn_process_input(conn, false);
+        conn_process_input(conn, true);
+        conn_free(conn);
+}
+
+/* A client that hung up counts until the loop gets to its EOF, which a burst of clients delays:
+ * those are let go before a newcomer is refused for connections already gone. */
+static void server_reap_hung_up(struct api_server *s)
+{
+        _cleanup_free_ struct pollfd *fds = calloc(s->n_conns, sizeof(*fds));
+        struct api_conn *conn;
+        size_t n = 0;
+
+        if (!fds)
+                return;
+        LIST_FOREACH(conn, &s->conns, link)
+                fds[n++] = (struct pollfd){ .fd = bufferevent_getfd(conn->bev), .events = POLLIN };
+        if (poll(fds, n, 0) <= 0)
+                return;
+        n = 0;
+        LIST_FOREACH(conn, &s->conns, link)
+                conn->hung_up = fds[n++].revents & (POLLHUP | POLLERR);
+        /* Freeing one may answer, and so free, others (a cancelled probe starts a queued one):
+         * the walk starts over after each. */
+restart:
+        LIST_FOREACH(conn, &s->conns, link) {
+                if (conn->hung_up) {
+                        conn_reap(conn);
+                        goto restart;
+                }
+        }
+}
+
+static int server_admit(struct api_server *s, uid_t uid, bool is_admin, char *why, size_t size)
+{
+        struct api_admission_load load;
+        struct api_conn *conn;
+        bool reaped = false;
+        int r;
+
+        for (;;) {
+                load = (struct api_admission_load){ .open = s->n_conns };
+                LIST_FOREACH(conn, &s->conns, link)
+                        load.open_of_uid += conn->uid == uid;
+                r = api_admission_check(&s->access, uid, is_admin, &load, why, size);
+                if (r == 0 || reaped)
+                        return r;
+                server_reap_hung_up(s);
+                reaped = true;
+        }
 }
 
 static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
@@ -484,15 +535,19 @@ static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd
         struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
         socklen_t len = sizeof(cred);
         struct api_conn *conn;
+        char why[256];
+        bool is_admin;
 
-        if (s->n_conns >= s->access.max_clients) {
-                server_log_refusal(s);
-                server_refuse(fd, "too many clients");
-                return;
-        }
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
                 log_warning("api: refusing a client whose credentials cannot be read: %m");
                 close(fd);
+                return;
+        }
+        is_admin = cred.uid == 0 ||
+                   (s->access.has_admin_gid && api_socket_peer_in_group(fd, cred.gid, s->access.admin_gid));
+        if (server_admit(s, cred.uid, is_admin, why, sizeof(why)) < 0) {
+                server_log_refusal(s, cred.uid, why);
+                api_admission_refuse(fd, why);
                 return;
         }
         conn = calloc(1, sizeof(*conn));
@@ -509,8 +564,7 @@ static void server_on_accept(struct evconnlistener *listener, evutil_socket_t fd
         conn->server = s;
         conn->uid = cred.uid;
         conn->pid = cred.pid;
-        conn->is_admin = cred.uid == 0 || (s->access.has_admin_gid &&
-                                           api_socket_peer_in_group(fd, cred.gid, s->access.admin_gid));
+        conn->is_admin = is_admin;
         LIST_INIT(&conn->pending);
         LIST_INSERT_HEAD(&s->conns, conn, link);
         s->n_conns++;
