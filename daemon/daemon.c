@@ -223,7 +223,7 @@ static void sparkd_wire_control(struct sparkd *d)
                 .started_monotonic = d->started_monotonic,
                 .started_wall = d->started_wall,
                 .state_dir = d->options.state_dir,
-                .state_saved = d->store != NULL,
+                .store = d->store,
                 .gid_watch = d->gid_watch,
                 .links = d->links,
                 .sysctls = d->sysctls,
