@@ -15,6 +15,10 @@ import socket
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import api_client  # noqa: E402 (found next to this file)
+
 LATENCY_LIMIT_MS = 100
 
 
@@ -26,13 +30,11 @@ def connect(path):
 
 
 def read_line(s):
-    buf = b""
-    while b"\n" not in buf:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
-    return json.loads(buf.split(b"\n")[0]) if buf.strip() else None
+    """The first line as JSON, or None when the daemon closed without one."""
+    try:
+        return api_client.read_line(s)[0]
+    except EOFError:
+        return None
 
 
 def hold(path, n, report):
