@@ -25,6 +25,18 @@ static void print_env_changed(json_object *status)
                at, client_get_string(gid, "env_changed_reason", "?"));
 }
 
+static void print_state_dir(json_object *s)
+{
+        json_object *error = NULL;
+
+        printf("state dir   %s", client_get_string(s, "state_dir", "?"));
+        if (json_object_object_get_ex(s, "state_save_error", &error) && error)
+                printf(" (saving fails: %s: %s)\n", client_get_string(error, "file", "?"),
+                       client_get_string(error, "error", "?"));
+        else
+                printf("%s\n", client_get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
+}
+
 static void show_status(json_object *s)
 {
         char uptime[64];
@@ -40,8 +52,7 @@ static void show_status(json_object *s)
                client_get_bool(s, "config_found") ? "" : " (not found: built-in defaults)");
         printf("socket      %s%s\n", client_get_string(s, "socket", "?"),
                client_get_bool(s, "socket_activated") ? " (from systemd)" : "");
-        printf("state dir   %s%s\n", client_get_string(s, "state_dir", "?"),
-               client_get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
+        print_state_dir(s);
         print_env_changed(s);
 }
 

@@ -1,6 +1,8 @@
 #include "control.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,6 +27,26 @@ static double uptime_sec(const struct control_context *ctx)
         clock_gettime(CLOCK_MONOTONIC, &now);
         return (double)(now.tv_sec - ctx->started_monotonic.tv_sec) +
                (double)(now.tv_nsec - ctx->started_monotonic.tv_nsec) / 1e9;
+}
+
+/* State is saved while the directory is usable and every file's last save succeeded; otherwise
+ * state_save_error names the file that failed last (null when the directory itself is not). */
+static void add_state_saved(json_object *o, const struct control_context *ctx)
+{
+        const char *name = NULL;
+        int r = ctx->store ? store_save_failure(ctx->store, &name) : 0;
+        json_object *error = NULL;
+
+        if (r < 0) {
+                char path[PATH_MAX];
+
+                snprintf(path, sizeof(path), "%s/%s", store_path(ctx->store), name);
+                error = json_object_new_object();
+                json_object_object_add(error, "file", json_object_new_string(path));
+                json_object_object_add(error, "error", json_object_new_string(strerror(-r)));
+        }
+        json_object_object_add(o, "state_saved", json_object_new_boolean(ctx->store && r == 0));
+        json_object_object_add(o, "state_save_error", error);
 }
 
 static int method_status(struct api_request *req, json_object *params, void *userdata)
@@ -54,7 +76,7 @@ static int method_status(struct api_request *req, json_object *params, void *use
                                json_object_new_boolean(api_server_is_activated(ctx->api)));
         json_object_object_add(o, "state_dir",
                                json_object_new_string(ctx->state_dir ? ctx->state_dir : config->state_dir));
-        json_object_object_add(o, "state_saved", json_object_new_boolean(ctx->state_saved));
+        add_state_saved(o, ctx);
         json_object_object_add(o, "gid", gid_watch_to_json(ctx->gid_watch));
         api_request_reply(req, o);
         return 0;

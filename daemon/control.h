@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "daemon/base/api.h"
+#include "daemon/base/store.h"
 #include "daemon/config/conf.h"
 #include "daemon/export/metrics_writer.h"
 #include "daemon/host/gid_watch.h"
@@ -24,8 +25,8 @@ struct control_context {
         const char *node_id;
         struct timespec started_monotonic;
         time_t started_wall;
-        const char *state_dir; /* given on the command line, or NULL: the config's */
-        bool state_saved;      /* the state directory could be opened */
+        const char *state_dir;     /* given on the command line, or NULL: the config's */
+        const struct store *store; /* NULL: the state directory could not be opened */
         struct gid_watch *gid_watch;
         struct links *links;
         struct sysctl_keeper *sysctls;

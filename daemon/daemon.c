@@ -31,6 +31,8 @@ static struct api_access access_from_config(const struct sparkd_config *c)
                 .has_admin_gid = c->admin_group != NULL,
                 .admin_gid = c->admin_gid,
                 .max_clients = c->max_clients,
+                .reserved_admin_clients = c->reserved_admin_clients,
+                .max_clients_per_uid = c->max_clients_per_uid,
         };
 }
 
@@ -221,7 +223,7 @@ static void sparkd_wire_control(struct sparkd *d)
                 .started_monotonic = d->started_monotonic,
                 .started_wall = d->started_wall,
                 .state_dir = d->options.state_dir,
-                .state_saved = d->store != NULL,
+                .store = d->store,
                 .gid_watch = d->gid_watch,
                 .links = d->links,
                 .sysctls = d->sysctls,

@@ -58,6 +58,8 @@ struct api_access {
         bool has_admin_gid;
         gid_t admin_gid;
         unsigned max_clients;
+        unsigned reserved_admin_clients; /* of max_clients, kept for root and the admin group */
+        unsigned max_clients_per_uid;    /* for each uid outside the admin group */
 };
 
 /* listen_fd >= 0: a listening socket handed over by systemd, used as it is and never unlinked.

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,19 @@
 #include "common/file_read.h"
 #include "common/macro.h"
 
+/* How the last write of one file went. */
+struct save_result {
+        char name[NAME_MAX + 1];
+        int error;         /* 0 or the negative errno of its last write */
+        uint64_t sequence; /* of that write, to tell the latest failure */
+};
+
 struct store {
         char *path;
         int dirfd;
+        struct save_result *saves;
+        size_t n_saves;
+        uint64_t n_writes;
 };
 
 static int mkdir_parents(const char *path, mode_t mode)
@@ -63,6 +74,7 @@ void store_close(struct store *s)
         if (!s)
                 return;
         close(s->dirfd);
+        free(s->saves);
         free(s->path);
         free(s);
 }
@@ -116,9 +128,57 @@ static int write_atomic(int dirfd, const char *name, const void *data, size_t le
         return 0;
 }
 
+static void remember_save(struct store *s, const char *name, int error)
+{
+        struct save_result *v;
+        size_t i;
+
+        for (i = 0; i < s->n_saves; i++)
+                if (strcmp(s->saves[i].name, name) == 0)
+                        break;
+        if (i == s->n_saves) {
+                /* Only a failure needs an entry: a file never written has not failed either. */
+                if (error == 0)
+                        return;
+                v = realloc(s->saves, (s->n_saves + 1) * sizeof(*v));
+                if (!v)
+                        return;
+                s->saves = v;
+                snprintf(v[i].name, sizeof(v[i].name), "%s", name);
+                s->n_saves++;
+        }
+        s->saves[i].error = error;
+        s->saves[i].sequence = ++s->n_writes;
+}
+
 int store_write(struct store *s, const char *name, const void *data, size_t len)
 {
-        return write_atomic(s->dirfd, name, data, len, 0640);
+        int r = write_atomic(s->dirfd, name, data, len, 0640);
+
+        remember_save(s, name, r);
+        return r;
+}
+
+int store_last_save(const struct store *s, const char *name)
+{
+        for (size_t i = 0; i < s->n_saves; i++)
+                if (strcmp(s->saves[i].name, name) == 0)
+                        return s->saves[i].error;
+        return 0;
+}
+
+int store_save_failure(const struct store *s, const char **name)
+{
+        const struct save_result *latest = NULL;
+
+        for (size_t i = 0; i < s->n_saves; i++)
+                if (s->saves[i].error && (!latest || s->saves[i].sequence > latest->sequence))
+                        latest = &s->saves[i];
+        if (!latest)
+                return 0;
+        if (name)
+                *name = latest->name;
+        return latest->error;
 }
 
 int store_write_path(const char *path, const void *data, size_t len, mode_t mode)

@@ -2,7 +2,8 @@
  * The state directory: small files written atomically (temporary file, fsync, rename, fsync of
  * the directory) so that a crash at any moment leaves the old or the new content, never a mix,
  * and read back at start. Content that fails its reader's check is moved aside, not trusted.
- * Every file the daemon writes to disk goes through the same atomic write.
+ * Every file the daemon writes to disk goes through the same atomic write. The store remembers
+ * how the last write of each of its files went, so that "state is saved" is a fact, not a hope.
  */
 #pragma once
 
@@ -16,7 +17,14 @@ int store_open(const char *dir, struct store **ret);
 void store_close(struct store *store);
 const char *store_path(const struct store *store);
 
+/* Also remembered as name's last save (see store_save_failure). */
 int store_write(struct store *store, const char *name, const void *data, size_t len);
+/* 0 while every file's last save succeeded; otherwise the error of the file whose failed save is
+ * the latest, its name in *name. */
+int store_save_failure(const struct store *store, const char **name);
+/* How name's last save went: 0 (or never written), or its negative errno. A writer logs a failing
+ * save once, when this was 0, and the recovery when it was not. */
+int store_last_save(const struct store *store, const char *name);
 /* The same atomic write for a file outside the state directory that other programs read (the
  * metrics textfile); mode is the file's when it is created. */
 int store_write_path(const char *path, const void *data, size_t len, mode_t mode);

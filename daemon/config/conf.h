@@ -90,6 +90,8 @@ struct sparkd_config {
         char *admin_group; /* NULL: only root may call state-changing methods */
         gid_t admin_gid;
         unsigned max_clients;
+        unsigned reserved_admin_clients;
+        unsigned max_clients_per_uid;
 };
 
 const char *enforce_mode_to_string(enum enforce_mode mode);

@@ -401,6 +401,10 @@ static const struct conf_key keys[] = {
         { "api", "admin_group",           CUSTOM_KEY(parse_admin_group) },
         { "api", "max_clients",           UINT_KEY(max_clients, 1, 65536, 256),
           .why = "a number from 1 to 65536" },
+        { "api", "reserved_admin_clients", UINT_KEY(reserved_admin_clients, 0, 32768, 16),
+          .why = "a number from 0 to 32768" },
+        { "api", "max_clients_per_uid",   UINT_KEY(max_clients_per_uid, 1, 65536, 64),
+          .why = "a number from 1 to 65536" },
 };
 /* clang-format on */
 

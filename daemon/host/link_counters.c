@@ -24,7 +24,7 @@ int link_counters_save(const struct link_counters *c, struct link *const *links,
         json_object *root, *map;
         const char *s;
         size_t len;
-        int r;
+        int r, was;
 
         if (!c->store)
                 return 0;
@@ -52,10 +52,15 @@ int link_counters_save(const struct link_counters *c, struct link *const *links,
         }
         json_object_object_add(root, "links", map);
         s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN, &len);
+        was = store_last_save(c->store, COUNTERS_FILE);
         r = store_write(c->store, COUNTERS_FILE, s, len);
         json_object_put(root);
-        if (r < 0)
-                log_warning("cannot save link counters in %s: %s", store_path(c->store), strerror(-r));
+        /* Every flap saves: a full disk is told once, and again when saving works again. */
+        if (r < 0 && was == 0)
+                log_warning("cannot save link counters to %s/%s: %s; tried again at every change",
+                            store_path(c->store), COUNTERS_FILE, strerror(-r));
+        else if (r == 0 && was < 0)
+                log_notice("link counters saved to %s/%s again", store_path(c->store), COUNTERS_FILE);
         return r;
 }
 

@@ -44,7 +44,7 @@ static void history_save(struct history *h)
         json_object *root;
         const char *s;
         size_t len;
-        int r;
+        int r, was;
 
         if (!h->store)
                 return;
@@ -53,9 +53,14 @@ static void history_save(struct history *h)
         json_object_object_add(root, "results", json_object_get(h->results));
         json_object_object_add(root, "baselines", json_object_get(h->baselines));
         s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN, &len);
+        was = store_last_save(h->store, HISTORY_FILE);
         r = store_write(h->store, HISTORY_FILE, s, len);
-        if (r < 0)
-                log_warning("cannot save the probe history in %s: %s", store_path(h->store), strerror(-r));
+        /* Every result saves: a full disk is told once, and again when saving works again. */
+        if (r < 0 && was == 0)
+                log_warning("cannot save the probe history to %s/%s: %s; tried again at every result",
+                            store_path(h->store), HISTORY_FILE, strerror(-r));
+        else if (r == 0 && was < 0)
+                log_notice("probe history saved to %s/%s again", store_path(h->store), HISTORY_FILE);
         json_object_put(root);
 }
 

@@ -112,7 +112,7 @@ static void remove_dir(void)
 
 static void setup(void)
 {
-        struct api_access access = { .socket_mode = 0600, .max_clients = 4 };
+        struct api_access access = { .socket_mode = 0600, .max_clients = 4, .max_clients_per_uid = 4 };
 
         log_set_max_level(LOG_EMERG);
         base = event_base_new();

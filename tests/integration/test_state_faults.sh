@@ -131,9 +131,23 @@ load_stop
 out=$(sparkc_of a --json probe --peer b --kind rtt) || true
 json_get "$out" 'd["measured"]["median_us"] > 0' | grep -q True || fail "probes stop on a full disk: $out"
 sparkc_of a status >/dev/null || fail "not serving on a full disk"
+json=$(sparkc_of a --json status)
+assert_eq "$(json_get "$json" 'd["state_saved"]')" False "state_saved while saves fail"
+assert_eq "$(json_get "$json" 'd["state_save_error"]["error"]')" "No space left on device" "the save error"
+json_get "$json" 'd["state_save_error"]["file"]' | grep -qE "^$TEST_TMP/tiny/state/(history|links)\.json$" ||
+        fail "the file whose save failed: $json"
+assert_contains "$(sparkc_of a status)" "(saving fails: $TEST_TMP/tiny/state/" "sparkc status on a full disk"
 writes=$(grep -c "cannot save" "$(log_of a)")
-echo "full disk: $writes failed saves logged"
+echo "full disk: $writes failed saves logged; status: $(sparkc_of a status | grep 'state dir')"
+[ "$writes" -le 2 ] || fail "$writes lines for failing saves: each file's failure is told once"
 rm -f "$TEST_TMP/tiny/filler"
+# With room again, the next probe result and link change save: state_saved comes back.
+state_saved() { [ "$(json_get "$(sparkc_of a --json status)" 'd["state_saved"]')" = True ]; }
+load_start
+wait_until 20 state_saved || { load_stop; fail "state_saved not true again once saves succeed"; }
+load_stop
+echo "disk freed: $(sparkc_of a status | grep 'state dir')"
+grep -q "saved to .* again" "$(log_of a)" || fail "saving again not logged"
 sparkd_stop a
 state=$TEST_TMP/tiny/state state_ok || fail "state damaged by a full disk"
 

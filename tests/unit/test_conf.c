@@ -60,6 +60,7 @@ static void test_defaults_without_file(void)
         CHECK(c && c->mode == ENFORCE_MODE_ENFORCE);
         CHECK(c && c->socket_mode == 0660);
         CHECK(c && c->max_clients == 256);
+        CHECK(c && c->reserved_admin_clients == 16 && c->max_clients_per_uid == 64);
         CHECK(c && c->node_name && *c->node_name);
         CHECK(c && c->files_read == NULL);
         conf_free(c);

@@ -89,6 +89,37 @@ static void test_read_only_dir(void)
         store_close(s);
 }
 
+/* The store tells whether state is saved from how each file's last save went, not from the
+ * directory being there: a directory in a file's place makes its every save fail. */
+static void test_save_failure(void)
+{
+        struct store *s = NULL;
+        const char *name = NULL;
+        char sub[512], blocker[600];
+
+        snprintf(sub, sizeof(sub), "%s/saves", dir);
+        CHECK(store_open(sub, &s) == 0);
+        if (!s)
+                return;
+        CHECK(store_save_failure(s, &name) == 0);
+        CHECK(store_write(s, "a.json", "{}", 2) == 0);
+        CHECK(store_save_failure(s, &name) == 0);
+        snprintf(blocker, sizeof(blocker), "%s/b.json", sub);
+        CHECK(mkdir(blocker, 0700) == 0);
+        CHECK(store_write(s, "b.json", "{}", 2) == -EISDIR);
+        CHECK(store_save_failure(s, &name) == -EISDIR);
+        CHECK_STREQ(name, "b.json");
+        CHECK(store_last_save(s, "b.json") == -EISDIR);
+        CHECK(store_last_save(s, "a.json") == 0);
+        /* Another file saved since does not hide that b.json is not. */
+        CHECK(store_write(s, "a.json", "{}", 2) == 0);
+        CHECK(store_save_failure(s, &name) == -EISDIR);
+        CHECK(rmdir(blocker) == 0);
+        CHECK(store_write(s, "b.json", "{}", 2) == 0);
+        CHECK(store_save_failure(s, &name) == 0);
+        store_close(s);
+}
+
 static void test_node_id(void)
 {
         struct store *s = NULL;
@@ -133,6 +164,7 @@ int main(void)
         RUN(test_write_read);
         RUN(test_write_path);
         RUN(test_read_only_dir);
+        RUN(test_save_failure);
         RUN(test_node_id);
         snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
         if (system(cmd) != 0)
