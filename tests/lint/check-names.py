@@ -71,6 +71,18 @@ def has_list(text, names):
     return re.search(r"(?<![\w-])(?<![\w-], )" + listed + r"(?![\w-])(?!, [\w-])", text) is not None
 
 
+def near_lists(text, names):
+    """Lists in text of all these names but one (or all but in another order): a list that drifted.
+    Shorter ones are allowed (e.g. the bandwidth kinds of [probe] kinds)."""
+    name = "(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + ")"
+    found = []
+    for m in re.finditer(r"(?<![\w-])" + name + r"(?:, " + name + r")+(?![\w-])", text):
+        listed = m.group(0).split(", ")
+        if len(set(listed)) >= max(2, len(names) - 1) and listed != names:
+            found.append(m.group(0))
+    return found
+
+
 help_text = subprocess.run([sparkc, "--help"], capture_output=True, text=True, check=True).stdout
 exit_lines = []
 for line in help_text.split("Exit status:\n", 1)[-1].splitlines() if "Exit status:\n" in help_text else []:
@@ -79,6 +91,20 @@ for line in help_text.split("Exit status:\n", 1)[-1].splitlines() if "Exit statu
     exit_lines.append(" ".join(line.split()))
 if len(exit_lines) < 3:
     sys.exit("FAIL: `sparkc --help` has no \"Exit status:\" part with at least 3 lines")
+
+# Every status the client can return (client/exit_status.h) has its meaning in --help: "N  what"
+# for every command, "COMMAND: N what, ..." for a command's own.
+statuses = re.findall(r"\b(?:(DOCTOR|PROBE)_)?EXIT_[A-Z_]+ = (\d+)", read("client/exit_status.h"))
+if len(statuses) < 3:
+    sys.exit("FAIL: no exit statuses found in client/exit_status.h (has it changed shape?)")
+for command, status in statuses:
+    command = command.lower()
+    line = next((l for l in exit_lines if l.startswith(command + ": ")), "") if command else ""
+    said = re.search(rf"(: |, ){status} \w", line) if command else \
+        any(l.startswith(status + " ") for l in exit_lines)
+    if not said:
+        problems.append(f"sparkc --help: exit status {status}{' of ' + command if command else ''} "
+                        "(client/exit_status.h) has no meaning under \"Exit status:\"")
 
 lists = {
     "probe kinds": (table("daemon/config/probe_kinds.c", "static const struct probe_kind kinds[] = {",
@@ -105,8 +131,18 @@ for place, (text, wanted) in places.items():
                 if line not in text:
                     problems.append(f"{place}: the exit status line \"{line}\" of `sparkc --help` is "
                                     "missing (it must appear as --help words it)")
+                # A command's own statuses said another way too: "doctor: 0 ok, ... 3 unknown".
+                command = re.match(r"([a-z-]+): 0 ", line)
+                if command:
+                    for other in re.finditer(re.escape(command.group(0)), text):
+                        if not text.startswith(line, other.start()):
+                            problems.append(f"{place}: \"{text[other.start():other.start() + len(line)]}"
+                                            f"...\" differs from `sparkc --help`'s \"{line}\"")
             continue
         names, origin = lists[what]
+        for drifted in near_lists(text, names):
+            problems.append(f"{place}: \"{drifted}\" is not the list of the {what} \"{', '.join(names)}\" "
+                            f"(from {origin})")
         if not has_list(text, names):
             problems.append(f"{place}: no list of the {what} \"{', '.join(names)}\" (from {origin}: "
                             "all of them, in that order, comma-separated, nothing added)")
