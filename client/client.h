@@ -1,6 +1,6 @@
 /*
- * What sparkc's command files share: the global options, the exit codes, calling the daemon (with
- * what went wrong said on stderr) and reading fields of its results.
+ * What sparkc's command files share: the global options, the exit codes (exit_status.h), calling the daemon
+ * (with what went wrong said on stderr) and reading fields of its results.
  */
 #pragma once
 
@@ -8,13 +8,7 @@
 #include <stdbool.h>
 
 #include "common/jsonrpc.h"
-
-/* sparkc's exit status (doctor and probe have their own conventions on top). */
-enum {
-        EXIT_OK = 0,
-        EXIT_DAEMON_ERROR = 1,
-        EXIT_UNREACHABLE = 2,
-};
+#include "exit_status.h"
 
 struct client_options {
         const char *socket_path;

@@ -82,9 +82,6 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
         return -r;
 }
 
-/* doctor follows the monitoring-plugin convention: 0 ok, 1 warning, 2 failure, 3 unknown. */
-#define EXIT_DOCTOR_UNKNOWN 3
-
 int cmd_doctor(const struct client_options *o, int argc, char **argv)
 {
         struct jsonrpc_response resp;
@@ -92,17 +89,17 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv)
         int r;
 
         if (client_no_args("doctor", argc) < 0)
-                return EXIT_DOCTOR_UNKNOWN;
+                return DOCTOR_EXIT_UNKNOWN;
         r = client_call(o, "doctor", NULL, &resp);
         if (r < 0)
-                return EXIT_DOCTOR_UNKNOWN;
+                return DOCTOR_EXIT_UNKNOWN;
         if (o->json) {
                 client_print_json(resp.result);
-                r = 2;
+                r = DOCTOR_EXIT_FAIL;
                 if (json_object_object_get_ex(resp.result, "status", &status))
-                        r = strcmp(json_object_get_string(status), "ok") == 0     ? 0
-                            : strcmp(json_object_get_string(status), "warn") == 0 ? 1
-                                                                                  : 2;
+                        r = strcmp(json_object_get_string(status), "ok") == 0     ? DOCTOR_EXIT_OK
+                            : strcmp(json_object_get_string(status), "warn") == 0 ? DOCTOR_EXIT_WARN
+                                                                                  : DOCTOR_EXIT_FAIL;
         } else {
                 r = report_doctor(stdout, resp.result);
         }

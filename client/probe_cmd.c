@@ -13,13 +13,6 @@
 #include "probe_table.h"
 #include "rpc.h"
 
-/* Exit codes of `sparkc probe`: the worst result decides. */
-enum {
-        PROBE_EXIT_OK = 0,
-        PROBE_EXIT_DEGRADED = 1,
-        PROBE_EXIT_FAILED = 2,
-};
-
 static void on_progress(const char *method, json_object *params, void *userdata)
 {
         const char *phase = client_get_string(params, "phase", "?");

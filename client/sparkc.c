@@ -10,6 +10,7 @@
 #include "common/proto.h"
 #include "common/strutil.h"
 #include "config.h"
+#include "daemon_names.h"
 #include "global_options.h"
 
 struct command {
@@ -47,8 +48,11 @@ static void print_help(void)
                SPARKD_SOCKET_ENV, SPARKD_SOCKET_PATH);
         for (const struct command *c = commands; c->name; c++)
                 printf("  %-18s  %s\n", c->name, c->summary);
-        printf("\nExit status: 0 success, 1 the daemon answered with an error, 2 the daemon could not be "
-               "reached.\n");
+        printf("\nProbe kinds: " SPARKD_PROBE_KINDS " (sparkc probe-kinds: those this sparkd can run)\n"
+               "Events (sparkc watch): " SPARKD_EVENTS "\n"
+               "Methods that change state need root or the admin group (sparkd-admin): " SPARKD_ADMIN_METHODS
+               "\n\n");
+        exit_status_print_help(stdout);
 }
 
 static const struct command commands[] = {

@@ -1,10 +1,20 @@
-# bash completion for sparkc: commands and their options from `sparkc --help` (so they follow the
-# client that is installed), --kind values, event names, and peer names from the running daemon.
+# bash completion for sparkc: commands and their options, --kind values and event names from
+# `sparkc --help` (so they follow the client that is installed), peer names from the running daemon.
 
 _sparkc_peers()
 {
         # One short request to the local socket; nothing when the daemon is not there.
         sparkc --timeout 1 "$@" peers 2>/dev/null | awk 'f && NF { print $1 } /^PEER / { f = 1 }'
+}
+
+# _sparkc_help_list TITLE: the names `sparkc --help` lists on its line starting with TITLE (and the
+# indented lines that continue it), e.g. "Probe kinds: rtt, tcp, ... (a remark)".
+_sparkc_help_list()
+{
+        sparkc --help 2>/dev/null | awk -v t="$1" '
+                index($0, t) == 1 { f = 1; sub(/^[^:]*: /, ""); sub(/ \(.*/, ""); print; next }
+                f && /^ / { print; next }
+                { f = 0 }' | tr -s ', ' '  '
 }
 
 _sparkc()
@@ -13,12 +23,6 @@ _sparkc()
         _init_completion -s || return
 
         local global_opts='--socket --json --timeout --help --version'
-        local kinds='rtt tcp rdma nccl all'
-        local events='daemon-started daemon-stopping config-reloaded config-rejected state-quarantined
-                link-down link-up link-flapping link-stable mtu-corrected mtu-drift
-                admin-state-corrected admin-state-drift sysctl-corrected sysctl-drift peer-up
-                peer-down peer-rejected mtu-mismatch probe-done probe-degraded probe-failed
-                stale-initialization'
 
         # The command is the first word that is no option and no option's argument; options
         # before it are sparkc's own. A --socket anywhere (sparkc takes its options on either
@@ -54,7 +58,7 @@ _sparkc()
                 else
                         local commands
                         commands=$(sparkc --help 2>/dev/null | awk '/^Commands:/ { f = 1; next }
-                                f && /^  [a-z]/ { print $1 }')
+                                f && /^$/ { exit } f && /^  [a-z]/ { print $1 }')
                         COMPREPLY=($(compgen -W "$commands" -- "$cur"))
                 fi
                 return
@@ -66,7 +70,7 @@ _sparkc()
                 return
                 ;;
         --kind)
-                COMPREPLY=($(compgen -W "$kinds" -- "$cur"))
+                COMPREPLY=($(compgen -W "$(_sparkc_help_list 'Probe kinds:') all" -- "$cur"))
                 return
                 ;;
         --mode)
@@ -94,7 +98,7 @@ _sparkc()
                 return
                 ;;
         watch)
-                COMPREPLY=($(compgen -W "$events --help" -- "$cur"))
+                COMPREPLY=($(compgen -W "$(_sparkc_help_list 'Events') --help" -- "$cur"))
                 return
                 ;;
         esac

@@ -52,12 +52,13 @@ expect "sparkc pro" probe probe-kinds
 expect "sparkc --" --socket --json --timeout --help --version
 expect "sparkc --json pr" probe probe-kinds
 expect "sparkc probe --" --peer --kind --duration --size --streams --count --mode --env --param
-expect "sparkc probe --peer x --kind " rtt tcp rdma nccl all
+expect "sparkc probe --peer x --kind " rtt tcp rdma nccl pathmtu all
 expect "sparkc history --" --peer --kind --limit
 expect "sparkc fabric --" --json --socket --timeout
 expect "sparkc env --" --mode --format --force --json
 expect "sparkc env --format " sh docker systemd
 expect "sparkc watch link-" link-up link-down link-flapping link-stable
+expect "sparkc watch gid" gid-changed
 expect "sparkc keygen --" --force
 # No daemon on the socket: --peer offers nothing, and quickly.
 start=$(date +%s)

@@ -55,7 +55,7 @@ while read -r cmd; do
         for opt in $("$sparkc" "$cmd" --help | head -n 1 | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
                 grep -qF -- "*$opt*" <<<"$entry" || miss "sparkc $cmd option $opt in man/sparkc.1.scd"
         done
-done < <("$sparkc" --help | awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 }')
+done < <("$sparkc" --help | awk '/^Commands:/ { f = 1; next } f && /^$/ { exit } f && /^  [a-z]/ { print $1 }')
 [ "$n" -ge 10 ] || { echo "FAIL: only $n commands in sparkc --help"; exit 1; }
 
 # The key table: rows start with { "section", "key", then the value's shape. Each key must appear

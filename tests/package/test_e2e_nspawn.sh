@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# End to end with systemd as PID 1: two Debian bookworm machines (systemd-nspawn, booted) on one
-# cable install the package built from this tree and follow the README's install section: apt
-# install (which makes a cluster key), one node's key copied to the other, a drop-in naming the
-# fabric port and the other node, systemctl enable --now, sparkc status / peers / probe --kind
-# tcp. Then: a link flapped from outside gives the link-flapping alert in the journal, systemctl
-# reload keeps the daemon, the watchdog restarts a hung daemon (SIGSTOP), and systemctl stop
-# leaves no process.
+# End to end with systemd as PID 1: two Debian bookworm machines (systemd-nspawn, booted), spark1
+# and spark2, on one cable follow the README's "Two Sparks from zero": every command of it in a
+# block marked <!-- e2e: WHERE --> (tests/package/readme_blocks.py takes them out of README.md),
+# as written, in order, where it says (build: here, on the host; spark1, spark2 or both: in the
+# machines as the user "nvidia" with sudo, each command in a fresh login shell). Then: the key is
+# one, the peers found each other over mDNS, the probe measured; a link flapped from outside gives
+# the link-flapping alert in the journal, systemctl reload keeps the daemon, the watchdog
+# restarts a hung daemon (SIGSTOP), and systemctl stop leaves no process.
 #
-# The cable: each machine's fab0 is one end of a veth whose other end is a port of a bridge in a
-# network namespace of this test, so nothing leaves the host and the link can be flapped from the
-# outside, as unplugging a cable from the switch would.
+# What stands in for a Spark, and why:
+# - The cable: each machine's enp1s0f0np0 (a Spark's netdev name) is one end of a veth whose other
+#   end is a port of a bridge in a network namespace of this test, so nothing leaves the host and
+#   the link can be flapped from the outside, as unplugging a cable from the switch would.
+# - The playbook's netplan step: the test gives each end a 169.254.0.0/16 address, as IPv4
+#   link-local addressing does, with ip(8) from outside (the machines have no netplan).
+# - The ConnectX-7: a veth has no RDMA device, which is how sparkd finds a Spark's fabric ports,
+#   so a drop-in names enp1s0f0np0 (/etc/sparkd/sparkd.conf.d/10-e2e-fabric.conf). With no RDMA
+#   device and no GPU, `sparkc doctor` fails (exit 2 wanted here) and the probe's rdma and nccl
+#   kinds are unavailable (so `--kind all` exits 0 on rtt, tcp and pathmtu).
+# - DGX OS's first user: "nvidia", with sudo without a password (nothing types one here), and
+#   the host's name in /etc/hosts, as an installed system has it.
+# - The playbook's discover-sparks: nvidia's SSH key on spark1 authorised on spark2, and spark2's
+#   host key known (what ssh-copy-id leaves), so scp from spark1 to spark2 works.
+# - The build: the README's build block runs on the host in a clean copy of the tree (the
+#   machines have no compilers), with sudo as itself when the host runs this as root without
+#   sudo; the package then lies in spark1's home directory, where that block leaves the user.
+# - The README's other blocks (netplan, the firewall, the first NCCL job) need netplan, ufw, GPUs
+#   and nccl-tests that the machines do not have; they are not marked.
 #
 # The debootstrapped tree is cached (SPARKD_E2E_CACHE, default /var/cache/sparkd-tests) with a
 # stamp; only its first build, and a change in the package's dependencies, need the Debian mirror.
@@ -25,12 +42,14 @@ set -euo pipefail
 
 src=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cache=${SPARKD_E2E_CACHE:-/var/cache/sparkd-tests}
-tree=$cache/bookworm-TREE
-stamp=$tree.stamp
 suite=bookworm
-# What the machines need besides the package's own dependencies: systemd as init, and Avahi as
-# the package recommends (installing it later would need the mirror on every run).
-base_packages=systemd,systemd-sysv,dbus,iproute2,procps,avahi-daemon
+# What the machines need besides the package's own dependencies: systemd as init, Avahi as the
+# package recommends (installing it later would need the mirror on every run), and what the
+# README's path uses on DGX OS: sudo, SSH (scp) and .local names (nss-mdns).
+base_packages=systemd,systemd-sysv,dbus,iproute2,procps,avahi-daemon,sudo,openssh-server,openssh-client,libnss-mdns
+# A tree per package list, so runs of other versions of this test beside this one keep theirs.
+tree=$cache/$suite-$(echo "$base_packages" | sha256sum | cut -c1-12)-TREE
+stamp=$tree.stamp
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -38,7 +57,7 @@ step() { echo "--- $(date -u +%T) $*"; }
 ok() { echo "ok:   $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (systemd-nspawn, network namespaces)"
-for tool in systemd-nspawn nsenter ip flock python3; do
+for tool in systemd-nspawn nsenter runuser ip flock python3; do
         command -v "$tool" >/dev/null || skip "$tool not found (Debian: systemd-container, util-linux, iproute2, python3)"
 done
 if [ -z "${SPARKD_E2E_DEB:-}" ] && ! command -v dpkg-buildpackage >/dev/null; then
@@ -103,20 +122,36 @@ wait_for() {
         "$@" >/dev/null 2>&1
 }
 
+# --- the README's commands ----------------------------------------------------------------
+readme_cmds=$tmp/readme
+python3 "$src/tests/package/readme_blocks.py" "$src/README.md" "$readme_cmds" >/dev/null ||
+        fail "no commands for this test in $src/README.md (above)"
+build_cmds=("$readme_cmds"/*.build.sh)
+[ -f "${build_cmds[0]}" ] || fail "README.md marks no build block (<!-- e2e: build -->)"
+
 # --- the package -----------------------------------------------------------------------------
 if [ -n "${SPARKD_E2E_DEB:-}" ]; then
         [ -f "$SPARKD_E2E_DEB" ] || fail "SPARKD_E2E_DEB=$SPARKD_E2E_DEB is no file"
         mkdir "$tmp/deb"
         cp "$SPARKD_E2E_DEB" "$tmp/deb/"
 else
-        step "dpkg-buildpackage -us -uc -b (log: build.log, shown on failure)"
+        step "the README's build block in a clean copy (log: build.log, shown on failure)"
+        sed 's/^/    /' "${build_cmds[@]}"
         # As tests/package/test_deb_build.sh: a clean copy, so no developer build tree is used.
-        mkdir -p "$tmp/deb/sparkd"
+        mkdir -p "$tmp/deb/sparkd" "$tmp/bin"
         tar -C "$src" --exclude=./.git --exclude='./build*' --exclude='./obj-*' -cf - . |
                 tar -C "$tmp/deb/sparkd" -xf -
-        if ! (cd "$tmp/deb/sparkd" && nice dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
+        # Root without sudo: "sudo CMD" is CMD.
+        if ! command -v sudo >/dev/null; then
+                printf '#!/bin/sh\nexec "$@"\n' >"$tmp/bin/sudo"
+                chmod 755 "$tmp/bin/sudo"
+        fi
+        # Where the block ends, the package must lie.
+        { cat "${build_cmds[@]}"; echo 'ls sparkd_*.deb'; } >"$tmp/build.sh"
+        if ! (cd "$tmp/deb/sparkd" && PATH=$tmp/bin:$PATH nice bash -euo pipefail "$tmp/build.sh") \
+                >"$tmp/build.log" 2>&1; then
                 tail -n 60 "$tmp/build.log"
-                fail "dpkg-buildpackage failed (last 60 lines above)"
+                fail "the README's build block failed, or left no sparkd_*.deb where it ends (last 60 lines above)"
         fi
         rm -rf "$tmp/deb/sparkd" "$tmp"/deb/*dbgsym*
 fi
@@ -176,15 +211,17 @@ for ns in "$ns_a" "$ns_b" "$ns_sw"; do
         ip -n "$ns" link set lo up
 done
 ip -n "$ns_sw" link add sw type bridge forward_delay 0
-ip link add fab0 netns "$ns_a" mtu 9000 type veth peer name port-a netns "$ns_sw" mtu 9000
-ip link add fab0 netns "$ns_b" mtu 9000 type veth peer name port-b netns "$ns_sw" mtu 9000
+# A Spark's first ConnectX-7 netdev, addressed as IPv4 link-local addressing would.
+fabric=enp1s0f0np0
+ip link add "$fabric" netns "$ns_a" mtu 9000 type veth peer name port-a netns "$ns_sw" mtu 9000
+ip link add "$fabric" netns "$ns_b" mtu 9000 type veth peer name port-b netns "$ns_sw" mtu 9000
 for port in port-a port-b; do ip -n "$ns_sw" link set "$port" master sw up; done
 ip -n "$ns_sw" link set sw up
-ip -n "$ns_a" addr add 10.99.0.1/24 dev fab0
-ip -n "$ns_b" addr add 10.99.0.2/24 dev fab0
-ip -n "$ns_a" link set fab0 up
-ip -n "$ns_b" link set fab0 up
-declare -A addr_of=([a]=10.99.0.1 [b]=10.99.0.2) name_of=([a]=spark1 [b]=spark2) other=([a]=b [b]=a)
+ip -n "$ns_a" addr add 169.254.17.1/16 dev "$fabric"
+ip -n "$ns_b" addr add 169.254.17.2/16 dev "$fabric"
+ip -n "$ns_a" link set "$fabric" up
+ip -n "$ns_b" link set "$fabric" up
+declare -A name_of=([a]=spark1 [b]=spark2) other=([a]=b [b]=a)
 
 # --- boot ------------------------------------------------------------------------------------
 boot() {        # boot a|b NETNS
@@ -224,24 +261,113 @@ assert_hostname() { [ "$(on "$1" hostname)" = "${name_of[$1]}" ] || fail "machin
 assert_hostname a
 assert_hostname b
 
-# --- the README's install section ------------------------------------------------------------
-step "apt install ./$deb"
+# --- what stands in for DGX OS and the playbook ----------------------------------------------
+step "stand-ins: the fabric drop-in, the user nvidia, discover-sparks' SSH set-up"
+user=nvidia
 for m in a b; do
-        on "$m" env DEBIAN_FRONTEND=noninteractive sh -c 'cd /srv/sparkd && apt-get install -y ./sparkd_*.deb' \
-                >"$tmp/$m.apt.log" 2>&1 || { tail -n 30 "$tmp/$m.apt.log"; fail "apt-get install on $m"; }
-        ok "installed on $m"
+        # An installed system names itself in /etc/hosts (sudo looks itself up there).
+        echo "127.0.1.1 ${name_of[$m]}" | on "$m" tee -a /etc/hosts >/dev/null
+        on "$m" mkdir -p /etc/sparkd/sparkd.conf.d
+        printf '[fabric]\ninterfaces = %s\n' "$fabric" |
+                on "$m" tee /etc/sparkd/sparkd.conf.d/10-e2e-fabric.conf >/dev/null
+        on "$m" useradd -m -s /bin/bash "$user"
+        echo "$user ALL=(ALL) NOPASSWD: ALL" | on "$m" tee "/etc/sudoers.d/$user" >/dev/null
 done
+for m in a b; do on "$m" install -d -m 700 -o "$user" -g "$user" "/home/$user/.ssh"; done
+on a runuser -u "$user" -- ssh-keygen -q -t ed25519 -N '' -f "/home/$user/.ssh/id_ed25519"
+on a cat "/home/$user/.ssh/id_ed25519.pub" |
+        on b install -m 600 -o "$user" -g "$user" /dev/stdin "/home/$user/.ssh/authorized_keys"
+# sshd on b and b's name over mDNS, as scp from a will need them.
+wait_for 20 on a sh -c 'ssh-keyscan -T 2 spark2.local 2>/dev/null | grep -q .' ||
+        fail "spark1 cannot reach sshd on spark2.local: $(on a getent hosts spark2.local 2>&1)"
+on a ssh-keyscan -T 2 spark2.local 2>/dev/null |
+        on a runuser -u "$user" -- tee "/home/$user/.ssh/known_hosts" >/dev/null
+# The build block leaves the user where the package is: spark1's home here.
+on a install -m 644 -o "$user" -g "$user" "/srv/sparkd/$deb" "/home/$user/"
 
-step "the key the package made on a, copied to b"
+# settled: both daemons answer and each sees the other up, as the README's look assumes (the
+# peers meet over mDNS within seconds of the key being one).
+peer_field() {  # MACHINE PEER_NAME FIELD: what MACHINE's daemon says of the peer of that name
+        on "$1" sparkc --json peers 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(next((p.get(sys.argv[2]) for p in d["peers"] if p.get("name") == sys.argv[1]), "none"))' "$2" "$3"
+}
+peer_up() { [ "$(peer_field "$1" "$2" state)" = up ]; }
+peer_discovered() { [ "$(peer_field "$1" "$2" discovered)" = True ]; }
+settled() {
+        local m
+        for m in a b; do
+                wait_for 20 on "$m" systemctl is-active --quiet sparkd || fail "sparkd not active on $m"
+                wait_for 30 peer_up "$m" "${name_of[${other[$m]}]}" ||
+                        fail "$m does not see ${name_of[${other[$m]}]} up: $(on "$m" sparkc peers 2>&1)"
+        done
+}
+
+# The exit status each command has in these machines: the doctor fails without an RDMA device
+# and a GPU; everything else succeeds.
+wanted_status() {
+        case $1 in
+        "sparkc doctor"*) echo 2 ;;
+        *) echo 0 ;;
+        esac
+}
+
+# --- the README's "Two Sparks from zero" -----------------------------------------------------
+declare -A said=()
+is_settled=
+for f in "$readme_cmds"/*.sh; do
+        where=${f%.sh}
+        where=${where##*.}
+        cmd=$(cat "$f")
+        case $where in
+        build) continue ;;
+        spark1) machines=(a) ;;
+        spark2) machines=(b) ;;
+        both) machines=(a b) ;;
+        esac
+        if [ -z "$is_settled" ] && [[ $cmd == sparkc\ * ]]; then
+                settled
+                is_settled=1
+        fi
+        for m in "${machines[@]}"; do
+                step "${name_of[$m]}\$ $(head -n 1 "$f")"
+                end=$(($(date +%s) + 60))
+                # A fresh login each time, so groups given by usermod count from the next command.
+                while out=$(on "$m" runuser -l "$user" -c "$cmd" 2>&1 </dev/null); rc=$?
+                        # The schedule's first round may hold the peer's bandwidth slot (a 5 s tcp
+                        # probe): a probe refused as busy is tried again, for 60 s.
+                        [ "$rc" != 0 ] && [[ $cmd == "sparkc probe"* ]] && grep -q "busy:" <<<"$out" &&
+                        [ "$(date +%s)" -lt "$end" ]; do
+                        echo "    busy, again in 2 s: $(grep -o 'busy:.*' <<<"$out")"
+                        sleep 2
+                done
+                [ -z "$out" ] || sed 's/^/    /' <<<"$out"
+                [ "$rc" = "$(wanted_status "$cmd")" ] ||
+                        fail "on ${name_of[$m]}, the README's \"$cmd\" exited $rc, not $(wanted_status "$cmd")"
+                said[$m:$(head -n 1 "$f" | sed 's/ *#.*//')]=$out
+        done
+done
+ok "every marked command of the README ran as written"
+
+step "what the README's path left"
 for m in a b; do
         [ "$(on "$m" stat -c '%U:%G %a' /etc/sparkd/cluster.key 2>&1)" = "sparkd:sparkd 600" ] ||
-                fail "the package made no sparkd-owned, mode 600 key on $m: $(on "$m" ls -l /etc/sparkd 2>&1)"
+                fail "no sparkd-owned, mode 600 key on $m: $(on "$m" ls -l /etc/sparkd 2>&1)"
+        [ -z "$(on "$m" ls "/home/$user/cluster.key" 2>/dev/null)" ] || fail "a copy of the key left in $m's home"
+        grep -q "${name_of[$m]}" <<<"${said[$m:sparkc status]-}" ||
+                fail "sparkc status on $m does not name ${name_of[$m]}: ${said[$m:sparkc status]-}"
+        grep -q "${name_of[${other[$m]}]}" <<<"${said[$m:sparkc peers]-}" ||
+                fail "sparkc peers on $m does not show ${name_of[${other[$m]}]}: ${said[$m:sparkc peers]-}"
+        # No static peer anywhere: Avahi in the machines found them.
+        peer_discovered "$m" "${name_of[${other[$m]}]}" || fail "$m did not find ${name_of[${other[$m]}]} over mDNS"
 done
-! on a sparkc keygen >/dev/null 2>&1 || fail "sparkc keygen replaced the package's key without --force"
-on a cat /etc/sparkd/cluster.key |
-        on b install -m 600 -o sparkd -g sparkd /dev/stdin /etc/sparkd/cluster.key || fail "copying the key to b"
-[ "$(on a sha256sum </dev/null /etc/sparkd/cluster.key | cut -d' ' -f1)" = \
+[ "$(on a sha256sum /etc/sparkd/cluster.key | cut -d' ' -f1)" = \
   "$(on b sha256sum /etc/sparkd/cluster.key | cut -d' ' -f1)" ] || fail "the keys differ"
+probe=${said[a:sparkc probe --peer spark2 --kind all]-}
+grep -qi "gb/s" <<<"$probe" || fail "the probe's output has no Gb/s: $probe"
+ok "one key, peers up and found over mDNS, a probe in Gb/s"
+! on a sparkc keygen >/dev/null 2>&1 || fail "sparkc keygen replaced the package's key without --force"
 
 step "a key user sparkd cannot read: the daemon says which user must own it"
 # As after a copy made with plain cp as root.
@@ -253,63 +379,7 @@ says_chown() {
 }
 wait_for 10 says_chown || fail "no chown advice for a key sparkd cannot read: $(on b journalctl -u sparkd -n 5)"
 on b chown sparkd:sparkd /etc/sparkd/cluster.key
-
-step "a drop-in with the fabric port and the other node, systemctl enable --now, reload"
-for m in a b; do
-        printf "[fabric]\ninterfaces = fab0\n[peers]\nstatic = %s\n" "${addr_of[${other[$m]}]}" |
-                on "$m" tee /etc/sparkd/sparkd.conf.d/50-cluster.conf >/dev/null
-        on "$m" systemctl enable --now sparkd >/dev/null 2>&1 || fail "systemctl enable --now sparkd on $m"
-        on "$m" systemctl reload sparkd || fail "systemctl reload sparkd on $m"
-done
-
-step "ready: systemctl is-active, sparkc status"
-for m in a b; do
-        wait_for 20 on "$m" systemctl is-active --quiet sparkd || fail "sparkd not active on $m"
-        status=$(on "$m" sparkc status) || fail "sparkc status on $m: $status"
-        grep -q "${name_of[$m]}" <<<"$status" || fail "sparkc status on $m does not name ${name_of[$m]}: $status"
-        ok "$m: $(head -n 1 <<<"$status")"
-done
-
-# peer_field MACHINE PEER_NAME FIELD: what MACHINE's daemon says of the peer of that name.
-peer_field() {
-        on "$1" sparkc --json peers 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(next((p.get(sys.argv[2]) for p in d["peers"] if p.get("name") == sys.argv[1]), "none"))' "$2" "$3"
-}
-peer_up() { [ "$(peer_field "$1" "$2" state)" = up ]; }
-peer_discovered() { [ "$(peer_field "$1" "$2" discovered)" = True ]; }
-
-step "sparkc peers shows the other"
-for m in a b; do
-        o=${other[$m]}
-        wait_for 30 peer_up "$m" "${name_of[$o]}" ||
-                fail "$m does not see ${name_of[$o]} up: $(on "$m" sparkc peers 2>&1)"
-        peers=$(on "$m" sparkc peers)
-        grep -q "${name_of[$o]}" <<<"$peers" || fail "sparkc peers on $m: $peers"
-        ok "$m sees ${name_of[$o]} up"
-done
-echo "$peers" | sed 's/^/    /'
-# The static address made the connection; Avahi in the machines must find the peer as well.
-for m in a b; do
-        o=${other[$m]}
-        wait_for 15 peer_discovered "$m" "${name_of[$o]}" ||
-                fail "$m did not find ${name_of[$o]} over mDNS: $(on "$m" sparkc --json peers 2>&1)"
-done
-ok "each found the other over mDNS too"
-
-step "sparkc probe --peer spark2 --kind tcp"
-# The schedule's first round starts as soon as the peers are up (past its jitter into the hour),
-# and whichever node starts it holds the bandwidth slot for its 5 s probe; when that is spark2,
-# spark2 refuses spark1's probe as busy. So a refusal for busy is tried again, for 60 s.
-end=$(($(date +%s) + 60))
-while ! probe=$(on a sparkc probe --peer spark2 --kind tcp 2>&1); do
-        grep -q "busy:" <<<"$probe" && [ "$(date +%s)" -lt "$end" ] || fail "probe failed: $probe"
-        echo "    busy, again in 2 s: $(grep -o 'busy:.*' <<<"$probe")"
-        sleep 2
-done
-echo "$probe" | sed 's/^/    /'
-grep -qi "gb/s" <<<"$probe" || fail "the probe's output has no Gb/s: $probe"
+on b systemctl reload sparkd || fail "systemctl reload sparkd on b"
 
 # --- link flapping ---------------------------------------------------------------------------
 step "flap a's link from the switch side, 3 times"
@@ -325,7 +395,7 @@ wait_for 15 flapping || fail "no link-flapping in the journal of a: $(on a journ
 on a journalctl -u sparkd --no-pager SPARKD_EVENT=link-flapping | sed 's/^/    /'
 iface=$(on a journalctl -u sparkd --no-pager -o json SPARKD_EVENT=link-flapping | head -n 1 |
         python3 -c 'import json, sys; print(json.loads(sys.stdin.readline()).get("SPARKD_IFACE"))')
-[ "$iface" = fab0 ] || fail "link-flapping names SPARKD_IFACE=$iface, not fab0"
+[ "$iface" = "$fabric" ] || fail "link-flapping names SPARKD_IFACE=$iface, not $fabric"
 wait_for 30 peer_up a spark2 || fail "a does not see spark2 up again after the flaps"
 
 # --- reload ----------------------------------------------------------------------------------
@@ -373,5 +443,5 @@ for m in a b; do
 done
 ok "no sparkd process on either machine"
 
-echo "PASS: two booted machines install, peer, probe, alert, reload, restart and stop sparkd"
+echo "PASS: two booted machines follow the README from zero to a probe, then alert, reload, restart and stop sparkd"
 exit 0
