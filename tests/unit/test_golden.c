@@ -62,13 +62,14 @@ static void compare_golden(const char *host, const char *name, const char *actua
         free(expected);
 }
 
-static int load_host(const char *host, struct fabric_facts *f)
+/* patterns: what [fabric] interfaces names on that host, or NULL. */
+static int load_host_with(const char *host, char *const *patterns, struct fabric_facts *f)
 {
         char root[512], addresses[600];
         int r;
 
         snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
-        r = fabric_facts_read(root, NULL, false, f);
+        r = fabric_facts_read(root, patterns, false, f);
         if (r < 0)
                 return r;
         snprintf(addresses, sizeof(addresses), "%s/addresses", root);
@@ -83,18 +84,39 @@ static int load_host(const char *host, struct fabric_facts *f)
         return 0;
 }
 
-/* Runs env (in `mode`) and doctor for host; returns the env result's mode and the doctor code. */
-static void golden_host(const char *host, enum env_mode mode, const char *env_name, const char **mode_out,
-                        int *doctor_code)
+static int load_host(const char *host, struct fabric_facts *f)
 {
-        struct fabric_facts f;
-        json_object *env, *doctor, *m;
+        return load_host_with(host, NULL, f);
+}
+
+/* Compares doctor's text for facts f with host's golden file name; returns the exit code. */
+static int golden_doctor(const char *host, const struct fabric_facts *f, const char *name)
+{
+        json_object *doctor = doctor_run(f);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&text, &size);
+        int code = report_doctor(out, doctor);
+
+        fprintf(out, "(exit %d)\n", code);
+        fclose(out);
+        compare_golden(host, name, text);
+        free(text);
+        json_object_put(doctor);
+        return code;
+}
+
+/* Runs env (in `mode`) and doctor for the facts of host; returns the env result's mode and the
+ * doctor code. */
+static void golden_facts(const char *host, struct fabric_facts *f, enum env_mode mode, const char *env_name,
+                         const char **mode_out, int *doctor_code)
+{
+        json_object *env, *m;
         char *text = NULL;
         size_t size = 0;
         FILE *out;
 
-        CHECK(load_host(host, &f) == 0);
-        env = envgen_build(&f, mode);
+        env = envgen_build(f, mode);
         out = open_memstream(&text, &size);
         if (report_env(out, out, env, ENV_FORMAT_SH) < 0)
                 fprintf(out, "(exit 1)\n");
@@ -104,18 +126,18 @@ static void golden_host(const char *host, enum env_mode mode, const char *env_na
         *mode_out = json_object_object_get_ex(env, "mode", &m) ? strdup(json_object_get_string(m))
                                                                : strdup("none");
 
-        if (doctor_code) {
-                doctor = doctor_run(&f);
-                text = NULL;
-                out = open_memstream(&text, &size);
-                *doctor_code = report_doctor(out, doctor);
-                fprintf(out, "(exit %d)\n", *doctor_code);
-                fclose(out);
-                compare_golden(host, "doctor.txt", text);
-                free(text);
-                json_object_put(doctor);
-        }
+        if (doctor_code)
+                *doctor_code = golden_doctor(host, f, "doctor.txt");
         json_object_put(env);
+}
+
+static void golden_host(const char *host, enum env_mode mode, const char *env_name, const char **mode_out,
+                        int *doctor_code)
+{
+        struct fabric_facts f;
+
+        CHECK(load_host(host, &f) == 0);
+        golden_facts(host, &f, mode, env_name, mode_out, doctor_code);
         fabric_facts_free(&f);
 }
 
@@ -348,6 +370,25 @@ static const char *check_status(json_object *doctor, const char *id)
         return c && json_object_object_get_ex(c, "status", &v) ? json_object_get_string(v) : "missing";
 }
 
+/* A test bed node: no RDMA, the veth fab0 named in [fabric] interfaces and kept at MTU 9000.
+ * The configured netdev is a fabric netdev to the doctor as it is to `sparkc links`. */
+static void test_configured_fabric(void)
+{
+        char *patterns[] = { "fab0", NULL };
+        struct fabric_facts f;
+        json_object *doctor;
+        const char *mode;
+        int code;
+
+        CHECK(load_host_with("configured-fabric", patterns, &f) == 0);
+        golden_facts("configured-fabric", &f, ENV_MODE_AUTO, "env.sh", &mode, &code);
+        free((char *)mode);
+        doctor = doctor_run(&f);
+        CHECK_STREQ(check_status(doctor, "mtu"), "ok");
+        json_object_put(doctor);
+        fabric_facts_free(&f);
+}
+
 /* Two looks at the same PCI functions: first no fatal AER errors (spark-twins), then three on
  * 0002:01:00.1 (spark-rail-faults): rising, so the check fails and says to escalate. A third
  * look with the same count still fails (rising since the first look), but none since the last. */
@@ -413,6 +454,7 @@ int main(void)
         RUN(test_management_fallback);
         RUN(test_management_without_route);
         RUN(test_no_fabric);
+        RUN(test_configured_fabric);
         RUN(test_spark_rail_faults);
         RUN(test_aer_rising);
         return test_result();
