@@ -389,6 +389,39 @@ static void test_configured_fabric(void)
         fabric_facts_free(&f);
 }
 
+/* A fix's text in the doctor's result, "" when the check has none. */
+static const char *check_fix(json_object *doctor, const char *id)
+{
+        json_object *c = find_check(doctor, id), *v;
+
+        return c && json_object_object_get_ex(c, "fix", &v) ? json_object_get_string(v) : "";
+}
+
+/* sparkd started from a shell with its 8 MiB limit while login sessions are unlimited through
+ * limits.d: the low limit is sparkd's own, and so is the fix; limits.d is already right. */
+static void test_memlock_daemon_low(void)
+{
+        struct fabric_facts f;
+        json_object *doctor;
+
+        CHECK(load_host("spark-twins", &f) == 0);
+        f.memlock_daemon = 8192 * 1024;
+        CHECK(golden_doctor("spark-twins", &f, "doctor-memlock-daemon.txt") == 1);
+        doctor = doctor_run(&f);
+        CHECK_STREQ(check_status(doctor, "memlock"), "warn");
+        CHECK(strstr(check_fix(doctor, "memlock"), "ulimit -l unlimited") != NULL);
+        CHECK(strstr(check_fix(doctor, "memlock"), "limits.d/90-rdma.conf and log in") == NULL);
+        json_object_put(doctor);
+
+        /* Under systemd the unit's LimitMEMLOCK is what is low. */
+        f.is_daemon_under_systemd = true;
+        doctor = doctor_run(&f);
+        CHECK(strstr(check_fix(doctor, "memlock"), "LimitMEMLOCK=infinity") != NULL);
+        CHECK(strstr(check_fix(doctor, "memlock"), "ulimit") == NULL);
+        json_object_put(doctor);
+        fabric_facts_free(&f);
+}
+
 /* Two looks at the same PCI functions: first no fatal AER errors (spark-twins), then three on
  * 0002:01:00.1 (spark-rail-faults): rising, so the check fails and says to escalate. A third
  * look with the same count still fails (rising since the first look), but none since the last. */
@@ -457,5 +490,6 @@ int main(void)
         RUN(test_configured_fabric);
         RUN(test_spark_rail_faults);
         RUN(test_aer_rising);
+        RUN(test_memlock_daemon_low);
         return test_result();
 }
