@@ -34,6 +34,14 @@ assert_eq "$(json_get "$json" 'd["mode"]')" enforce "mode"
 json_get "$json" 'bool(d["uptime_sec"] >= 0 and d["version"] and d["config_path"])' | grep -q True || fail "status fields"
 SPARKD_SOCKET=$(sock_of a) "$SPARKC" --json version | python3 -m json.tool >/dev/null || fail "SPARKD_SOCKET ignored"
 
+step "watch with an unknown event: the events there are and how to ask, not a bare error code"
+rc=0; err=$(sparkc_of a watch bogus 2>&1) || rc=$?
+assert_eq "$rc" 1 "exit status of watch bogus"
+assert_contains "$err" "link-flapping, link-stable" "watch bogus"
+assert_contains "$err" "gid-changed" "watch bogus"
+assert_contains "$err" "usage: sparkc watch [EVENT]..." "watch bogus"
+case "$err" in *"(error -32602)"*) fail "watch bogus shows the bare error code: $err" ;; esac
+
 step "unreachable daemon: exit 2 and the socket named"
 rc=0; err=$("$SPARKC" --socket "$TEST_TMP/nobody-here.sock" status 2>&1) || rc=$?
 assert_eq "$rc" 2 "exit status when unreachable"
