@@ -322,6 +322,9 @@ static void test_management_without_route(void)
         CHECK(json_object_object_get_ex(env, "notes", &notes));
         CHECK(notes && strstr(json_object_to_json_string(notes), "(eno1, enp65s0f1np1) none holds the IPv4 "
                                                                  "default route") != NULL);
+        /* The fact, not the name of a document users have never seen. */
+        CHECK(strstr(json_object_to_json_string(notes), "seed") == NULL);
+        CHECK(strstr(json_object_to_json_string(notes), "one twin of each port is enough") != NULL);
         json_object_put(env);
         fabric_facts_free(&f);
 }
