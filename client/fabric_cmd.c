@@ -109,11 +109,33 @@ static size_t join_strings(json_object *array, char *buf, size_t size)
         return n;
 }
 
+/* The fabric netdevs without an RDMA device, comma-separated: those named in [fabric] interfaces,
+ * which sparkd looks after like the others and NCCL can use only through TCP. */
+static void netdevs_without_rdma(json_object *result, char *buf, size_t size)
+{
+        json_object *netdevs, *devices;
+
+        buf[0] = '\0';
+        if (!json_object_object_get_ex(result, "netdevs", &netdevs) ||
+            !json_object_is_type(netdevs, json_type_array))
+                return;
+        for (size_t i = 0; i < json_object_array_length(netdevs); i++) {
+                json_object *n = json_object_array_get_idx(netdevs, i);
+                size_t used = strlen(buf);
+
+                if (json_object_object_get_ex(n, "rdma_devices", &devices) && devices &&
+                    json_object_array_length(devices) > 0)
+                        continue;
+                snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                         client_get_string(n, "name", "?"));
+        }
+}
+
 /* No RDMA device: why (the kernel modules, or no device behind them) and what to do, and the
  * netdevs named in [fabric] interfaces, which sparkd looks after without RDMA. */
 static void print_no_rdma(json_object *result)
 {
-        json_object *host = NULL, *modules = NULL, *missing = NULL, *netdevs = NULL;
+        json_object *host = NULL, *modules = NULL, *missing = NULL;
         char names[512] = "", configured[512] = "";
 
         printf("no RDMA device found (nothing under /sys/class/infiniband)\n");
@@ -130,15 +152,7 @@ static void print_no_rdma(json_object *result)
                        "or its driver failed to bind\n"
                        "do:  `lspci | grep -i mellanox` shows whether there is a ConnectX; `dmesg | grep "
                        "mlx5` why its driver failed\n");
-        /* Without RDMA devices, the fabric netdevs are the configured ones. */
-        if (json_object_object_get_ex(result, "netdevs", &netdevs) &&
-            json_object_is_type(netdevs, json_type_array))
-                for (size_t i = 0; i < json_object_array_length(netdevs); i++) {
-                        size_t used = strlen(configured);
-
-                        snprintf(configured + used, sizeof(configured) - used, "%s%s", used ? ", " : "",
-                                 client_get_string(json_object_array_get_idx(netdevs, i), "name", "?"));
-                }
+        netdevs_without_rdma(result, configured, sizeof(configured));
         printf("without RDMA, NCCL falls back to TCP sockets%s%s%s; `sparkc doctor` checks the rest\n",
                configured[0] ? " on the fabric netdevs named in [fabric] interfaces (" : "", configured,
                configured[0] ? ")" : "");
@@ -187,6 +201,15 @@ static void show_fabric(json_object *result)
                                client_get_string(port, "rate", "?"), gid_s,
                                client_get_string(d, "twin", "-"), link);
                 }
+        }
+        if (devices && json_object_array_length(devices) > 0) {
+                char configured[512];
+
+                netdevs_without_rdma(result, configured, sizeof(configured));
+                if (configured[0])
+                        printf("named in [fabric] interfaces, without RDMA (NCCL uses them through TCP): "
+                               "%s\n",
+                               configured);
         }
 }
 

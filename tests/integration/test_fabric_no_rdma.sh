@@ -2,7 +2,7 @@
 # A test bed node without RDMA, fab0 named in [fabric] interfaces (the configured-fabric fixture):
 # `sparkc fabric` says why there is no RDMA device and what to do, and names fab0; the doctor
 # checks fab0's MTU as links shows it. With the RDMA modules loaded but no device, fabric says
-# that instead.
+# that instead; beside RDMA devices, fabric lists fab0 after them.
 . "$(dirname "$0")/lib.sh"
 
 a=$(netns_new a)
@@ -33,4 +33,18 @@ out=$(sparkc_of a fabric)
 assert_contains "$out" "why: the RDMA kernel modules are loaded, but no device registered" "fabric"
 assert_contains "$out" "dmesg | grep mlx5" "fabric"
 sparkd_stop a
+
+step "beside RDMA devices, fabric lists the configured netdev without RDMA"
+cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/twins"
+cp -a "$TEST_TMP/host/sys/devices/virtual/net/fab0" "$TEST_TMP/twins/sys/devices/virtual/net/"
+ln -s ../../devices/virtual/net/fab0 "$TEST_TMP/twins/sys/class/net/fab0"
+sed "s|$TEST_TMP/host|$TEST_TMP/twins|" "$TEST_TMP/a.conf" >"$TEST_TMP/b.conf"
+b=$(netns_new b)
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+out=$(sparkc_of b fabric)
+assert_contains "$out" "rocep1s0f1" "fabric table"
+assert_contains "$out" "named in [fabric] interfaces, without RDMA (NCCL uses them through TCP): fab0" "fabric"
+out=$(sparkc_of b doctor) || true
+assert_contains "$out" "fab0: MTU 9000, up" "doctor"
+sparkd_stop b
 pass
