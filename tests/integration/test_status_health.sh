@@ -26,10 +26,7 @@ assert_eq "$(json_get "$json" 'd["health"]["status"]')" fail "health status"
 assert_eq "$(json_get "$json" 'd["health"]["command"]')" "sparkc peers" "health command"
 
 step "a flapping link comes first: health names it and sparkc links"
-for i in $(seq 10); do
-        ip -n "$b" link set fb down
-        ip -n "$b" link set fb up
-done
+flap_link "$b" fb 10
 wait_events a link-flapping fa 1 5 || fail "no link-flapping alert"
 out=$(sparkc_of a status)
 assert_contains "$(head -1 <<<"$out")" "health      fail: link fa is flapping" "status's first line"
