@@ -83,8 +83,10 @@ static void judge_peers(json_object *peers, struct problem *worst)
                     json_object_array_length(addresses))
                         name = json_object_get_string(json_object_array_get_idx(addresses, 0));
                 if (strcmp(state, "rejected") == 0)
-                        note(worst, DOCTOR_FAIL, "sparkc peers", "peer %s rejected: %s", name ? name : "?",
-                             jstr(p, "error", "the cluster key differs"));
+                        /* The handshake's own error is for `sparkc peers`; one line says what it
+                         * means. */
+                        note(worst, DOCTOR_FAIL, "sparkc peers",
+                             "peer %s rejected: it does not hold this cluster's key", name ? name : "?");
                 else if (strcmp(state, "down") == 0)
                         note(worst, DOCTOR_WARN, "sparkc peers", "peer %s is down%s%s", name ? name : "?",
                              jstr(p, "error", NULL) ? ": " : "", jstr(p, "error", ""));
