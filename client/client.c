@@ -35,6 +35,21 @@ int client_connect(const struct client_options *o, struct rpc_client **c)
         return 0;
 }
 
+/* The daemon's error for method: its message already names the method and, for bad
+ * parameters, what they must be; the code adds nothing there. */
+static void client_print_error(const char *method, const struct jsonrpc_response *resp)
+{
+        const char *message = resp->error_message;
+        size_t n = strlen(method);
+
+        if (strncmp(message, method, n) == 0 && strncmp(message + n, ": ", 2) == 0)
+                message += n + 2;
+        if (resp->error_code == RPC_INVALID_PARAMS)
+                fprintf(stderr, "sparkc: %s: %s\n", method, message);
+        else
+                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, message, resp->error_code);
+}
+
 /* Calls one method. Returns 0 with the response, or -EXIT_* after saying what went wrong. */
 int client_call_keep(const struct client_options *o, const char *method, json_object *params,
                      struct jsonrpc_response *resp, struct rpc_client **keep)
@@ -59,8 +74,7 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
                 return -EXIT_UNREACHABLE;
         }
         if (resp->error_message) {
-                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, resp->error_message,
-                        resp->error_code);
+                client_print_error(method, resp);
                 jsonrpc_response_done(resp);
                 rpc_close(c);
                 return -EXIT_DAEMON_ERROR;

@@ -107,6 +107,70 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv)
         return r;
 }
 
+/* Appends the strings of array to buf, comma-separated; returns how many. */
+static size_t join_strings(json_object *array, char *buf, size_t size)
+{
+        size_t n =
+                array && json_object_is_type(array, json_type_array) ? json_object_array_length(array) : 0;
+
+        for (size_t i = 0; i < n; i++) {
+                size_t used = strlen(buf);
+
+                snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                         json_object_get_string(json_object_array_get_idx(array, i)));
+        }
+        return n;
+}
+
+/* The fabric netdevs without an RDMA device, comma-separated: those named in [fabric] interfaces,
+ * which sparkd looks after like the others and NCCL can use only through TCP. */
+static void netdevs_without_rdma(json_object *result, char *buf, size_t size)
+{
+        json_object *netdevs, *devices;
+
+        buf[0] = '\0';
+        if (!json_object_object_get_ex(result, "netdevs", &netdevs) ||
+            !json_object_is_type(netdevs, json_type_array))
+                return;
+        for (size_t i = 0; i < json_object_array_length(netdevs); i++) {
+                json_object *n = json_object_array_get_idx(netdevs, i);
+                size_t used = strlen(buf);
+
+                if (json_object_object_get_ex(n, "rdma_devices", &devices) && devices &&
+                    json_object_array_length(devices) > 0)
+                        continue;
+                snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+                         client_get_string(n, "name", "?"));
+        }
+}
+
+/* No RDMA device: why (the kernel modules, or no device behind them) and what to do, and the
+ * netdevs named in [fabric] interfaces, which sparkd looks after without RDMA. */
+static void print_no_rdma(json_object *result)
+{
+        json_object *host = NULL, *modules = NULL, *missing = NULL;
+        char names[512] = "", configured[512] = "";
+
+        printf("no RDMA device found (nothing under /sys/class/infiniband)\n");
+        if (json_object_object_get_ex(result, "host", &host) && host &&
+            json_object_object_get_ex(host, "rdma_modules", &modules) && modules)
+                json_object_object_get_ex(modules, "missing", &missing);
+        if (join_strings(missing, names, sizeof(names)))
+                printf("why: the RDMA kernel modules %s are not loaded\n"
+                       "do:  modprobe mlx5_ib rdma_ucm (ConnectX; install rdma-core for the rest), then "
+                       "`ibv_devices` lists the devices and `sparkc fabric` shows them\n",
+                       names);
+        else
+                printf("why: the RDMA kernel modules are loaded, but no device registered: no RDMA NIC, "
+                       "or its driver failed to bind\n"
+                       "do:  `lspci | grep -i mellanox` shows whether there is a ConnectX; `dmesg | grep "
+                       "mlx5` why its driver failed\n");
+        netdevs_without_rdma(result, configured, sizeof(configured));
+        printf("without RDMA, NCCL falls back to TCP sockets%s%s%s; `sparkc doctor` checks the rest\n",
+               configured[0] ? " on the fabric netdevs named in [fabric] interfaces (" : "", configured,
+               configured[0] ? ")" : "");
+}
+
 static void show_fabric(json_object *result)
 {
         json_object *rdma = NULL, *devices = NULL;
@@ -115,7 +179,7 @@ static void show_fabric(json_object *result)
         if (rdma)
                 json_object_object_get_ex(rdma, "devices", &devices);
         if (!devices || json_object_array_length(devices) == 0)
-                printf("no RDMA device found\n");
+                print_no_rdma(result);
         else
                 printf("%-16s %-5s %-16s %-8s %-10s %-22s %-9s %-16s %s\n", "DEVICE", "PORT", "NETDEV",
                        "STATE", "PHYS", "RATE", "GID(v2)", "TWIN", "PCIE (MAX)");
@@ -150,6 +214,15 @@ static void show_fabric(json_object *result)
                                client_get_string(port, "rate", "?"), gid_s,
                                client_get_string(d, "twin", "-"), link);
                 }
+        }
+        if (devices && json_object_array_length(devices) > 0) {
+                char configured[512];
+
+                netdevs_without_rdma(result, configured, sizeof(configured));
+                if (configured[0])
+                        printf("named in [fabric] interfaces, without RDMA (NCCL uses them through TCP): "
+                               "%s\n",
+                               configured);
         }
 }
 

@@ -37,10 +37,26 @@ static void print_state_dir(json_object *s)
                 printf("%s\n", client_get_bool(s, "state_saved") ? "" : " (unusable: nothing is saved)");
 }
 
+/* The first line: what a look at the node should tell first, and where to look next. */
+static void print_health(json_object *status)
+{
+        json_object *health;
+
+        if (!json_object_object_get_ex(status, "health", &health) || !health)
+                return;
+        if (!client_get_string(health, "first_problem", NULL)) {
+                printf("health      %s\n", client_get_string(health, "status", "?"));
+                return;
+        }
+        printf("health      %s: %s; `%s` shows more\n", client_get_string(health, "status", "?"),
+               client_get_string(health, "first_problem", "?"), client_get_string(health, "command", "?"));
+}
+
 static void show_status(json_object *s)
 {
         char uptime[64];
 
+        print_health(s);
         format_duration_sec((uint64_t)client_get_double(s, "uptime_sec"), uptime, sizeof(uptime));
         printf("node        %s\n", client_get_string(s, "node", "?"));
         printf("node id     %s\n", client_get_string(s, "node_id", "?"));

@@ -39,6 +39,10 @@ int cmd_watch(const struct client_options *o, int argc, char **argv)
                 json_object_object_add(params, "events", types);
         }
         r = client_call_keep(o, "subscribe", params, &resp, &c);
+        if (r == -EXIT_DAEMON_ERROR && argc > 1)
+                /* The daemon named the events it has; how to ask for them is ours to say. */
+                fprintf(stderr, "usage: sparkc watch [EVENT]... (one or more of the events above; none: "
+                                "every event)\n");
         if (r < 0)
                 return -r;
         jsonrpc_response_done(&resp);

@@ -11,6 +11,7 @@
 #include "common/proto.h"
 #include "config.h"
 #include "daemon/base/event.h"
+#include "health.h"
 
 static void format_time(time_t t, char *buf, size_t size)
 {
@@ -78,6 +79,7 @@ static int method_status(struct api_request *req, json_object *params, void *use
                                json_object_new_string(ctx->state_dir ? ctx->state_dir : config->state_dir));
         add_state_saved(o, ctx);
         json_object_object_add(o, "gid", gid_watch_to_json(ctx->gid_watch));
+        json_object_object_add(o, "health", health_of_node(ctx->links, ctx->peers, ctx->fabric));
         api_request_reply(req, o);
         return 0;
 }

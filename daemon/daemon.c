@@ -229,6 +229,7 @@ static void sparkd_wire_control(struct sparkd *d)
                 .sysctls = d->sysctls,
                 .peers = d->peers,
                 .metrics = d->metrics,
+                .fabric = &d->fabric_api,
                 .reload = reload_config,
                 .reload_userdata = d,
         };

@@ -9,7 +9,7 @@
 #include "hostfacts.h"
 #include "sysfs.h"
 
-/* Seed 004: DMA-BUF GPU Direct needs the open kernel module of this driver branch or later. */
+/* DMA-BUF GPU Direct needs the open kernel module of this driver branch or later. */
 #define DMABUF_MIN_DRIVER_MAJOR 580
 /* Linux 5.12 let RDMA register a dma-buf as a memory region (ib_umem_dmabuf; user verbs memory
  * selects DMA_SHARED_BUFFER since then), which is the kernel half of DMA-BUF GPU Direct. */
@@ -26,7 +26,7 @@ _printf_(2, 3) static void set_reason(struct hostfacts *f, const char *fmt, ...)
 }
 
 /*
- * DMA-BUF GPU Direct needs the open NVIDIA kernel module 580 or later (seed 004) and a kernel
+ * DMA-BUF GPU Direct needs the open NVIDIA kernel module 580 or later and a kernel
  * whose RDMA stack imports dma-bufs. No sysfs file says the latter: /sys/kernel/dmabuf exists
  * only with CONFIG_DMABUF_SYSFS_STATS (off in most distribution kernels), and dma-buf is built
  * in, so it has no /sys/module entry. The kernel release is the indicator: 5.12 or later.

@@ -190,5 +190,7 @@ json_object *fabric_facts_to_json(const struct fabric_facts *f)
         else
                 json_object_object_add(o, "memlock_daemon",
                                        json_object_new_int64((int64_t)f->memlock_daemon));
+        json_object_object_add(o, "daemon_under_systemd",
+                               json_object_new_boolean(f->is_daemon_under_systemd));
         return o;
 }

@@ -4,7 +4,8 @@
  * netdevs (netif.c), the RDMA devices and GIDs (rdma.c), the driver, GPU and library facts
  * (hostfacts.c), every netdev of the host classified with its default route (hostif.c), the addresses on
  * each netdev (from netlink in the daemon, from a file in tests), the NetworkManager and netplan profiles
- * (netprofile.c), the daemon's own memlock limit and the state of the sysctls it keeps.
+ * (netprofile.c), the daemon's own memlock limit (and whether systemd set it) and the state of the
+ * sysctls it keeps.
  */
 #pragma once
 
@@ -37,7 +38,8 @@ struct fabric_facts {
         struct netprofiles profiles; /* NetworkManager and netplan profiles under the host root */
         struct fabric_address *addresses;
         size_t n_addresses;
-        uint64_t memlock_daemon; /* bytes, HOSTFACTS_UNLIMITED for unlimited */
+        uint64_t memlock_daemon;      /* bytes, HOSTFACTS_UNLIMITED for unlimited */
+        bool is_daemon_under_systemd; /* sparkd's limits come from its unit, not from a shell */
         unsigned mtu_wanted;
         struct fabric_sysctl *sysctls;
         size_t n_sysctls;

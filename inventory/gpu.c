@@ -14,7 +14,7 @@
 /*
  * GPUs whose memory is the CPU's memory. GB10 (DGX Spark) has no memory of its own: CPU and GPU
  * share one coherent LPDDR5x pool, so nvidia-peermem has no GPU memory to pin and GPU Direct RDMA
- * through it hangs NCCL's start (seed 004). The big Grace superchips (GH200, GB200) are coherent
+ * through it hangs NCCL's start. The big Grace superchips (GH200, GB200) are coherent
  * too but keep their own HBM as GPU memory, so they are not listed. A listed name counts when it
  * is a whole word of the model ("NVIDIA GB10").
  */

@@ -48,31 +48,62 @@ static void format_memlock(uint64_t v, char *buf, size_t size)
                 snprintf(buf, size, "%llu KiB", (unsigned long long)(v / 1024));
 }
 
+static bool memlock_is_low(uint64_t v)
+{
+        return v != HOSTFACTS_UNLIMITED && v < MEMLOCK_ENOUGH;
+}
+
+/* Each process gets its limit from where it was started: sparkd from its systemd unit or from the
+ * shell that ran it, login sessions from pam_limits (limits.conf, limits.d), which applies to
+ * neither systemd services nor sparkd. So each low limit has its own fix. */
 void doctor_check_memlock(struct check *c, const struct fabric_facts *f)
 {
-        char daemon[32], login[32];
-        enum doctor_status status = DOCTOR_OK;
+        char daemon[32], login[32], summary[160] = "", fix[640] = "";
+        bool daemon_low = memlock_is_low(f->memlock_daemon);
+        bool login_low = f->host.memlock_login != HOSTFACTS_UNLIMITED;
 
         check_begin(c, "memlock");
         format_memlock(f->memlock_daemon, daemon, sizeof(daemon));
-        evidence(c, "sparkd: %s", daemon);
+        if (daemon_low)
+                evidence(c, "sparkd: %s (%s)", daemon,
+                         f->is_daemon_under_systemd ? "LimitMEMLOCK of its systemd unit"
+                                                    : "started outside systemd: the limit of the shell "
+                                                      "that started it");
+        else
+                evidence(c, "sparkd: %s", daemon);
         if (f->host.memlock_login) {
                 format_memlock(f->host.memlock_login, login, sizeof(login));
                 evidence(c, "login sessions: %s (%s)", login, f->host.memlock_login_source);
         } else {
+                snprintf(login, sizeof(login), "the distribution's default");
                 evidence(c, "login sessions: not set in /etc/security/limits.conf or limits.d (the "
                             "distribution default, often 8 MiB)");
         }
-        if (f->memlock_daemon != HOSTFACTS_UNLIMITED && f->memlock_daemon < MEMLOCK_ENOUGH)
-                status = DOCTOR_WARN;
-        if (f->host.memlock_login != HOSTFACTS_UNLIMITED)
-                status = DOCTOR_WARN;
-        check_end(c, status,
-                  "add '* soft memlock unlimited' and '* hard memlock unlimited' to "
-                  "/etc/security/limits.d/90-rdma.conf "
-                  "and log in again (RDMA pins memory; NCCL fails to register buffers otherwise)",
-                  status == DOCTOR_OK ? "memlock unlimited for sparkd and login sessions"
-                                      : "memlock limited: RDMA memory registration may fail");
+        if (!daemon_low && !login_low) {
+                check_end(c, DOCTOR_OK, NULL, "memlock unlimited for sparkd and login sessions");
+                return;
+        }
+        if (daemon_low && f->is_daemon_under_systemd)
+                snprintf(fix, sizeof(fix),
+                         "for sparkd: systemctl edit sparkd, add '[Service]' and 'LimitMEMLOCK=infinity', "
+                         "then systemctl restart sparkd");
+        else if (daemon_low)
+                snprintf(fix, sizeof(fix),
+                         "for sparkd: start it as the service (systemctl start sparkd; its unit sets "
+                         "LimitMEMLOCK=infinity), or run `ulimit -l unlimited` in the shell that starts it "
+                         "(limits.d does not apply to it)");
+        if (login_low)
+                snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
+                         "%sfor login sessions: add '* soft memlock unlimited' and '* hard memlock "
+                         "unlimited' to /etc/security/limits.d/90-rdma.conf and log in again",
+                         fix[0] ? "; " : "");
+        if (daemon_low)
+                snprintf(summary, sizeof(summary), "sparkd's memlock limit is %s%s", daemon,
+                         login_low ? ", and login sessions' " : "");
+        if (login_low)
+                snprintf(summary + strlen(summary), sizeof(summary) - strlen(summary), "%s%s",
+                         daemon_low ? "" : "login sessions' memlock limit is ", login);
+        check_end(c, DOCTOR_WARN, fix, "%s: RDMA memory registration may fail (RDMA pins memory)", summary);
 }
 
 /* A node of a GPU cluster without a usable GPU cannot take its part in a job: that is a failure,

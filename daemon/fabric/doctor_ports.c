@@ -99,8 +99,8 @@ void doctor_check_mtu(struct check *c, const struct fabric_facts *f)
                 const struct netif *n = &f->netifs.v[i];
                 char mtu[32];
 
-                if (strv_length(n->rdma_devices) == 0)
-                        continue;
+                /* Every netdev of the list is a fabric netdev: RDMA-backed or named in [fabric]
+                 * interfaces, and sparkd keeps the MTU of both. */
                 checked++;
                 if (n->mtu)
                         snprintf(mtu, sizeof(mtu), "MTU %u", n->mtu);
@@ -118,7 +118,11 @@ void doctor_check_mtu(struct check *c, const struct fabric_facts *f)
                         wrong++;
         }
         if (checked == 0) {
-                check_end(c, DOCTOR_FAIL, "see rdma-devices", "no fabric netdev to check");
+                check_end(c, DOCTOR_FAIL,
+                          "name the fabric netdevs in [fabric] interfaces of sparkd.conf, or see "
+                          "rdma-devices",
+                          "no fabric netdev to check: none is backed by an RDMA device or named in "
+                          "[fabric] interfaces");
                 return;
         }
         if (wrong) {
@@ -191,8 +195,8 @@ void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f)
 }
 
 /* A Spark's QSFP port is two PCIe x4 halves, each with its own netdev and RDMA device; traffic
- * on one half alone gets about half of the port (seed 001), and seed 002's boot service forces
- * the unused half down. */
+ * on one half alone gets about half of the port, and a common boot service forces the unused
+ * half down. */
 void doctor_check_twins_up(struct check *c, const struct fabric_facts *f)
 {
         size_t half = 0, pairs = 0;

@@ -143,8 +143,8 @@ static const struct hostif *choose_management(const struct fabric_facts *f, char
         else if (n_addressed > 1)
                 snprintf(why, size,
                          "no active fabric netdev has an IPv4 address, and of the physical netdevs with one "
-                         "(%s) none holds the IPv4 default route: give a fabric netdev an address (seed "
-                         "001: one twin is enough)",
+                         "(%s) none holds the IPv4 default route: give a fabric netdev an address (one "
+                         "twin of each port is enough)",
                          addressed);
         else {
                 char clause[540] = "";
@@ -153,7 +153,8 @@ static const struct hostif *choose_management(const struct fabric_facts *f, char
                         snprintf(clause, sizeof(clause), "; passed over: %s;", passed);
                 snprintf(why, size,
                          "no active fabric netdev has an IPv4 address, and no physical, non-wireless netdev "
-                         "has one either%s%s give a fabric netdev an address (seed 001: one twin is enough)",
+                         "has one either%s%s give a fabric netdev an address (one twin of each port is "
+                         "enough)",
                          clause, clause[0] ? "" : ":");
         }
         return chosen;
@@ -277,6 +278,26 @@ static void add_gid_index(json_object *vars, json_object *notes, const struct ac
         json_object_array_add(notes, json_object_new_string(why));
 }
 
+/* Why there is no environment to give: no RDMA device or no active port, and the netdevs named
+ * in [fabric] interfaces, which carry sockets only. */
+static const char *no_fabric_reason(const struct fabric_facts *f, char *buf, size_t size)
+{
+        char configured[256] = "";
+
+        for (size_t i = 0; i < f->netifs.n; i++)
+                if (f->netifs.v[i].is_configured && strv_length(f->netifs.v[i].rdma_devices) == 0)
+                        list_add(configured, sizeof(configured), f->netifs.v[i].name);
+        snprintf(buf, size, "%s%s%s%s",
+                 f->rdma.n == 0 ? "no RDMA device on this node (no ConnectX/RoCE or InfiniBand device in "
+                                  "/sys/class/infiniband); NCCL would fall back to TCP sockets"
+                                : "no RDMA port is ACTIVE: check the cables and `sparkc doctor`",
+                 configured[0] ? "; the netdevs named in [fabric] interfaces (" : "", configured,
+                 configured[0] ? ") have no RDMA device: NCCL can use them only through TCP sockets "
+                                 "(NCCL_SOCKET_IFNAME, NCCL_IB_DISABLE=1)"
+                               : "");
+        return buf;
+}
+
 json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
 {
         json_object *o = json_object_new_object(), *vars, *notes, *refused;
@@ -290,14 +311,8 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
         json_object_object_add(o, "mode_requested", json_object_new_string(env_mode_to_string(requested)));
         if (n == 0) {
                 json_object_object_add(o, "fabric_found", json_object_new_boolean(false));
-                json_object_object_add(
-                        o, "reason",
-                        json_object_new_string(f->rdma.n == 0
-                                                       ? "no RDMA device on this node (no ConnectX/RoCE or "
-                                                         "InfiniBand device in /sys/class/infiniband); NCCL "
-                                                         "would fall back to TCP sockets"
-                                                       : "no RDMA port is ACTIVE: check the cables and "
-                                                         "`sparkc doctor`"));
+                json_object_object_add(o, "reason",
+                                       json_object_new_string(no_fabric_reason(f, why, sizeof(why))));
                 return o;
         }
         json_object_object_add(o, "fabric_found", json_object_new_boolean(true));

@@ -22,4 +22,7 @@ struct fabric_api_context {
         void *rail_verdicts_userdata;
 };
 
+/* The doctor's result from facts read now. */
+int fabric_api_doctor(const struct fabric_api_context *context, json_object **out);
+
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);

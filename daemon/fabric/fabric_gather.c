@@ -32,6 +32,7 @@ int fabric_gather(const struct fabric_gather_input *in, struct fabric_facts *f)
         if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
                 f->memlock_daemon =
                         rl.rlim_cur == RLIM_INFINITY ? HOSTFACTS_UNLIMITED : (uint64_t)rl.rlim_cur;
+        f->is_daemon_under_systemd = in->is_under_systemd;
         f->mtu_wanted = c->fabric_mtu;
         for (size_t i = 0; i < in->n_sysctls; i++)
                 (void)fabric_facts_add_sysctl(f, in->sysctls[i].name, in->sysctls[i].wanted,
@@ -44,9 +45,11 @@ int fabric_sources_gather(void *sources, struct fabric_facts *out)
         const struct fabric_sources *s = sources;
         struct link_addresses addresses = { 0 };
         _cleanup_free_ struct sysctl_state *sysctls = NULL;
+        /* systemd sets INVOCATION_ID in every unit it starts; a shell does not. */
         struct fabric_gather_input in = { .config = s->config,
                                           .addresses = &addresses,
-                                          .aer_watch = s->aer_watch };
+                                          .aer_watch = s->aer_watch,
+                                          .is_under_systemd = getenv("INVOCATION_ID") != NULL };
         int r;
 
         r = links_addresses(s->links, &addresses);

@@ -24,6 +24,7 @@ struct fabric_gather_input {
         const struct sysctl_state *sysctls;
         size_t n_sysctls;
         struct aer_watch *aer_watch; /* NULL: no comparison with earlier looks */
+        bool is_under_systemd;       /* the daemon's limits come from its unit */
 };
 
 /* Fills *out (fabric_facts_free frees it); peers and rail verdicts are left to the caller. */

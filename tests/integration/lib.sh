@@ -83,6 +83,15 @@ veth_pair() {
         ip -n "$nb" link set "$ib" up
 }
 
+# flap_link NS IFACE COUNT: takes IFACE down and up COUNT times, as fast as ip(8) allows.
+flap_link() {
+        local i
+        for i in $(seq "$3"); do
+                ip -n "$1" link set "$2" down
+                ip -n "$1" link set "$2" up
+        done
+}
+
 mtu_of() { ip -n "$1" -o link show "$2" | sed -n 's/.* mtu \([0-9]*\) .*/\1/p'; }
 
 sock_of() { echo "$TEST_TMP/$1.sock"; }

@@ -47,6 +47,14 @@ rc=0; err=$("$SPARKC" --socket "$(sock_of a)" fabric -- --json 2>&1) || rc=$?
 assert_eq "$rc" 1 "a --json after --"
 assert_contains "$err" "fabric takes no arguments" "its message"
 
+step "watch with an unknown event: the events there are and how to ask, not a bare error code"
+rc=0; err=$(sparkc_of a watch bogus 2>&1) || rc=$?
+assert_eq "$rc" 1 "exit status of watch bogus"
+assert_contains "$err" "link-flapping, link-stable" "watch bogus"
+assert_contains "$err" "gid-changed" "watch bogus"
+assert_contains "$err" "usage: sparkc watch [EVENT]..." "watch bogus"
+case "$err" in *"(error -32602)"*) fail "watch bogus shows the bare error code: $err" ;; esac
+
 step "unreachable daemon: exit 2 and the socket named"
 rc=0; err=$("$SPARKC" --socket "$TEST_TMP/nobody-here.sock" status 2>&1) || rc=$?
 assert_eq "$rc" 2 "exit status when unreachable"

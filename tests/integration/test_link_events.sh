@@ -24,10 +24,7 @@ assert_eq "$(json_get "$json" '[l["oper_up"] for l in d["links"] if l["name"]=="
 sleep 3.2 # let the flap window pass so the burst below starts from calm
 
 step "10 quick flaps: one link-flapping alert, then one link-stable"
-for i in $(seq 10); do
-        ip -n "$b" link set fb down
-        ip -n "$b" link set fb up
-done
+flap_link "$b" fb 10
 wait_events a link-flapping fa 1 5 || fail "no link-flapping alert"
 wait_events a link-stable fa 1 10 || fail "no link-stable after the window"
 events_final a link-flapping fa

@@ -62,13 +62,14 @@ static void compare_golden(const char *host, const char *name, const char *actua
         free(expected);
 }
 
-static int load_host(const char *host, struct fabric_facts *f)
+/* patterns: what [fabric] interfaces names on that host, or NULL. */
+static int load_host_with(const char *host, char *const *patterns, struct fabric_facts *f)
 {
         char root[512], addresses[600];
         int r;
 
         snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
-        r = fabric_facts_read(root, NULL, false, f);
+        r = fabric_facts_read(root, patterns, false, f);
         if (r < 0)
                 return r;
         snprintf(addresses, sizeof(addresses), "%s/addresses", root);
@@ -83,18 +84,39 @@ static int load_host(const char *host, struct fabric_facts *f)
         return 0;
 }
 
-/* Runs env (in `mode`) and doctor for host; returns the env result's mode and the doctor code. */
-static void golden_host(const char *host, enum env_mode mode, const char *env_name, const char **mode_out,
-                        int *doctor_code)
+static int load_host(const char *host, struct fabric_facts *f)
 {
-        struct fabric_facts f;
-        json_object *env, *doctor, *m;
+        return load_host_with(host, NULL, f);
+}
+
+/* Compares doctor's text for facts f with host's golden file name; returns the exit code. */
+static int golden_doctor(const char *host, const struct fabric_facts *f, const char *name)
+{
+        json_object *doctor = doctor_run(f);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&text, &size);
+        int code = report_doctor(out, doctor);
+
+        fprintf(out, "(exit %d)\n", code);
+        fclose(out);
+        compare_golden(host, name, text);
+        free(text);
+        json_object_put(doctor);
+        return code;
+}
+
+/* Runs env (in `mode`) and doctor for the facts of host; returns the env result's mode and the
+ * doctor code. */
+static void golden_facts(const char *host, struct fabric_facts *f, enum env_mode mode, const char *env_name,
+                         const char **mode_out, int *doctor_code)
+{
+        json_object *env, *m;
         char *text = NULL;
         size_t size = 0;
         FILE *out;
 
-        CHECK(load_host(host, &f) == 0);
-        env = envgen_build(&f, mode);
+        env = envgen_build(f, mode);
         out = open_memstream(&text, &size);
         if (report_env(out, out, env, ENV_FORMAT_SH) < 0)
                 fprintf(out, "(exit 1)\n");
@@ -104,18 +126,18 @@ static void golden_host(const char *host, enum env_mode mode, const char *env_na
         *mode_out = json_object_object_get_ex(env, "mode", &m) ? strdup(json_object_get_string(m))
                                                                : strdup("none");
 
-        if (doctor_code) {
-                doctor = doctor_run(&f);
-                text = NULL;
-                out = open_memstream(&text, &size);
-                *doctor_code = report_doctor(out, doctor);
-                fprintf(out, "(exit %d)\n", *doctor_code);
-                fclose(out);
-                compare_golden(host, "doctor.txt", text);
-                free(text);
-                json_object_put(doctor);
-        }
+        if (doctor_code)
+                *doctor_code = golden_doctor(host, f, "doctor.txt");
         json_object_put(env);
+}
+
+static void golden_host(const char *host, enum env_mode mode, const char *env_name, const char **mode_out,
+                        int *doctor_code)
+{
+        struct fabric_facts f;
+
+        CHECK(load_host(host, &f) == 0);
+        golden_facts(host, &f, mode, env_name, mode_out, doctor_code);
         fabric_facts_free(&f);
 }
 
@@ -341,6 +363,9 @@ static void test_management_without_route(void)
         CHECK(json_object_object_get_ex(env, "notes", &notes));
         CHECK(notes && strstr(json_object_to_json_string(notes), "(eno1, enp65s0f1np1) none holds the IPv4 "
                                                                  "default route") != NULL);
+        /* The fact, not the name of a document users have never seen. */
+        CHECK(strstr(json_object_to_json_string(notes), "seed") == NULL);
+        CHECK(strstr(json_object_to_json_string(notes), "one twin of each port is enough") != NULL);
         json_object_put(env);
         fabric_facts_free(&f);
 }
@@ -387,6 +412,58 @@ static const char *check_status(json_object *doctor, const char *id)
         json_object *c = find_check(doctor, id), *v;
 
         return c && json_object_object_get_ex(c, "status", &v) ? json_object_get_string(v) : "missing";
+}
+
+/* A test bed node: no RDMA, the veth fab0 named in [fabric] interfaces and kept at MTU 9000.
+ * The configured netdev is a fabric netdev to the doctor as it is to `sparkc links`. */
+static void test_configured_fabric(void)
+{
+        char *patterns[] = { "fab0", NULL };
+        struct fabric_facts f;
+        json_object *doctor;
+        const char *mode;
+        int code;
+
+        CHECK(load_host_with("configured-fabric", patterns, &f) == 0);
+        golden_facts("configured-fabric", &f, ENV_MODE_AUTO, "env.sh", &mode, &code);
+        free((char *)mode);
+        doctor = doctor_run(&f);
+        CHECK_STREQ(check_status(doctor, "mtu"), "ok");
+        json_object_put(doctor);
+        fabric_facts_free(&f);
+}
+
+/* A fix's text in the doctor's result, "" when the check has none. */
+static const char *check_fix(json_object *doctor, const char *id)
+{
+        json_object *c = find_check(doctor, id), *v;
+
+        return c && json_object_object_get_ex(c, "fix", &v) ? json_object_get_string(v) : "";
+}
+
+/* sparkd started from a shell with its 8 MiB limit while login sessions are unlimited through
+ * limits.d: the low limit is sparkd's own, and so is the fix; limits.d is already right. */
+static void test_memlock_daemon_low(void)
+{
+        struct fabric_facts f;
+        json_object *doctor;
+
+        CHECK(load_host("spark-twins", &f) == 0);
+        f.memlock_daemon = 8192 * 1024;
+        CHECK(golden_doctor("spark-twins", &f, "doctor-memlock-daemon.txt") == 1);
+        doctor = doctor_run(&f);
+        CHECK_STREQ(check_status(doctor, "memlock"), "warn");
+        CHECK(strstr(check_fix(doctor, "memlock"), "ulimit -l unlimited") != NULL);
+        CHECK(strstr(check_fix(doctor, "memlock"), "limits.d/90-rdma.conf and log in") == NULL);
+        json_object_put(doctor);
+
+        /* Under systemd the unit's LimitMEMLOCK is what is low. */
+        f.is_daemon_under_systemd = true;
+        doctor = doctor_run(&f);
+        CHECK(strstr(check_fix(doctor, "memlock"), "LimitMEMLOCK=infinity") != NULL);
+        CHECK(strstr(check_fix(doctor, "memlock"), "ulimit") == NULL);
+        json_object_put(doctor);
+        fabric_facts_free(&f);
 }
 
 /* Two looks at the same PCI functions: first no fatal AER errors (spark-twins), then three on
@@ -455,7 +532,9 @@ int main(void)
         RUN(test_management_fallback);
         RUN(test_management_without_route);
         RUN(test_no_fabric);
+        RUN(test_configured_fabric);
         RUN(test_spark_rail_faults);
         RUN(test_aer_rising);
+        RUN(test_memlock_daemon_low);
         return test_result();
 }

@@ -1,0 +1,150 @@
+#include "health.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "daemon/fabric/doctor.h"
+
+/* One thing to fix; the first found of the worst status is the one status shows. */
+struct problem {
+        enum doctor_status status;
+        char text[384];
+        const char *command;
+};
+
+static const char *jstr(json_object *o, const char *key, const char *fallback)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v)
+                       : fallback;
+}
+
+static bool jbool(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static void note(struct problem *worst, enum doctor_status status, const char *command, const char *fmt, ...)
+        _printf_(4, 5);
+
+static void note(struct problem *worst, enum doctor_status status, const char *command, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (status <= worst->status)
+                return;
+        worst->status = status;
+        worst->command = command;
+        va_start(ap, fmt);
+        vsnprintf(worst->text, sizeof(worst->text), fmt, ap);
+        va_end(ap);
+}
+
+/* A flapping link fails the node; one that went down while sparkd watched, or drifts from the
+ * config, is a warning. A link down since before sparkd started (a port without a cable) is
+ * not news: the doctor judges whether any port is active. */
+static void judge_links(json_object *links, struct problem *worst)
+{
+        for (size_t i = 0; links && i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i), *drift;
+                const char *name = jstr(l, "name", "?");
+
+                if (jbool(l, "flapping"))
+                        note(worst, DOCTOR_FAIL, "sparkc links", "link %s is flapping (%s changes)", name,
+                             json_object_get_string(json_object_object_get(l, "flaps_since_start")));
+                else if (!jbool(l, "oper_up") && !jbool(l, "keep_down") && jstr(l, "last_change", NULL))
+                        note(worst, DOCTOR_WARN, "sparkc links", "link %s went down at %s", name,
+                             jstr(l, "last_change", "?"));
+                else if (json_object_object_get_ex(l, "drift", &drift) && json_object_array_length(drift))
+                        note(worst, DOCTOR_WARN, "sparkc links", "link %s drifts from the config (%s)", name,
+                             json_object_get_string(json_object_array_get_idx(drift, 0)));
+        }
+}
+
+/* A rejected peer holds another cluster key: it fails; one that went down is a warning. Peers
+ * still being found or dialled are not news yet. */
+static void judge_peers(json_object *peers, struct problem *worst)
+{
+        json_object *list = NULL;
+
+        if (peers)
+                json_object_object_get_ex(peers, "peers", &list);
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *addresses = NULL;
+                const char *state = jstr(p, "state", "?"), *name = jstr(p, "name", jstr(p, "static", NULL));
+
+                if (!name && json_object_object_get_ex(p, "addresses", &addresses) &&
+                    json_object_array_length(addresses))
+                        name = json_object_get_string(json_object_array_get_idx(addresses, 0));
+                if (strcmp(state, "rejected") == 0)
+                        /* The handshake's own error is for `sparkc peers`; one line says what it
+                         * means. */
+                        note(worst, DOCTOR_FAIL, "sparkc peers",
+                             "peer %s rejected: it does not hold this cluster's key", name ? name : "?");
+                else if (strcmp(state, "down") == 0)
+                        note(worst, DOCTOR_WARN, "sparkc peers", "peer %s is down%s%s", name ? name : "?",
+                             jstr(p, "error", NULL) ? ": " : "", jstr(p, "error", ""));
+        }
+}
+
+static void judge_doctor(json_object *doctor, struct problem *worst)
+{
+        json_object *checks;
+
+        if (!doctor) {
+                note(worst, DOCTOR_WARN, "sparkc doctor", "the doctor could not read this node's facts");
+                return;
+        }
+        if (!json_object_object_get_ex(doctor, "checks", &checks))
+                return;
+        /* In the doctor's order, which is the order to fix things in. */
+        for (size_t i = 0; i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+                const char *status = jstr(c, "status", "");
+
+                for (enum doctor_status s = DOCTOR_WARN; s <= DOCTOR_FAIL; s++)
+                        if (strcmp(status, doctor_status_to_string(s)) == 0)
+                                note(worst, s, "sparkc doctor", "%s: %s", jstr(c, "id", "?"),
+                                     jstr(c, "summary", "?"));
+        }
+}
+
+json_object *health_build(json_object *links, json_object *peers, json_object *doctor)
+{
+        struct problem worst = { .status = DOCTOR_OK };
+        json_object *o = json_object_new_object();
+
+        /* What happens now before what the doctor finds standing: among problems of the worst
+         * status, the first noted is shown. */
+        judge_links(links, &worst);
+        judge_peers(peers, &worst);
+        judge_doctor(doctor, &worst);
+        json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(worst.status)));
+        json_object_object_add(o, "first_problem",
+                               worst.status == DOCTOR_OK ? NULL : json_object_new_string(worst.text));
+        json_object_object_add(o, "command",
+                               worst.status == DOCTOR_OK ? NULL : json_object_new_string(worst.command));
+        return o;
+}
+
+json_object *health_of_node(struct links *links, struct peers *peers,
+                            const struct fabric_api_context *fabric)
+{
+        json_object *list = links ? links_to_json(links) : NULL, *doctor = NULL, *o;
+        json_object *peer_list = peers ? peers_to_json(peers) : NULL;
+
+        if (fabric && fabric_api_doctor(fabric, &doctor) < 0)
+                doctor = NULL;
+        o = health_build(list, peer_list, doctor);
+
+        json_object_put(list);
+        json_object_put(peer_list);
+        json_object_put(doctor);
+        return o;
+}

@@ -1,0 +1,22 @@
+/*
+ * The node's health in one line, for the status method: ok, warn or fail, the first thing to fix
+ * and the command that shows more. It comes from the links (flapping, gone down, drifting), the
+ * peers (rejected, down) and the doctor's verdict, which judges the rest, the probes' last
+ * verdicts included.
+ */
+#pragma once
+
+#include <json-c/json.h>
+
+#include "daemon/fabric/fabric_api.h"
+#include "daemon/host/links.h"
+#include "daemon/peers/peers.h"
+
+/* {status, first_problem, command} from the links method's list, the peers method's result and
+ * the doctor's result (each may be NULL: not known). first_problem and command are null when the
+ * status is ok. Pure. */
+json_object *health_build(json_object *links, json_object *peers, json_object *doctor);
+
+/* health_build over what the daemon knows now; the doctor runs afresh, as for its method. */
+json_object *health_of_node(struct links *links, struct peers *peers,
+                            const struct fabric_api_context *fabric);
