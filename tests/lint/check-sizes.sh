@@ -14,7 +14,8 @@ for f in "${files[@]}"; do
                 failed=1
         fi
 done
-median=$(for f in "${files[@]}"; do [[ $f == *.c ]] && wc -l <"$f"; done | sort -n |
-        awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+median=$(for f in "${files[@]}"; do
+        if [[ $f == *.c ]]; then wc -l <"$f"; fi
+done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 [ "$failed" = 0 ] || exit 1
 echo "PASS: ${#files[@]} files of at most $limit lines; median .c file $median lines"
