@@ -44,6 +44,18 @@ void file_size_format(unsigned long long bytes, char *buf, size_t size)
                 snprintf(buf, size, "%llu bytes", bytes);
 }
 
+ssize_t file_read_once(int fd, void *buf, size_t size)
+{
+        for (;;) {
+                ssize_t n = read(fd, buf, size);
+
+                if (n >= 0)
+                        return n;
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
 static int read_bounded(int fd, size_t max_size, char **data, size_t *len)
 {
         _cleanup_free_ char *buf = NULL;
@@ -68,12 +80,9 @@ static int read_bounded(int fd, size_t max_size, char **data, size_t *len)
                         buf = bigger;
                         cap = want;
                 }
-                n = read(fd, buf + used, cap - used - 1);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
+                n = file_read_once(fd, buf + used, cap - used - 1);
+                if (n < 0)
+                        return (int)n;
                 if (n == 0)
                         break;
                 used += (size_t)n;

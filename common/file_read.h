@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* Reads path (relative to dirfd, AT_FDCWD for the working directory) when it is a regular file
  * of at most max_size bytes. flags are added to open's (O_NOFOLLOW to refuse a symlink).
@@ -21,6 +22,9 @@ int file_read_regular(int dirfd, const char *path, int flags, size_t max_size, c
 /* The same, also giving the file's stat (its mode and owner) where the caller checks them. */
 int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
                            struct stat *st, char *why, size_t why_size);
+
+/* One read(2), again when a signal interrupted it: bytes read, 0 at the end, or -errno. */
+ssize_t file_read_once(int fd, void *buf, size_t size);
 
 /* "a FIFO", "a directory", "a socket", "a character device", "a block device", "a symlink",
  * "a regular file" for a stat mode. */

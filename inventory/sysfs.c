@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/file_read.h"
 #include "common/strutil.h"
 
 __attribute__((format(printf, 4, 0))) static int build_path(char *path, size_t size, const char *root,
@@ -33,13 +34,10 @@ static int read_whole(const char *path, char *buf, size_t size)
         if (fd < 0)
                 return -errno;
         while (used + 1 < size) {
-                ssize_t n = read(fd, buf + used, size - 1 - used);
+                ssize_t n = file_read_once(fd, buf + used, size - 1 - used);
 
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
+                if (n < 0)
+                        return (int)n;
                 if (n == 0)
                         break;
                 used += (size_t)n;
