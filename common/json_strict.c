@@ -19,6 +19,8 @@ struct raw_span {
 struct raw_scan {
         size_t keys; /* colons outside strings: one per member of every object */
         bool has_escaped_nul;
+        /* json-c, even strict, takes 'single quotes', NaN and Infinity: not JSON to anyone else */
+        bool is_not_standard;
         char number_out_of_range[48];
         /* the outermost object's keys as written, to name a repeated one */
         struct raw_span top_keys[TOP_KEYS_MAX];
@@ -39,6 +41,16 @@ static bool integer_fits(const char *start, size_t len)
         else
                 (void)strtoull(buf, NULL, 10);
         return errno != ERANGE;
+}
+
+static bool is_literal(const char *word, size_t len)
+{
+        static const char *const literals[] = { "true", "false", "null" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(literals); i++)
+                if (strlen(literals[i]) == len && memcmp(word, literals[i], len) == 0)
+                        return true;
+        return false;
 }
 
 /* One pass over the text as written, outside json-c: what json-c's tree no longer shows. The
@@ -86,6 +98,16 @@ static void scan_raw(const char *text, size_t len, struct raw_scan *scan)
                                 snprintf(scan->number_out_of_range, sizeof(scan->number_out_of_range),
                                          "%.*s", (int)(i + 1 - start > 40 ? 40 : i + 1 - start),
                                          text + start);
+                } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+                        size_t start = i;
+
+                        while (i + 1 < len && ((text[i + 1] >= 'a' && text[i + 1] <= 'z') ||
+                                               (text[i + 1] >= 'A' && text[i + 1] <= 'Z')))
+                                i++;
+                        if (!is_literal(text + start, i + 1 - start))
+                                scan->is_not_standard = true;
+                } else if (!strchr(" \t\r\n,", c)) {
+                        scan->is_not_standard = true;
                 }
         }
 }
@@ -113,7 +135,8 @@ static const struct raw_span *repeated_top_key(const struct raw_scan *scan)
 {
         for (size_t i = 0; i < scan->n_top_keys; i++)
                 for (size_t j = 0; j < i; j++)
-                        if (scan->top_keys[i].len == scan->top_keys[j].len &&
+                        if (scan->top_keys[i].start && scan->top_keys[j].start &&
+                            scan->top_keys[i].len == scan->top_keys[j].len &&
                             memcmp(scan->top_keys[i].start, scan->top_keys[j].start,
                                    scan->top_keys[i].len) == 0)
                                 return &scan->top_keys[i];
@@ -141,7 +164,10 @@ int json_strict_parse(const char *text, size_t len, int max_depth, json_object *
         tok = json_tokener_new_ex(max_depth);
         if (!tok)
                 return -ENOMEM;
-        json_tokener_set_flags(tok, JSON_TOKENER_VALIDATE_UTF8);
+        /* Strict: standard JSON only. json-c otherwise takes 'single-quoted' strings, comments
+         * and bare words, which the scan below, and any other reader, would read differently. */
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
+                                            JSON_TOKENER_VALIDATE_UTF8);
         obj = json_tokener_parse_ex(tok, text, (int)len);
         tok_error = json_tokener_get_error(tok);
         if (obj && tok_error == json_tokener_success) {
@@ -165,7 +191,10 @@ int json_strict_parse(const char *text, size_t len, int max_depth, json_object *
         }
 
         scan_raw(text, len, &scan);
-        if (scan.has_escaped_nul) {
+        if (scan.is_not_standard) {
+                *error = JSON_STRICT_SYNTAX;
+                snprintf(why, why_size, "not standard JSON (single quotes, NaN or Infinity)");
+        } else if (scan.has_escaped_nul) {
                 *error = JSON_STRICT_NUL;
                 snprintf(why, why_size, "a string holds a NUL character (\\u0000)");
         } else if (scan.number_out_of_range[0]) {

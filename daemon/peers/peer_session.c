@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_strict.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/strutil.h"
@@ -319,15 +320,25 @@ static int session_handle_heartbeat(struct peer_conn *c, json_object *m)
         return 0;
 }
 
+/* Nesting a peer message needs, with room; deeper is refused, not recursed into. */
+#define PEER_MESSAGE_MAX_DEPTH 32
+
 static int session_handle_line(struct peer_conn *c, const char *line, size_t len)
 {
-        json_tokener *tok = json_tokener_new();
-        json_object *m = json_tokener_parse_ex(tok, line, (int)len);
+        enum json_strict_error error;
+        json_object *m = NULL;
         const char *type = NULL;
+        char why[128];
         int r = 0;
 
-        json_tokener_free(tok);
-        if (!m || !json_object_is_type(m, json_type_object) || jsonrpc_param_string(m, "type", &type) <= 0) {
+        /* Read strictly: a message naming "type" twice must not mean what its last one says. */
+        if (json_strict_parse(line, len, PEER_MESSAGE_MAX_DEPTH, &m, &error, why, sizeof(why)) < 0) {
+                if (c->peer && error != JSON_STRICT_SYNTAX)
+                        log_warning("peer %s (%s) sent a message that is refused: %s", c->peer->name,
+                                    c->remote, why);
+                return -EBADMSG;
+        }
+        if (!json_object_is_type(m, json_type_object) || jsonrpc_param_string(m, "type", &type) <= 0) {
                 json_object_put(m);
                 return -EBADMSG;
         }

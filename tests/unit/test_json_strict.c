@@ -54,6 +54,11 @@ static void test_refused(void)
         CHECK(PARSE("{\"a\":1} x") == JSON_STRICT_SYNTAX);
         CHECK(PARSE("{\"a\":1") == JSON_STRICT_SYNTAX);
         CHECK(PARSE("") == JSON_STRICT_SYNTAX);
+        /* What json-c alone would take but other readers would not: quotes, comments, words. */
+        CHECK(PARSE("{'a':1,'a':2}") == JSON_STRICT_SYNTAX);
+        CHECK(PARSE("{\"a\":1 /* \"a\": */}") == JSON_STRICT_SYNTAX);
+        CHECK(PARSE("{\"a\":NaN}") == JSON_STRICT_SYNTAX);
+        CHECK(PARSE("{\"a\":1,}") == JSON_STRICT_SYNTAX);
         CHECK(PARSE("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]") ==
               JSON_STRICT_DEPTH);
 }
