@@ -71,16 +71,28 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         return 0;
 }
 
-static int method_doctor(struct api_request *req, json_object *params, void *userdata)
+int fabric_api_doctor(const struct fabric_api_context *ctx, json_object **ret)
 {
         struct fabric_facts f;
         int r;
 
-        r = read_facts(userdata, &f);
+        r = read_facts(ctx, &f);
         if (r < 0)
                 return r;
-        api_request_reply(req, doctor_run(&f));
+        *ret = doctor_run(&f);
         fabric_facts_free(&f);
+        return 0;
+}
+
+static int method_doctor(struct api_request *req, json_object *params, void *userdata)
+{
+        json_object *result;
+        int r;
+
+        r = fabric_api_doctor(userdata, &result);
+        if (r < 0)
+                return r;
+        api_request_reply(req, result);
         return 0;
 }
 

@@ -22,4 +22,6 @@ struct fabric_api_context {
         void *rail_verdicts_userdata;
 };
 
+/* The doctor's result now, as the doctor method gives it (the metrics read it too). */
+int fabric_api_doctor(const struct fabric_api_context *ctx, json_object **ret);
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);
