@@ -193,32 +193,42 @@ static bool is_stale_initialization(json_object *r)
                strcmp(str(d, "verdict"), "stale-initialization") == 0;
 }
 
-static void probe_verdicts(FILE *out, json_object *latest)
+/* One series of a result's family, labelled with its peer and kind. */
+static void result_series(FILE *out, const char *name, json_object *r, int value)
 {
-        family(out, "sparkd_probe_degraded", "gauge",
-               "1 when the latest probe of this kind to the peer fell short of its expectation.");
+        fprintf(out, "%s{peer=\"", name);
+        label(out, str(r, "peer"));
+        fprintf(out, "\",kind=\"");
+        label(out, str(r, "kind"));
+        fprintf(out, "\"} %d\n", value);
+}
+
+/* 1 for each latest result whose status is status, 0 for the others. */
+static void status_family(FILE *out, json_object *latest, const char *name, const char *help,
+                          const char *status)
+{
+        family(out, name, "gauge", help);
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
                 json_object *r = json_object_array_get_idx(latest, i);
 
-                fprintf(out, "sparkd_probe_degraded{peer=\"");
-                label(out, str(r, "peer"));
-                fprintf(out, "\",kind=\"");
-                label(out, str(r, "kind"));
-                fprintf(out, "\"} %d\n", str(r, "status") && strcmp(str(r, "status"), "degraded") == 0);
+                result_series(out, name, r, str(r, "status") && strcmp(str(r, "status"), status) == 0);
         }
+}
+
+static void probe_verdicts(FILE *out, json_object *latest)
+{
+        status_family(out, latest, "sparkd_probe_degraded",
+                      "1 when the latest probe of this kind to the peer fell short of its expectation.",
+                      "degraded");
         family(out, "sparkd_probe_stale_initialization", "gauge",
                "1 when the latest bandwidth probe of this kind to the peer found a rail in the "
                "stale-initialization state.");
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
                 json_object *r = json_object_array_get_idx(latest, i);
 
-                if (!json_object_object_get_ex(r, "diagnosis", NULL))
-                        continue;
-                fprintf(out, "sparkd_probe_stale_initialization{peer=\"");
-                label(out, str(r, "peer"));
-                fprintf(out, "\",kind=\"");
-                label(out, str(r, "kind"));
-                fprintf(out, "\"} %d\n", is_stale_initialization(r));
+                if (json_object_object_get_ex(r, "diagnosis", NULL))
+                        result_series(out, "sparkd_probe_stale_initialization", r,
+                                      is_stale_initialization(r));
         }
 }
 
@@ -271,17 +281,8 @@ static char *render(const char *node, const char *version, double uptime_sec,
                 fprintf(out, "\"} %d\n", flag(mtu, "mismatch"));
         }
 
-        family(out, "sparkd_probe_ok", "gauge",
-               "1 when the latest probe of this kind to the peer was ok, 0 otherwise.");
-        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
-                json_object *r = json_object_array_get_idx(latest, i);
-
-                fprintf(out, "sparkd_probe_ok{peer=\"");
-                label(out, str(r, "peer"));
-                fprintf(out, "\",kind=\"");
-                label(out, str(r, "kind"));
-                fprintf(out, "\"} %d\n", str(r, "status") && strcmp(str(r, "status"), "ok") == 0);
-        }
+        status_family(out, latest, "sparkd_probe_ok",
+                      "1 when the latest probe of this kind to the peer was ok, 0 otherwise.", "ok");
         family(out, "sparkd_probe_tcp_bytes_per_second", "gauge",
                "Throughput of the latest tcp probe to the peer.");
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 
+#include "common/macro.h"
 #include "daemon/export/metrics.h"
 #include "test.h"
 
@@ -109,6 +110,18 @@ static json_object *check(const char *id, const char *status)
 /* The alert rules read the doctor's checks, the GID watch and each probe's verdict. */
 static void test_doctor_gid_and_verdicts(void)
 {
+        static const char *const once[] = {
+                "# TYPE sparkd_doctor_check_status gauge",
+                "sparkd_doctor_check_status{check=\"mtu\"} 0",
+                "sparkd_doctor_check_status{check=\"memlock\"} 1",
+                "sparkd_doctor_check_status{check=\"pcie-aer\"} 2",
+                "# TYPE sparkd_gid_changes_total counter",
+                "sparkd_gid_changes_total 2\n",
+                "sparkd_env_stale 1\n",
+                "sparkd_probe_degraded{peer=\"b\",kind=\"tcp\"} 1",
+                "sparkd_probe_degraded{peer=\"c\",kind=\"tcp\"} 0",
+                "sparkd_probe_stale_initialization{peer=\"b\",kind=\"tcp\"} 1",
+        };
         json_object *doctor = json_object_new_object(), *checks = json_object_new_array();
         json_object *latest = json_object_new_array(), *stale = result("b", "b-id", "degraded", 12);
         json_object *diagnosis = json_object_new_object();
@@ -125,20 +138,10 @@ static void test_doctor_gid_and_verdicts(void)
         json_object_array_add(latest, result("c", "c-id", "ok", 90));
         text = metrics_render("a", "1.0", 1, NULL, NULL, latest, &state);
         CHECK(text != NULL);
-        if (text) {
-                CHECK(count(text, "# TYPE sparkd_doctor_check_status gauge") == 1);
-                CHECK(count(text, "sparkd_doctor_check_status{check=\"mtu\"} 0") == 1);
-                CHECK(count(text, "sparkd_doctor_check_status{check=\"memlock\"} 1") == 1);
-                CHECK(count(text, "sparkd_doctor_check_status{check=\"pcie-aer\"} 2") == 1);
-                CHECK(count(text, "# TYPE sparkd_gid_changes_total counter") == 1);
-                CHECK(count(text, "sparkd_gid_changes_total 2\n") == 1);
-                CHECK(count(text, "sparkd_env_stale 1\n") == 1);
-                CHECK(count(text, "sparkd_probe_degraded{peer=\"b\",kind=\"tcp\"} 1") == 1);
-                CHECK(count(text, "sparkd_probe_degraded{peer=\"c\",kind=\"tcp\"} 0") == 1);
-                CHECK(count(text, "sparkd_probe_stale_initialization{peer=\"b\",kind=\"tcp\"} 1") == 1);
-                /* A result without a diagnosis says nothing about its rails. */
-                CHECK(count(text, "sparkd_probe_stale_initialization{peer=\"c\"") == 0);
-        }
+        for (size_t i = 0; text && i < ARRAY_SIZE(once); i++)
+                CHECK(count(text, once[i]) == 1);
+        /* A result without a diagnosis says nothing about its rails. */
+        CHECK(text && count(text, "sparkd_probe_stale_initialization{peer=\"c\"") == 0);
         free(text);
         json_object_put(doctor);
         json_object_put(latest);
