@@ -1,10 +1,10 @@
 /*
  * Prometheus text exposition of what sparkd knows: links (state, MTU, flaps, corrections),
  * peers (up, MTU mismatch), the latest probe result per peer and kind (with its verdict), the
- * doctor's checks and the GID watch. Served by the metrics
- * method (sparkc metrics) and, when [metrics] textfile is set, written atomically to that file for
- * node_exporter's textfile collector, so any monitoring system watches the cluster
- * (metrics_writer.c does both).
+ * doctor's checks and the GID watch. Served by the metrics method (sparkc metrics) and, when
+ * [metrics] textfile is set, written atomically to that file for node_exporter's textfile
+ * collector, so any monitoring system watches the cluster (metrics_writer.c does both). The
+ * alert rules and the dashboard in contrib/ read these names: rename one there too.
  */
 #pragma once
 

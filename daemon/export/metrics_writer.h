@@ -1,7 +1,7 @@
 /*
  * The metrics of the running daemon: the exposition (metrics.c) rendered from the links, the
- * peers, the probe history, the doctor and the GID watch when asked, and, when [metrics] textfile is set,
- * written to that file every 15 seconds and after every reload.
+ * peers, the probe history, the doctor and the GID watch when asked, and, when [metrics]
+ * textfile is set, written to that file every 15 seconds and after every reload.
  */
 #pragma once
 
