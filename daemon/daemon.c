@@ -202,6 +202,8 @@ static int sparkd_start_metrics(struct sparkd *d)
                 .links = d->links,
                 .peers = d->peers,
                 .probes = d->probes,
+                .fabric = &d->fabric_api,
+                .gid_watch = d->gid_watch,
                 .started = d->started_monotonic,
         };
 

@@ -15,7 +15,7 @@ test_packages=(
         "${build_packages[@]}"
         iproute2 procps util-linux python3
         avahi-daemon avahi-utils dbus
-        iperf3 prometheus
+        iperf3 prometheus prometheus-node-exporter python3-yaml
         clang-format
         clang libclang-rt-dev valgrind
         dpkg-dev debhelper fakeroot lintian bash-completion

@@ -149,8 +149,92 @@ static json_object *unique_results(json_object *latest)
         return out;
 }
 
+/* The monitoring-plugin numbers of sparkc doctor's exit code: 0 ok, 1 warn, 2 fail. */
+static int doctor_level(const char *status)
+{
+        if (status && strcmp(status, "ok") == 0)
+                return 0;
+        if (status && strcmp(status, "warn") == 0)
+                return 1;
+        return 2;
+}
+
+static void node_state(FILE *out, const struct metrics_node_state *state)
+{
+        json_object *checks = NULL;
+
+        family(out, "sparkd_doctor_check_status", "gauge",
+               "Outcome of the doctor's check: 0 ok, 1 warn, 2 fail, as sparkc doctor exits.");
+        if (state && state->doctor)
+                json_object_object_get_ex(state->doctor, "checks", &checks);
+        for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+
+                fprintf(out, "sparkd_doctor_check_status{check=\"");
+                label(out, str(c, "id"));
+                fprintf(out, "\"} %d\n", doctor_level(str(c, "status")));
+        }
+        if (!state)
+                return;
+        family(out, "sparkd_gid_changes_total", "counter",
+               "RoCE v2 GID table changes seen on the fabric ports since sparkd started.");
+        fprintf(out, "sparkd_gid_changes_total %u\n", state->gid_changes);
+        family(out, "sparkd_env_stale", "gauge",
+               "1 when the GID table changed after sparkc env was last served: jobs started with "
+               "that environment may fail.");
+        fprintf(out, "sparkd_env_stale %d\n", state->env_stale);
+}
+
+static bool is_stale_initialization(json_object *r)
+{
+        json_object *d;
+
+        return json_object_object_get_ex(r, "diagnosis", &d) && str(d, "verdict") &&
+               strcmp(str(d, "verdict"), "stale-initialization") == 0;
+}
+
+/* One series of a result's family, labelled with its peer and kind. */
+static void result_series(FILE *out, const char *name, json_object *r, int value)
+{
+        fprintf(out, "%s{peer=\"", name);
+        label(out, str(r, "peer"));
+        fprintf(out, "\",kind=\"");
+        label(out, str(r, "kind"));
+        fprintf(out, "\"} %d\n", value);
+}
+
+/* 1 for each latest result whose status is status, 0 for the others. */
+static void status_family(FILE *out, json_object *latest, const char *name, const char *help,
+                          const char *status)
+{
+        family(out, name, "gauge", help);
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i);
+
+                result_series(out, name, r, str(r, "status") && strcmp(str(r, "status"), status) == 0);
+        }
+}
+
+static void probe_verdicts(FILE *out, json_object *latest)
+{
+        status_family(out, latest, "sparkd_probe_degraded",
+                      "1 when the latest probe of this kind to the peer fell short of its expectation.",
+                      "degraded");
+        family(out, "sparkd_probe_stale_initialization", "gauge",
+               "1 when the latest bandwidth probe of this kind to the peer found a rail in the "
+               "stale-initialization state.");
+        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
+                json_object *r = json_object_array_get_idx(latest, i);
+
+                if (json_object_object_get_ex(r, "diagnosis", NULL))
+                        result_series(out, "sparkd_probe_stale_initialization", r,
+                                      is_stale_initialization(r));
+        }
+}
+
 static char *render(const char *node, const char *version, double uptime_sec,
-                    const struct link_states *links, json_object *list, json_object *latest)
+                    const struct link_states *links, json_object *list, json_object *latest,
+                    const struct metrics_node_state *state)
 {
         char *text = NULL;
         size_t size = 0;
@@ -197,17 +281,8 @@ static char *render(const char *node, const char *version, double uptime_sec,
                 fprintf(out, "\"} %d\n", flag(mtu, "mismatch"));
         }
 
-        family(out, "sparkd_probe_ok", "gauge",
-               "1 when the latest probe of this kind to the peer was ok, 0 otherwise.");
-        for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
-                json_object *r = json_object_array_get_idx(latest, i);
-
-                fprintf(out, "sparkd_probe_ok{peer=\"");
-                label(out, str(r, "peer"));
-                fprintf(out, "\",kind=\"");
-                label(out, str(r, "kind"));
-                fprintf(out, "\"} %d\n", str(r, "status") && strcmp(str(r, "status"), "ok") == 0);
-        }
+        status_family(out, latest, "sparkd_probe_ok",
+                      "1 when the latest probe of this kind to the peer was ok, 0 otherwise.", "ok");
         family(out, "sparkd_probe_tcp_bytes_per_second", "gauge",
                "Throughput of the latest tcp probe to the peer.");
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
@@ -298,6 +373,8 @@ static char *render(const char *node, const char *version, double uptime_sec,
                 label(out, str(r, "peer"));
                 fprintf(out, "\"} %d\n", flag(t, "socket_fallback"));
         }
+        probe_verdicts(out, latest);
+        node_state(out, state);
         if (fclose(out) != 0) {
                 free(text);
                 return NULL;
@@ -306,7 +383,8 @@ static char *render(const char *node, const char *version, double uptime_sec,
 }
 
 char *metrics_render(const char *node, const char *version, double uptime_sec,
-                     const struct link_states *links, json_object *peers, json_object *latest)
+                     const struct link_states *links, json_object *peers, json_object *latest,
+                     const struct metrics_node_state *state)
 {
         json_object *list = NULL, *unique_list, *unique_latest;
         char *text;
@@ -315,7 +393,7 @@ char *metrics_render(const char *node, const char *version, double uptime_sec,
                 json_object_object_get_ex(peers, "peers", &list);
         unique_list = unique_peers(list);
         unique_latest = unique_results(latest);
-        text = render(node, version, uptime_sec, links, unique_list, unique_latest);
+        text = render(node, version, uptime_sec, links, unique_list, unique_latest, state);
         json_object_put(unique_list);
         json_object_put(unique_latest);
         return text;

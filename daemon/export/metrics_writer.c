@@ -30,18 +30,28 @@ static double uptime_sec(const struct timespec *started)
 char *metrics_writer_text(struct metrics_writer *w)
 {
         struct link_states links = { 0 };
+        struct metrics_node_state state = {
+                .gid_changes = gid_watch_changes(w->sources.gid_watch),
+                .env_stale = gid_watch_env_stale(w->sources.gid_watch),
+        };
         json_object *peers, *latest;
         char *text;
+        int r;
 
         if (links_states(w->sources.links, &links) < 0)
                 return NULL;
+        /* Without the doctor's result the other metrics still go out; its checks are left out. */
+        r = fabric_api_doctor(w->sources.fabric, &state.doctor);
+        if (r < 0)
+                log_warning("metrics: cannot run the doctor: %s", strerror(-r));
         peers = peers_to_json(w->sources.peers);
         latest = history_latest(probes_history(w->sources.probes));
         text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links, peers,
-                              latest);
+                              latest, &state);
         free(links.v);
         json_object_put(peers);
         json_object_put(latest);
+        json_object_put(state.doctor);
         return text;
 }
 

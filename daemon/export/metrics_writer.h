@@ -1,7 +1,7 @@
 /*
  * The metrics of the running daemon: the exposition (metrics.c) rendered from the links, the
- * peers and the probe history when asked, and, when [metrics] textfile is set, written to that
- * file every 15 seconds and after every reload.
+ * peers, the probe history, the doctor and the GID watch when asked, and, when [metrics]
+ * textfile is set, written to that file every 15 seconds and after every reload.
  */
 #pragma once
 
@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "daemon/config/conf.h"
+#include "daemon/fabric/fabric_api.h"
+#include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
 #include "daemon/peers/peers.h"
 #include "daemon/probe/probe.h"
@@ -17,6 +19,8 @@ struct metrics_sources {
         struct links *links;
         struct peers *peers;
         struct probes *probes;
+        struct fabric_api_context *fabric; /* the doctor */
+        struct gid_watch *gid_watch;
         struct timespec started; /* CLOCK_MONOTONIC when the daemon started: the uptime */
 };
 

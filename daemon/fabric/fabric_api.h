@@ -22,7 +22,8 @@ struct fabric_api_context {
         void *rail_verdicts_userdata;
 };
 
-/* The doctor's result from facts read now. */
+/* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
+ * too). */
 int fabric_api_doctor(const struct fabric_api_context *context, json_object **out);
 
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);

@@ -23,6 +23,7 @@ struct gid_watch {
         struct event *backstop;
         unsigned changes;      /* gid-changed events since start */
         time_t env_changed_at; /* 0: no change since the env was last served */
+        bool env_served;       /* the env method has answered since start */
         char env_changed_reason[512];
 };
 
@@ -246,8 +247,19 @@ void gid_watch_poke(struct gid_watch *w)
 
 void gid_watch_env_served(struct gid_watch *w)
 {
+        w->env_served = true;
         w->env_changed_at = 0;
         w->env_changed_reason[0] = '\0';
+}
+
+unsigned gid_watch_changes(const struct gid_watch *w)
+{
+        return w->changes;
+}
+
+bool gid_watch_env_stale(const struct gid_watch *w)
+{
+        return w->env_served && w->env_changed_at;
 }
 
 json_object *gid_watch_to_json(const struct gid_watch *w)

@@ -12,6 +12,7 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -61,5 +62,10 @@ void gid_watch_poke(struct gid_watch *w);
 void gid_watch_check(struct gid_watch *w);
 /* The env method was asked: environments made from now on match the table. */
 void gid_watch_env_served(struct gid_watch *w);
+/* gid-changed events since start. */
+unsigned gid_watch_changes(const struct gid_watch *w);
+/* True when an environment was served and the table changed after the last one was: jobs
+ * started with it may name a GID index that now holds another address. */
+bool gid_watch_env_stale(const struct gid_watch *w);
 /* {env_changed_at, env_changed_reason, gid_changes, ports: [{device, port, netdev, ipv4, gid_index}]} */
 json_object *gid_watch_to_json(const struct gid_watch *w);

@@ -6,7 +6,8 @@
 # changed: not for a second address, not for a flap that leaves the table as it was; once for a
 # flap that moves the address to GID 5, once for the address removed, once for a table change
 # found only on reload (the backstop: 192.168.178.21 to GID 3). `sparkc status` says the
-# environment changed until `sparkc env` is asked again.
+# environment changed until `sparkc env` is asked again; the metrics count the changes and mark
+# the environment stale when one came after an environment was served.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_gid.sh"
 
@@ -22,6 +23,12 @@ gid_table start "$GID_MAC" "$(mapped 192.168.177.11)"
 gid_index() { json_get "$(sparkc_of a --json status)" \
         '[p["gid_index"] for p in d["gid"]["ports"] if p["device"] == "rocep1s0f1"][0]'; }
 changed_at() { json_get "$(sparkc_of a --json status)" 'd["gid"]["env_changed_at"]'; }
+# metric_is NAME VALUE WHEN: `sparkc metrics` has the line "NAME VALUE".
+metric_is() {
+        local out
+        out=$(sparkc_of a metrics)
+        grep -qx "$1 $2" <<<"$out" || fail "metrics $3: expected '$1 $2', got '$(grep "^$1 " <<<"$out")'"
+}
 # reread_seen WHEN: the daemon re-read the table since gid_mark_unread, and the watcher has every
 # gid-changed that re-read found.
 reread_seen() {
@@ -70,6 +77,9 @@ assert_eq "$(gid_index)" 5 "GID index after the table moved"
 out=$(sparkc_of a status)
 assert_contains "$out" "env changed" "sparkc status after the change"
 assert_contains "$out" "192.168.177.11 moved from GID 3 to GID 5" "sparkc status reason"
+# No environment was served before the change: no job can hold the old index.
+metric_is sparkd_gid_changes_total 1 "after the change"
+metric_is sparkd_env_stale 0 "after a change before any env was served"
 
 step "sparkc env gives the new index and clears the mark"
 out=$(sparkc_of a env)
@@ -88,6 +98,9 @@ assert_eq "$(count_events a gid-changed)" 2 "gid-changed after the address was r
 ev=$(grep '"gid-changed"' "$TEST_TMP/a.events" | tail -1)
 assert_eq "$(json_get "$ev" 'd["fields"]["old_address"] + "/" + d["fields"]["old_index"] + " " + d["fields"]["new_address"] + "/" + d["fields"]["new_index"]')" \
         "192.168.177.11/5 192.168.178.21/7" "old and new address and index"
+# The environment served before this change names GID 5: jobs started with it may fail.
+metric_is sparkd_gid_changes_total 2 "after the address was removed"
+metric_is sparkd_env_stale 1 "after a change under a served environment"
 
 step "a table change without any netlink change: found on reload"
 gid_table reordered "$GID_MAC" "$(mapped 192.168.178.21)"

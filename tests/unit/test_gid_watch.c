@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,49 @@ static const char *addresses_of_gid_index_5(const char *ifname, char *buf, size_
         return buf;
 }
 
+/* The table the watch reads next: its one port's GID index. */
+static int watched_index = 3;
+
+static int read_watched(void *userdata, struct gid_table *out)
+{
+        struct gid_entry *e = malloc(sizeof(*e));
+
+        if (!e)
+                return -ENOMEM;
+        *e = entry("rocep1s0f1", 1, "enp1s0f1np1", "192.168.177.11", watched_index);
+        *out = (struct gid_table){ e, 1 };
+        return 0;
+}
+
+/* Stale only when an environment was served before the change: a change before any was served
+ * leaves no job with an old GID index. */
+static void test_env_stale_after_a_served_env(void)
+{
+        struct event_base *base = event_base_new();
+        struct gid_watch *w = NULL;
+
+        CHECK(base && gid_watch_new(base, read_watched, NULL, &w) == 0);
+        if (!w) {
+                event_base_free(base);
+                return;
+        }
+        gid_watch_check(w);
+        watched_index = 5;
+        gid_watch_check(w);
+        CHECK(gid_watch_changes(w) == 1);
+        CHECK(!gid_watch_env_stale(w));
+        gid_watch_env_served(w);
+        CHECK(!gid_watch_env_stale(w));
+        watched_index = 3;
+        gid_watch_check(w);
+        CHECK(gid_watch_changes(w) == 2);
+        CHECK(gid_watch_env_stale(w));
+        gid_watch_env_served(w);
+        CHECK(!gid_watch_env_stale(w));
+        gid_watch_free(w);
+        event_base_free(base);
+}
+
 static void test_build_from_fixture(void)
 {
         struct rdma_inventory inv;
@@ -131,6 +175,7 @@ int main(void)
         RUN(test_index_moved);
         RUN(test_address_changed_or_gone);
         RUN(test_ports_coming_and_going);
+        RUN(test_env_stale_after_a_served_env);
         RUN(test_build_from_fixture);
         return test_result();
 }

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 
+#include "common/macro.h"
 #include "daemon/export/metrics.h"
 #include "test.h"
 
@@ -50,7 +51,7 @@ static void test_one_series_per_label_set(void)
         /* Newest first, as history_latest gives them. */
         json_object_array_add(latest, result("b", "new-id", "ok", 80));
         json_object_array_add(latest, result("b", "old-id", "failed", 8));
-        text = metrics_render("a", "1.0", 1, NULL, peers, latest);
+        text = metrics_render("a", "1.0", 1, NULL, peers, latest, NULL);
         CHECK(text != NULL);
         if (text) {
                 CHECK(count(text, "sparkd_peer_up{peer=\"b\"}") == 1);
@@ -74,7 +75,7 @@ static void test_rdma(void)
         json_object_object_get_ex(r, "measured", &m);
         json_object_object_add(m, "typical_us", json_object_new_double(1.5));
         json_object_array_add(latest, r);
-        text = metrics_render("a", "1.0", 1, NULL, NULL, latest);
+        text = metrics_render("a", "1.0", 1, NULL, NULL, latest, NULL);
         CHECK(text != NULL);
         if (text) {
                 CHECK(count(text, "sparkd_probe_rdma_bytes_per_second{peer=\"b\"} 23750000000") == 1);
@@ -91,9 +92,58 @@ static void test_labels_are_escaped(void)
         char *text;
 
         json_object_array_add(latest, result("x\"y\\z\nw", "id", "ok", 8));
-        text = metrics_render("n", "v", 0, NULL, NULL, latest);
+        text = metrics_render("n", "v", 0, NULL, NULL, latest, NULL);
         CHECK(text && strstr(text, "sparkd_probe_ok{peer=\"x\\\"y\\\\z\\nw\",kind=\"tcp\"} 1"));
         free(text);
+        json_object_put(latest);
+}
+
+static json_object *check(const char *id, const char *status)
+{
+        json_object *c = json_object_new_object();
+
+        json_object_object_add(c, "id", json_object_new_string(id));
+        json_object_object_add(c, "status", json_object_new_string(status));
+        return c;
+}
+
+/* The alert rules read the doctor's checks, the GID watch and each probe's verdict. */
+static void test_doctor_gid_and_verdicts(void)
+{
+        static const char *const once[] = {
+                "# TYPE sparkd_doctor_check_status gauge",
+                "sparkd_doctor_check_status{check=\"mtu\"} 0",
+                "sparkd_doctor_check_status{check=\"memlock\"} 1",
+                "sparkd_doctor_check_status{check=\"pcie-aer\"} 2",
+                "# TYPE sparkd_gid_changes_total counter",
+                "sparkd_gid_changes_total 2\n",
+                "sparkd_env_stale 1\n",
+                "sparkd_probe_degraded{peer=\"b\",kind=\"tcp\"} 1",
+                "sparkd_probe_degraded{peer=\"c\",kind=\"tcp\"} 0",
+                "sparkd_probe_stale_initialization{peer=\"b\",kind=\"tcp\"} 1",
+        };
+        json_object *doctor = json_object_new_object(), *checks = json_object_new_array();
+        json_object *latest = json_object_new_array(), *stale = result("b", "b-id", "degraded", 12);
+        json_object *diagnosis = json_object_new_object();
+        struct metrics_node_state state = { .doctor = doctor, .gid_changes = 2, .env_stale = true };
+        char *text;
+
+        json_object_array_add(checks, check("mtu", "ok"));
+        json_object_array_add(checks, check("memlock", "warn"));
+        json_object_array_add(checks, check("pcie-aer", "fail"));
+        json_object_object_add(doctor, "checks", checks);
+        json_object_object_add(diagnosis, "verdict", json_object_new_string("stale-initialization"));
+        json_object_object_add(stale, "diagnosis", diagnosis);
+        json_object_array_add(latest, stale);
+        json_object_array_add(latest, result("c", "c-id", "ok", 90));
+        text = metrics_render("a", "1.0", 1, NULL, NULL, latest, &state);
+        CHECK(text != NULL);
+        for (size_t i = 0; text && i < ARRAY_SIZE(once); i++)
+                CHECK(count(text, once[i]) == 1);
+        /* A result without a diagnosis says nothing about its rails. */
+        CHECK(text && count(text, "sparkd_probe_stale_initialization{peer=\"c\"") == 0);
+        free(text);
+        json_object_put(doctor);
         json_object_put(latest);
 }
 
@@ -102,5 +152,6 @@ int main(void)
         RUN(test_one_series_per_label_set);
         RUN(test_rdma);
         RUN(test_labels_are_escaped);
+        RUN(test_doctor_gid_and_verdicts);
         return test_result();
 }
