@@ -8,14 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 
 ns=$(netns_new npd)
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host"
-ip -n "$ns" link add enp1s0f1np1 type veth peer name peer0
-ip -n "$ns" addr add 192.168.177.11/24 dev enp1s0f1np1
-ip -n "$ns" link set enp1s0f1np1 up
-ip -n "$ns" link set peer0 up
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n[peers]\nkey_file = %s\nmdns = no\n' \
-        "$TEST_TMP/host" "$TEST_TMP/cluster.key" >"$TEST_TMP/sparkd.conf"
 
 # npd_is NAME EXIT LINE [ARGS...]: sparkc doctor --format npd ARGS prints exactly LINE, exits EXIT.
 npd_is() {
@@ -27,7 +19,7 @@ npd_is() {
         [ "${#out}" -le 80 ] || fail "the npd line of $name is ${#out} bytes, above 80"
 }
 
-sparkd_start spark "$ns" -c "$TEST_TMP/sparkd.conf"
+spark_fixture_start spark "$ns" "$TEST_TMP/host"
 
 step "ok: the checks that pass on this fixture, the probes' rule among them"
 npd_is spark 0 "ok: rail-bandwidth: no tcp or rdma probe has measured the rails yet" --check rail-bandwidth

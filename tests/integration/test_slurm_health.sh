@@ -22,15 +22,7 @@ stop_process() {
 ns=$(netns_new slurm)
 
 step "a sparkd on a copy of a healthy fixture Spark"
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host"
-ip -n "$ns" link add enp1s0f1np1 type veth peer name peer0
-ip -n "$ns" addr add 192.168.177.11/24 dev enp1s0f1np1
-ip -n "$ns" link set enp1s0f1np1 up
-ip -n "$ns" link set peer0 up
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n[peers]\nkey_file = %s\nmdns = no\n' \
-        "$TEST_TMP/host" "$TEST_TMP/cluster.key" >"$TEST_TMP/sparkd.conf"
-sparkd_start spark "$ns" -c "$TEST_TMP/sparkd.conf"
+spark_fixture_start spark "$ns" "$TEST_TMP/host"
 rc=0; sparkc_of spark doctor >/dev/null || rc=$?
 [ "$rc" -le 1 ] || fail "the doctor of the healthy fixture exits $rc: $(sparkc_of spark doctor --format line || true)"
 
