@@ -16,7 +16,7 @@ npd_is() {
         out=$(sparkc_of "$name" doctor --format npd "$@") || rc=$?
         assert_eq "$out" "$want" "the npd line of $name $*"
         assert_eq "$rc" "$want_rc" "the npd exit status of $name $*"
-        [ "${#out}" -le 80 ] || fail "the npd line of $name is ${#out} bytes, above 80"
+        [ "$(printf %s "$out" | wc -c)" -le 80 ] || fail "the npd line of $name is above 80 bytes: $out"
 }
 
 spark_fixture_start spark "$ns" "$TEST_TMP/host"
