@@ -118,7 +118,7 @@ static int doctor_unknown(enum doctor_format format, const char *why)
  * one check was asked for: the probes' degradation that check reports is what its event is for. */
 static int doctor_print_line(json_object *result, enum doctor_format format, const char *only)
 {
-        char line[2 * 512 + 1];
+        char line[REPORT_DOCTOR_LINE_SIZE];
         int r;
 
         r = report_doctor_line(line, format == DOCTOR_FORMAT_NPD ? NPD_MAX_MESSAGE + 1 : sizeof(line),

@@ -3,9 +3,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* How long a doctor check's summary or evidence line may be, as the daemon writes them. */
-#define MAX_EVIDENCE_LINE 512
-
 static const char *get_str(json_object *o, const char *key, const char *fallback)
 {
         json_object *v;
@@ -150,7 +147,7 @@ int report_doctor_line(char *line, size_t size, json_object *doctor, const char 
 {
         static const char *const words[] = { "ok", "warn", "fail" };
         json_object *checks = NULL, *worst = NULL, *evidence = NULL;
-        char full[2 * MAX_EVIDENCE_LINE];
+        char full[REPORT_DOCTOR_LINE_SIZE];
         size_t n, considered = 0, used;
         int rank = -1;
 

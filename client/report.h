@@ -38,3 +38,6 @@ int report_doctor(FILE *out, json_object *doctor);
  * (line saying which checks there are) when only names no check of the result.
  */
 int report_doctor_line(char *line, size_t size, json_object *doctor, const char *only);
+/* A buffer that holds report_doctor_line's longest line: a summary and an evidence line, each
+ * as long as the daemon writes them (512 bytes). */
+#define REPORT_DOCTOR_LINE_SIZE 1024

@@ -452,7 +452,7 @@ static void test_doctor_line(void)
         for (size_t i = 0; i < ARRAY_SIZE(hosts); i++) {
                 struct fabric_facts f;
                 json_object *doctor;
-                char full[1025], npd[81], *text = NULL;
+                char full[REPORT_DOCTOR_LINE_SIZE], npd[81], *text = NULL;
                 size_t size = 0;
                 FILE *out;
                 int code;
