@@ -3,7 +3,7 @@
 # sparkd-slurm-health as its HealthCheckProgram against a sparkd on a fixture Spark: a fabric fault
 # (nvidia_peermem loaded on a unified-memory GPU) drains the node with a "sparkd:" reason, the fix
 # resumes it, a node drained by hand for another reason stays drained with that reason, and an
-# unreachable sparkd leaves the node as it was. Each step waits for two more health-check runs
+# unreachable sparkd leaves the node as it was (with --drain-unreachable it drains). Each step waits for two more health-check runs
 # after its change: one may have started before it.
 . "$(dirname "$0")/lib.sh"
 
@@ -40,11 +40,13 @@ CLEANUP_CMDS+=("stop_process \$(cat $TEST_TMP/munge/munged.pid)")
 socket_file=$TEST_TMP/socket
 export SLURM_CONF=$TEST_TMP/slurm/slurm.conf
 sock_of spark >"$socket_file"
+options_file=$TEST_TMP/options
+: >"$options_file"
 # slurmd runs it with an environment of its own: SLURM_CONF is this test's, for scontrol.
 cat >"$TEST_TMP/health.sh" <<HEALTH
 #!/bin/sh
 export SLURM_CONF=$TEST_TMP/slurm/slurm.conf
-"$HEALTH" --sparkc "$SPARKC" --socket "\$(cat $socket_file)" --timeout 5 >>"$TEST_TMP/health.log" 2>&1
+"$HEALTH" --sparkc "$SPARKC" --socket "\$(cat $socket_file)" --timeout 5 \$(cat $options_file) >>"$TEST_TMP/health.log" 2>&1
 echo "\$?" >>"$TEST_TMP/runs"
 HEALTH
 chmod 755 "$TEST_TMP/health.sh"
@@ -113,6 +115,8 @@ two_more_runs
 state_is DRAIN || fail "the node left DRAIN while sparkd was unreachable: $(node_state)"
 assert_eq "$(node_reason)" "$reason" "the reason while sparkd is unreachable"
 sock_of spark >"$socket_file"
+options_file=$TEST_TMP/options
+: >"$options_file"
 
 step "the fault fixed: the node resumes"
 rm -r "$TEST_TMP/host/sys/module/nvidia_peermem"
@@ -124,6 +128,17 @@ two_more_runs
 assert_eq "$(node_state)" IDLE "the state while sparkd is unreachable"
 assert_contains "$(cat "$TEST_TMP/health.log")" "left as it is" "the health program's words"
 sock_of spark >"$socket_file"
+options_file=$TEST_TMP/options
+: >"$options_file"
+
+step "unreachable with --drain-unreachable: drained, and resumed once sparkd answers healthy"
+echo "--drain-unreachable" >"$options_file"
+echo "$TEST_TMP/none.sock" >"$socket_file"
+wait_until 30 state_is DRAIN || fail "not drained while unreachable: $(scontrol_ns show node "$node")"
+assert_eq "$(node_reason)" "sparkd: unknown: sparkd not reachable at $TEST_TMP/none.sock" "the drain reason"
+sock_of spark >"$socket_file"
+wait_until 30 state_is '^IDLE$' || fail "not resumed: $(scontrol_ns show node "$node")"
+: >"$options_file"
 
 step "drained by hand for another reason: the health program leaves it, failing or healthy"
 scontrol_ns update NodeName="$node" State=DRAIN Reason="disk replaced"
