@@ -3,8 +3,9 @@
 # sparkd-slurm-health as its HealthCheckProgram against a sparkd on a fixture Spark: a fabric fault
 # (nvidia_peermem loaded on a unified-memory GPU) drains the node with a "sparkd:" reason, the fix
 # resumes it, a node drained by hand for another reason stays drained with that reason, and an
-# unreachable sparkd leaves the node as it was (with --drain-unreachable it drains). Each step waits for two more health-check runs
-# after its change: one may have started before it.
+# unreachable sparkd leaves the node as it was (with --drain-unreachable it drains). A step that
+# expects no change waits for two more health-check runs after its change: one may have started
+# before it.
 . "$(dirname "$0")/lib.sh"
 
 for p in slurmctld slurmd munged mungekey scontrol; do
