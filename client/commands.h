@@ -8,7 +8,8 @@
 #include "global_options.h"
 
 /* The options of the commands that have their own. */
-extern const struct command_options env_options, probe_options, history_options, keygen_options;
+extern const struct command_options env_options, doctor_options, probe_options, history_options,
+        keygen_options;
 
 /* status_cmd.c */
 int cmd_status(const struct client_options *o, int argc, char **argv);

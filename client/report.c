@@ -120,3 +120,71 @@ int report_doctor(FILE *out, json_object *doctor)
                                               : "some checks failed");
         return strcmp(status, "ok") == 0 ? 0 : strcmp(status, "warn") == 0 ? 1 : 2;
 }
+
+static int check_rank(const char *status)
+{
+        return strcmp(status, "ok") == 0 ? 0 : strcmp(status, "warn") == 0 ? 1 : 2;
+}
+
+/* Copies full into line, cut back with "..." at its end where it does not fit, never inside a
+ * UTF-8 sequence. */
+static void fit_line(char *line, size_t size, const char *full)
+{
+        size_t len = strlen(full), end;
+
+        if (len < size) {
+                memcpy(line, full, len + 1);
+                return;
+        }
+        end = size > 4 ? size - 4 : 0;
+        while (end > 0 && ((unsigned char)full[end] & 0xc0) == 0x80)
+                end--;
+        memcpy(line, full, end);
+        snprintf(line + end, size - end, "...");
+}
+
+int report_doctor_line(char *line, size_t size, json_object *doctor, const char *only)
+{
+        static const char *const words[] = { "ok", "warn", "fail" };
+        json_object *checks = NULL, *worst = NULL, *evidence = NULL;
+        char full[REPORT_DOCTOR_LINE_SIZE];
+        size_t n, considered = 0, used;
+        int rank = -1;
+
+        if (size == 0)
+                return -EINVAL;
+        json_object_object_get_ex(doctor, "checks", &checks);
+        n = checks ? json_object_array_length(checks) : 0;
+        for (size_t i = 0; i < n; i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+                int r = check_rank(get_str(c, "status", "?"));
+
+                if (only && strcmp(get_str(c, "id", ""), only) != 0)
+                        continue;
+                considered++;
+                if (r > rank) {
+                        rank = r;
+                        worst = c;
+                }
+        }
+        if (!worst) {
+                used = snprintf(full, sizeof(full), "unknown: no check %s; the checks are",
+                                only ? only : "");
+                for (size_t i = 0; i < n && used < sizeof(full); i++)
+                        used += snprintf(full + used, sizeof(full) - used, "%s %s", i ? "," : "",
+                                         get_str(json_object_array_get_idx(checks, i), "id", "?"));
+                fit_line(line, size, full);
+                return -ENOENT;
+        }
+        if (rank == 0 && !only)
+                used = snprintf(full, sizeof(full), "ok: all %zu checks pass", considered);
+        else
+                used = snprintf(full, sizeof(full), "%s: %s: %s", words[rank], get_str(worst, "id", "?"),
+                                get_str(worst, "summary", ""));
+        json_object_object_get_ex(worst, "evidence", &evidence);
+        if (rank > 0 && evidence && json_object_array_length(evidence) > 0 && used < sizeof(full))
+                snprintf(full + used, sizeof(full) - used, " (%s)",
+                         json_object_get_string(json_object_array_get_idx(evidence, 0)));
+        fit_line(line, size, full);
+        return rank;
+}

@@ -28,3 +28,16 @@ int report_env_refusal(FILE *err, json_object *env, bool force);
 /* Writes one line per check with its evidence and fix; returns the exit code to use:
  * 0 all ok, 1 a warning, 2 a failure. */
 int report_doctor(FILE *out, json_object *doctor);
+
+/*
+ * The doctor's verdict in one line of at most size - 1 bytes, for programs that read one line
+ * (a scheduler's drain reason, node-problem-detector's message): "fail: ID: SUMMARY (EVIDENCE)"
+ * for the first failing check, else "warn: ..." for the first warning one, else "ok: all N checks
+ * pass". With only, that check alone counts ("ok: ID: SUMMARY" when it passes). A longer line is
+ * cut at a character boundary and ends with "...". Returns 0 ok, 1 warn, 2 fail, or -ENOENT
+ * (line saying which checks there are) when only names no check of the result.
+ */
+int report_doctor_line(char *line, size_t size, json_object *doctor, const char *only);
+/* A buffer that holds report_doctor_line's longest line: a summary and an evidence line, each
+ * as long as the daemon writes them (512 bytes). */
+#define REPORT_DOCTOR_LINE_SIZE 1024

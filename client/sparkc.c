@@ -64,7 +64,10 @@ static const struct command commands[] = {
         { "fabric", "RDMA devices, ports, netdevs (ibdev2netdev), RoCE v2 GID index, twins", cmd_fabric },
         { "env [--mode M] [--format F] [--force]",
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env, &env_options },
-        { "doctor", "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown", cmd_doctor },
+        { "doctor [--format text|line|npd] [--check ID]",
+          "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
+          "unknown)",
+          cmd_doctor, &doctor_options },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",

@@ -78,14 +78,18 @@ _sparkc()
                 return
                 ;;
         --format)
-                COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
+                if [[ $cmd == doctor ]]; then
+                        COMPREPLY=($(compgen -W 'text line npd' -- "$cur"))
+                else
+                        COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
+                fi
                 return
                 ;;
         --socket)
                 _filedir
                 return
                 ;;
-        --duration | --size | --streams | --count | --limit | --env | --param | --timeout) return ;;
+        --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --check) return ;;
         esac
 
         case $cmd in

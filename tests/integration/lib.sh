@@ -131,6 +131,22 @@ sparkd_start() {
         fi
 }
 
+# spark_fixture_start NAME NETNS HOST: a sparkd on a copy (at HOST, so a test may change it) of the
+# fixture Spark spark-twins, its fabric netdev with its address in NETNS, with a cluster key and no
+# peers to find: its doctor fails no check, and warns only where sparkd's memlock is limited.
+spark_fixture_start() {
+        local name=$1 ns=$2 host=$3
+        cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$host"
+        ip -n "$ns" link add enp1s0f1np1 type veth peer name peer0
+        ip -n "$ns" addr add 192.168.177.11/24 dev enp1s0f1np1
+        ip -n "$ns" link set enp1s0f1np1 up
+        ip -n "$ns" link set peer0 up
+        "$SPARKC" keygen "$TEST_TMP/$name.key" >/dev/null
+        printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n[peers]\nkey_file = %s\nmdns = no\n' \
+                "$host" "$TEST_TMP/$name.key" >"$TEST_TMP/$name.conf"
+        sparkd_start "$name" "$ns" -c "$TEST_TMP/$name.conf"
+}
+
 # sparkd_caught_up NAME: returns once NAME's daemon has handled what was waiting for it when this
 # was called (kernel notifications, timers due). A request's connection is accepted in one turn of
 # the daemon's loop and read in a later one, so everything that was ready when it connected was

@@ -81,6 +81,11 @@ assert_eq "$(json_get "$out" "[c['status'] for c in d['checks'] if c['id'] == 'r
 text=$(sparkc_of a doctor) || true
 assert_contains "$text" "[FAIL] rail-bandwidth  stale-initialization: enp1s0f1np1 reverse:" "doctor's verdict line"
 assert_contains "$text" "fix: 1. reboot both nodes" "doctor's recovery"
+# node-problem-detector's SparkProbeDegraded rule: NonOK, with the verdict in at most 80 bytes.
+rc=0; line=$(sparkc_of a doctor --format npd --check rail-bandwidth) || rc=$?
+assert_eq "$rc" 1 "the npd exit status of the probes' rule"
+assert_contains "$line" "fail: rail-bandwidth: stale-initialization: enp1s0f1np1 reverse:" "the npd line"
+[ "$(printf %s "$line" | wc -c)" -le 80 ] || fail "the npd line is above 80 bytes: $line"
 aer="$root/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/aer_dev_fatal"
 sed -i 's/^TOTAL_ERR_FATAL 0$/TOTAL_ERR_FATAL 2/; s/^DLP 0$/DLP 2/' "$aer"
 rc=0; out=$(sparkc_of a doctor) || rc=$?

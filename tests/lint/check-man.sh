@@ -4,6 +4,8 @@
 # daemon/config/conf_keys.c, under its [section]). Fails listing what is missing, so a new option or key
 # cannot be added without its documentation.
 #
+# Likewise every option of sparkd-slurm-health (from its --help) in its own page.
+#
 # usage: check-man.sh SOURCE_ROOT SPARKD SPARKC
 set -u
 
@@ -20,7 +22,7 @@ mentions() {
         grep -qE -- "\*([^*]*, )?$(sed 's/[.[\*^$]/\\&/g' <<<"$2")[*,=]" "$src/man/$1"
 }
 
-for page in sparkd.8.scd sparkc.1.scd sparkd.conf.5.scd; do
+for page in sparkd.8.scd sparkc.1.scd sparkd.conf.5.scd sparkd-slurm-health.8.scd; do
         [ -f "$src/man/$page" ] || { echo "FAIL: $src/man/$page does not exist"; exit 1; }
 done
 
@@ -71,6 +73,13 @@ done < <(sed -nE '/^static const struct conf_key keys\[\] = \{/,/^\};/ s/^[[:spa
          "$src/daemon/config/conf_keys.c")
 [ "$n" -ge 20 ] || { echo "FAIL: only $n keys found in daemon/config/conf_keys.c (has its table changed shape?)"; exit 1; }
 grep -qx '# \[sysctl\]' "$src/man/sparkd.conf.5.scd" || miss "section [sysctl] in man/sparkd.conf.5.scd"
+
+n=0
+for opt in $(help_options "$src/integrations/slurm/sparkd-slurm-health"); do
+        n=$((n + 1))
+        mentions sparkd-slurm-health.8.scd "$opt" || miss "sparkd-slurm-health option $opt in man/sparkd-slurm-health.8.scd"
+done
+[ "$n" -ge 5 ] || { echo "FAIL: only $n options in sparkd-slurm-health --help"; exit 1; }
 
 if [ "$missing" -ne 0 ]; then
         echo "FAIL: $missing thing(s) missing from the man pages"

@@ -78,7 +78,9 @@ for f in usr/sbin/sparkd usr/bin/sparkc usr/libexec/sparkd/sparkd-probe-tcp usr/
          usr/lib/sysusers.d/sparkd.conf usr/lib/tmpfiles.d/sparkd.conf \
          usr/share/man/man8/sparkd.8.gz usr/share/man/man1/sparkc.1.gz usr/share/man/man5/sparkd.conf.5.gz \
          usr/share/bash-completion/completions/sparkc \
-         usr/share/sparkd/prometheus/sparkd.rules.yml usr/share/sparkd/grafana/sparkd-cluster.json; do
+         usr/share/sparkd/prometheus/sparkd.rules.yml usr/share/sparkd/grafana/sparkd-cluster.json \
+         usr/share/sparkd/node-problem-detector/sparkd-monitor.json \
+         usr/sbin/sparkd-slurm-health usr/share/man/man8/sparkd-slurm-health.8.gz; do
         if grep -qx "$f" "$tmp/contents"; then ok "$f"; else fail "$f missing from the package"; fi
 done
 # The NCCL helper links CUDA; it has a package of its own, so sparkd installs without CUDA.

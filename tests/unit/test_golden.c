@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "client/report.h"
+#include "common/macro.h"
 #include "daemon/fabric/doctor.h"
 #include "daemon/fabric/envgen.h"
 #include "daemon/host/aer_watch.h"
@@ -518,6 +519,55 @@ static void test_aer_rising(void)
         aer_watch_free(w);
 }
 
+/* The doctor's verdict in one line, in full and cut to node-problem-detector's 80 bytes, for a
+ * host that passes (spark-twins), one that warns (spark-one-port), one that fails
+ * (spark-rail-faults), and with one check alone. */
+static void test_doctor_line(void)
+{
+        static const char *const hosts[] = { "spark-twins", "spark-one-port", "spark-rail-faults" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(hosts); i++) {
+                struct fabric_facts f;
+                json_object *doctor;
+                char full[REPORT_DOCTOR_LINE_SIZE], npd[81], *text = NULL;
+                size_t size = 0;
+                FILE *out;
+                int code;
+
+                CHECK(load_host(hosts[i], &f) == 0);
+                doctor = doctor_run(&f);
+                out = open_memstream(&text, &size);
+                code = report_doctor_line(full, sizeof(full), doctor, NULL);
+                fprintf(out, "%s\n(exit %d)\n", full, code);
+                CHECK(report_doctor_line(npd, sizeof(npd), doctor, NULL) == code);
+                CHECK(strlen(npd) <= 80);
+                fprintf(out, "%s\n", npd);
+                code = report_doctor_line(full, sizeof(full), doctor, "mtu");
+                fprintf(out, "%s\n(exit %d)\n", full, code);
+                fclose(out);
+                compare_golden(hosts[i], "doctor-line.txt", text);
+                free(text);
+                json_object_put(doctor);
+                fabric_facts_free(&f);
+        }
+}
+
+/* A line cut inside a multi-byte character keeps the character whole or leaves it out. */
+static void test_doctor_line_utf8(void)
+{
+        json_object *doctor =
+                json_tokener_parse("{\"checks\": [{\"id\": \"mtu\", \"status\": \"fail\", \"summary\": "
+                                   "\"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\"}]}");
+        char line[16];
+
+        /* "fail: mtu: " is 11 bytes; 12 bytes of room leave one before "...", half an é. */
+        CHECK(report_doctor_line(line, sizeof(line), doctor, NULL) == 2);
+        CHECK_STREQ(line, "fail: mtu: ...");
+        CHECK(report_doctor_line(line, sizeof(line), doctor, "gpu") == -ENOENT);
+        CHECK_STREQ(line, "unknown: no ...");
+        json_object_put(doctor);
+}
+
 int main(void)
 {
         RUN(test_spark_twins);
@@ -536,5 +586,7 @@ int main(void)
         RUN(test_spark_rail_faults);
         RUN(test_aer_rising);
         RUN(test_memlock_daemon_low);
+        RUN(test_doctor_line);
+        RUN(test_doctor_line_utf8);
         return test_result();
 }
