@@ -99,7 +99,7 @@ void doctor_check_memlock(struct check *c, const struct fabric_facts *f)
                          fix[0] ? "; " : "");
         if (daemon_low)
                 snprintf(summary, sizeof(summary), "sparkd's memlock limit is %s%s", daemon,
-                         login_low ? ", and login sessions' " : "");
+                         login_low ? ", and login sessions' is " : "");
         if (login_low)
                 snprintf(summary + strlen(summary), sizeof(summary) - strlen(summary), "%s%s",
                          daemon_low ? "" : "login sessions' memlock limit is ", login);
