@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib_peers.sh"
 
 command -v valgrind >/dev/null || skip "needs valgrind"
-ldd "$SPARKD" 2>/dev/null | grep -qE 'lib(asan|ubsan)' && skip "sparkd is a sanitizer build"
+ldd "$SPARKD" 2>/dev/null | grep -E 'lib(asan|ubsan)' >/dev/null && skip "sparkd is a sanitizer build"
 : "${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}"
 
 # Every daemon lib.sh starts runs under memcheck (exec keeps the PID lib.sh waits on); the probe
