@@ -63,6 +63,9 @@ static int sparkd_apply_host_state(struct sparkd *d)
                 return r;
         /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
         gid_watch_configure(d->gid_watch, d->config->recheck_usec);
+        r = port_errors_configure(d->port_errors, d->config);
+        if (r < 0)
+                return r;
         return probes_configure(d->probes, d->config);
 }
 
@@ -292,11 +295,15 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
+        r = port_errors_new(d->base, &d->port_errors);
+        if (r < 0)
+                goto fail;
         d->fabric_sources = (struct fabric_sources){
                 .config = d->config,
                 .links = d->links,
                 .sysctls = d->sysctls,
                 .aer_watch = d->aer_watch,
+                .counter_watch = port_errors_watch(d->port_errors),
         };
         r = gid_watch_new(d->base, fabric_sources_gid_table, &d->fabric_sources, &d->gid_watch);
         if (r < 0)
@@ -365,6 +372,7 @@ void sparkd_free(struct sparkd *d)
         metrics_writer_free(d->metrics);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
+        port_errors_free(d->port_errors);
         gid_watch_free(d->gid_watch);
         peers_free(d->peers);
         links_free(d->links);

@@ -28,6 +28,8 @@ int fabric_gather(const struct fabric_gather_input *in, struct fabric_facts *f)
                 fabric_facts_free(f);
                 return -ENOMEM;
         }
+        if (in->counter_watch)
+                counter_watch_annotate(in->counter_watch, &f->counters);
         add_addresses(f, in->addresses);
         if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
                 f->memlock_daemon =
@@ -46,7 +48,8 @@ int fabric_sources_gather(void *sources, struct fabric_facts *out)
         _cleanup_free_ struct sysctl_state *sysctls = NULL;
         struct fabric_gather_input in = { .config = s->config,
                                           .addresses = &addresses,
-                                          .aer_watch = s->aer_watch };
+                                          .aer_watch = s->aer_watch,
+                                          .counter_watch = s->counter_watch };
         int r;
 
         r = links_addresses(s->links, &addresses);
