@@ -203,6 +203,7 @@ static int sparkd_start_metrics(struct sparkd *d)
                 .links = d->links,
                 .peers = d->peers,
                 .probes = d->probes,
+                .counter_watch = port_errors_watch(d->port_errors),
                 .started = d->started_monotonic,
         };
 

@@ -37,8 +37,9 @@ char *metrics_writer_text(struct metrics_writer *w)
                 return NULL;
         peers = peers_to_json(w->sources.peers);
         latest = history_latest(probes_history(w->sources.probes));
-        text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links, peers,
-                              latest);
+        text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links,
+                              w->sources.counter_watch ? counter_watch_last(w->sources.counter_watch) : NULL,
+                              peers, latest);
         free(links.v);
         json_object_put(peers);
         json_object_put(latest);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "daemon/config/conf.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/host/links.h"
 #include "daemon/peers/peers.h"
 #include "daemon/probe/probe.h"
@@ -17,7 +18,8 @@ struct metrics_sources {
         struct links *links;
         struct peers *peers;
         struct probes *probes;
-        struct timespec started; /* CLOCK_MONOTONIC when the daemon started: the uptime */
+        const struct counter_watch *counter_watch; /* NULL: no port counters */
+        struct timespec started;                   /* CLOCK_MONOTONIC when the daemon started: the uptime */
 };
 
 struct metrics_writer;
