@@ -10,6 +10,7 @@
 #include "daemon/base/api.h"
 #include "daemon/config/conf.h"
 #include "daemon/export/metrics_writer.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
 #include "daemon/host/sysctl.h"
@@ -31,6 +32,7 @@ struct control_context {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct metrics_writer *metrics;
+        const struct counter_watch *counter_watch; /* the links' throughput */
         /* The reload method's work: re-reads the config; on errors the running config stays and
          * errors says why. */
         int (*reload)(void *userdata, struct conf_errors *errors);

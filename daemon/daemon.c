@@ -231,6 +231,7 @@ static void sparkd_wire_control(struct sparkd *d)
                 .sysctls = d->sysctls,
                 .peers = d->peers,
                 .metrics = d->metrics,
+                .counter_watch = port_errors_watch(d->port_errors),
                 .reload = reload_config,
                 .reload_userdata = d,
         };
@@ -296,7 +297,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
-        r = port_errors_new(d->base, &d->port_errors);
+        r = port_errors_new(d->base, d->links, &d->port_errors);
         if (r < 0)
                 goto fail;
         d->fabric_sources = (struct fabric_sources){

@@ -27,7 +27,7 @@ int fabric_facts_read(const char *host_root, char *const *patterns, bool use_ver
         r = rdma_scan(sysfs, use_verbs, &out->rdma);
         if (r < 0)
                 goto fail;
-        r = port_counters_scan(sysfs, &out->counters);
+        r = port_counters_scan(sysfs, NULL, &out->counters);
         if (r < 0)
                 goto fail;
         r = hostfacts_read(host_root, &out->host);

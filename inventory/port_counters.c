@@ -74,8 +74,8 @@ static void read_port(const char *root, struct port_counter_sample *s)
         for (size_t i = 0; i < _PORT_COUNTER_MAX; i++) {
                 int r;
 
-                if (counters[i].dir == DIR_NETDEV) {
-                        if (!s->netdev[0])
+                if (counters[i].dir == DIR_NETDEV || !s->device[0]) {
+                        if (!s->netdev[0] || counters[i].dir != DIR_NETDEV)
                                 continue;
                         r = sysfs_read_u64(root, &s->values[i], "class/net/%s/statistics/%s", s->netdev,
                                            counters[i].name);
@@ -89,7 +89,8 @@ static void read_port(const char *root, struct port_counter_sample *s)
         }
 }
 
-static int add_port(const char *root, struct port_counter_list *out, const char *device, unsigned port)
+static int add_port(const char *root, struct port_counter_list *out, const char *device, unsigned port,
+                    const char *netdev)
 {
         struct port_counter_sample *v = realloc(out->v, (out->n + 1) * sizeof(*v));
         struct port_counter_sample *s;
@@ -102,7 +103,9 @@ static int add_port(const char *root, struct port_counter_list *out, const char 
         for (size_t i = 0; i < _PORT_COUNTER_MAX; i++)
                 s->window_delta[i] = -1;
         snprintf(s->device, sizeof(s->device), "%s", device);
-        if (rdma_port_netdev(root, device, port, s->netdev) == -ENOMEM)
+        if (netdev)
+                snprintf(s->netdev, sizeof(s->netdev), "%s", netdev);
+        else if (rdma_port_netdev(root, device, port, s->netdev) == -ENOMEM)
                 return -ENOMEM;
         read_port(root, s);
         return 0;
@@ -123,30 +126,41 @@ static int scan_device(const char *root, struct port_counter_list *out, const ch
 
                 if (parse_uint64(*p, 10, 1, 255, &num) < 0)
                         continue;
-                r = add_port(root, out, device, (unsigned)num);
+                r = add_port(root, out, device, (unsigned)num, NULL);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int port_counters_scan(const char *sysfs_root, struct port_counter_list *out)
+static int scan_rdma(const char *sysfs_root, struct port_counter_list *out)
 {
         _cleanup_strv_ char **devices = NULL;
         int r;
 
-        *out = (struct port_counter_list){ 0 };
         r = sysfs_list(sysfs_root, &devices, "class/infiniband");
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         for (char **d = devices; *d; d++) {
                 r = scan_device(sysfs_root, out, *d);
-                if (r < 0) {
-                        port_counter_list_free(out);
+                if (r < 0)
                         return r;
-                }
         }
         return 0;
+}
+
+int port_counters_scan(const char *sysfs_root, char *const *netdevs, struct port_counter_list *out)
+{
+        int r;
+
+        *out = (struct port_counter_list){ 0 };
+        r = scan_rdma(sysfs_root, out);
+        for (char *const *n = netdevs; r >= 0 && n && *n; n++)
+                if (strlen(*n) < IF_NAMESIZE && !port_counter_list_find_netdev(out, *n))
+                        r = add_port(sysfs_root, out, "", 0, *n);
+        if (r < 0)
+                port_counter_list_free(out);
+        return r < 0 ? r : 0;
 }
 
 void port_counter_list_free(struct port_counter_list *list)
@@ -162,4 +176,20 @@ const struct port_counter_sample *port_counter_list_find(const struct port_count
                 if (list->v[i].port == port && strcmp(list->v[i].device, device) == 0)
                         return &list->v[i];
         return NULL;
+}
+
+const struct port_counter_sample *port_counter_list_find_netdev(const struct port_counter_list *list,
+                                                                const char *ifname)
+{
+        for (size_t i = 0; ifname[0] && i < list->n; i++)
+                if (strcmp(list->v[i].netdev, ifname) == 0)
+                        return &list->v[i];
+        return NULL;
+}
+
+bool port_counter_same_port(const struct port_counter_sample *a, const struct port_counter_sample *b)
+{
+        if (a->device[0] || b->device[0])
+                return a->port == b->port && strcmp(a->device, b->device) == 0;
+        return strcmp(a->netdev, b->netdev) == 0;
 }

@@ -62,6 +62,10 @@ struct port_counter_sample {
         double rate_per_sec[_PORT_COUNTER_MAX];
         enum port_counter_alarm alarm[_PORT_COUNTER_MAX];
         uint64_t window_usec; /* what the rates were taken over; 0 without a watch */
+        /* The netdev's throughput between the watch's last two looks, and the most since it
+         * first saw the port, in Gb/s: [0] received, [1] sent. */
+        double gbps[2];
+        double peak_gbps[2];
 };
 
 struct port_counter_list {
@@ -69,9 +73,15 @@ struct port_counter_list {
         size_t n;
 };
 
-/* Every port under SYSFS_ROOT/class/infiniband, by device and port; no devices is an empty list.
- * Fails only with -ENOMEM. */
-int port_counters_scan(const char *sysfs_root, struct port_counter_list *out);
+/* Every port under SYSFS_ROOT/class/infiniband, by device and port, then each of netdevs (may be
+ * NULL) that is no such port's netdev, with its statistics only (device "", port 0): fabric
+ * netdevs without RDMA carry traffic too. No devices is an empty list. Fails only with -ENOMEM. */
+int port_counters_scan(const char *sysfs_root, char *const *netdevs, struct port_counter_list *out);
 void port_counter_list_free(struct port_counter_list *list);
 const struct port_counter_sample *port_counter_list_find(const struct port_counter_list *list,
                                                          const char *device, unsigned port);
+/* The sample whose netdev is ifname; NULL when none. */
+const struct port_counter_sample *port_counter_list_find_netdev(const struct port_counter_list *list,
+                                                                const char *ifname);
+/* Whether a and b are the same port (an RDMA port by device and port, else by netdev). */
+bool port_counter_same_port(const struct port_counter_sample *a, const struct port_counter_sample *b);

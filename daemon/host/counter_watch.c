@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
+
 /* Looks kept per port: the window is judged from the oldest one inside it, so a period much
  * shorter than the window/LOOKS_MAX judges a shorter stretch than the window. */
 #define LOOKS_MAX 64
@@ -85,10 +87,10 @@ void counter_watch_set_thresholds(struct counter_watch *w, const struct counter_
         w->thresholds = *thresholds;
 }
 
-static struct watched_port *find(struct counter_watch *w, const char *device, unsigned port)
+static struct watched_port *find(struct counter_watch *w, const struct port_counter_sample *s)
 {
         for (size_t i = 0; i < w->n_ports; i++)
-                if (w->ports[i].last.port == port && strcmp(w->ports[i].last.device, device) == 0)
+                if (port_counter_same_port(&w->ports[i].last, s))
                         return &w->ports[i];
         return NULL;
 }
@@ -166,12 +168,33 @@ static void judge(struct counter_watch *w, struct watched_port *p, size_t c, con
         }
 }
 
+/* Bytes since the previous look as Gb/s; 0 across a reset or without both looks. */
+static void take_throughput(struct watched_port *p, const struct port_counter_sample *s, uint64_t now)
+{
+        static const enum port_counter bytes[] = { PORT_COUNTER_RX_BYTES, PORT_COUNTER_TX_BYTES };
+        const struct look *newest = look_at(p, p->n - 1);
+        uint64_t elapsed = now - newest->at_usec;
+
+        for (size_t k = 0; k < ARRAY_SIZE(bytes); k++) {
+                size_t c = bytes[k];
+                bool counted = s->has[c] && p->last.has[c] && s->values[c] >= newest->values[c] && elapsed;
+
+                /* bytes * 8 / (usec / 1e6) / 1e9 */
+                p->last.gbps[k] =
+                        counted ? (double)(s->values[c] - newest->values[c]) * 8 / (double)elapsed / 1e3 : 0;
+                if (p->last.gbps[k] > p->last.peak_gbps[k])
+                        p->last.peak_gbps[k] = p->last.gbps[k];
+        }
+}
+
 static void observe_port(struct counter_watch *w, struct watched_port *p,
                          const struct port_counter_sample *s, uint64_t now, counter_alert_fn alert,
                          void *userdata)
 {
         struct port_counter_sample prev = p->last;
         const struct look *start;
+
+        take_throughput(p, s, now);
 
         memcpy(p->last.netdev, s->netdev, sizeof(p->last.netdev));
         memcpy(p->last.values, s->values, sizeof(p->last.values));
@@ -246,7 +269,7 @@ int counter_watch_observe(struct counter_watch *w, const struct port_counter_lis
                 w->ports[i].seen = false;
         for (size_t i = 0; i < look->n; i++) {
                 const struct port_counter_sample *s = &look->v[i];
-                struct watched_port *p = find(w, s->device, s->port);
+                struct watched_port *p = find(w, s);
 
                 if (!p) {
                         if (add_port(w, s, now_usec) < 0)
@@ -268,12 +291,14 @@ void counter_watch_annotate(const struct counter_watch *w, struct port_counter_l
                 for (size_t k = 0; k < w->n_ports; k++) {
                         const struct port_counter_sample *known = &w->ports[k].last;
 
-                        if (known->port != s->port || strcmp(known->device, s->device) != 0)
+                        if (!port_counter_same_port(known, s))
                                 continue;
                         memcpy(s->window_delta, known->window_delta, sizeof(s->window_delta));
                         memcpy(s->rate_per_sec, known->rate_per_sec, sizeof(s->rate_per_sec));
                         memcpy(s->alarm, known->alarm, sizeof(s->alarm));
                         s->window_usec = known->window_usec;
+                        memcpy(s->gbps, known->gbps, sizeof(s->gbps));
+                        memcpy(s->peak_gbps, known->peak_gbps, sizeof(s->peak_gbps));
                 }
         }
 }

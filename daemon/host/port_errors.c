@@ -14,6 +14,7 @@
 struct port_errors {
         struct event_base *base;
         struct event *timer;
+        struct links *links;
         struct counter_watch *watch;
         char *sysfs_root;
         uint64_t period_usec;
@@ -62,12 +63,30 @@ static void emit_alert(const struct counter_alert *a, void *userdata)
                            a->action);
 }
 
+/* The names of the fabric links, NULL-terminated (NULL without memory). */
+static char **fabric_netdevs(struct port_errors *p)
+{
+        struct link_states states = { 0 };
+        char **names = calloc(1, sizeof(char *));
+
+        if (!names || links_states(p->links, &states) < 0) {
+                free(names);
+                return NULL;
+        }
+        for (size_t i = 0; i < states.n; i++)
+                if (strv_push(&names, states.v[i].name) < 0)
+                        break;
+        free(states.v);
+        return names;
+}
+
 static void look(struct port_errors *p)
 {
+        _cleanup_strv_ char **netdevs = fabric_netdevs(p);
         struct port_counter_list list;
         int r;
 
-        r = port_counters_scan(p->sysfs_root, &list);
+        r = port_counters_scan(p->sysfs_root, netdevs, &list);
         if (r < 0) {
                 log_warning("cannot read the port counters: %s", strerror(-r));
                 return;
@@ -85,7 +104,7 @@ static void on_timer(evutil_socket_t fd, short what, void *userdata)
         look(userdata);
 }
 
-int port_errors_new(struct event_base *base, struct port_errors **ret)
+int port_errors_new(struct event_base *base, struct links *links, struct port_errors **ret)
 {
         struct port_errors *p = calloc(1, sizeof(*p));
         struct counter_thresholds none = { 0 };
@@ -93,6 +112,7 @@ int port_errors_new(struct event_base *base, struct port_errors **ret)
         if (!p)
                 return -ENOMEM;
         p->base = base;
+        p->links = links;
         p->timer = event_new(base, -1, EV_PERSIST, on_timer, p);
         if (!p->timer || counter_watch_new(&none, &p->watch) < 0) {
                 port_errors_free(p);

@@ -103,7 +103,7 @@ static size_t look(struct counter_watch *w, uint64_t t, struct alerts *alerts)
         struct port_counter_list list;
         size_t before = alerts->n;
 
-        CHECK(port_counters_scan(root, &list) == 0);
+        CHECK(port_counters_scan(root, NULL, &list) == 0);
         CHECK(counter_watch_observe(w, &list, t * SEC, on_alert, alerts) == 0);
         port_counter_list_free(&list);
         return alerts->n - before;
@@ -128,7 +128,7 @@ static void test_read(void)
         const struct port_counter_sample *s;
 
         make_tree();
-        CHECK(port_counters_scan(root, &list) == 0);
+        CHECK(port_counters_scan(root, NULL, &list) == 0);
         CHECK(list.n == 1);
         s = port_counter_list_find(&list, "mlx5_0", 1);
         CHECK(s != NULL);
@@ -141,7 +141,7 @@ static void test_read(void)
         }
         port_counter_list_free(&list);
         remove_tree();
-        CHECK(port_counters_scan("/nonexistent", &list) == 0 && list.n == 0);
+        CHECK(port_counters_scan("/nonexistent", NULL, &list) == 0 && list.n == 0);
 }
 
 /* A fatal counter that rises once is one event; more rises within the window are the same
@@ -242,6 +242,37 @@ static void test_vanished_port_returns(void)
         remove_tree();
 }
 
+/* Throughput from the byte counters between two looks, its peak kept; a fabric netdev without
+ * RDMA is read for its statistics alone. */
+static void test_throughput(void)
+{
+        struct counter_watch *w = new_watch();
+        struct port_counter_list list;
+        const struct port_counter_sample *s;
+        char *netdevs[] = { "eth0", "veth0", NULL };
+        struct alerts a = { 0 };
+
+        make_tree();
+        mkdirs("%s/class/net/veth0/statistics", root);
+        CHECK(look(w, 0, &a) == 0);
+        set_counter("statistics", "rx_bytes", 1000 + 25ULL * 1000 * 1000 * 1000 / 8 * 10); /* 25 Gb/s */
+        set_counter("statistics", "tx_bytes", 2000 + 1000 * 1000 * 1000 / 8 * 10);         /* 1 Gb/s */
+        CHECK(look(w, 10, &a) == 0);
+        s = port_counter_list_find_netdev(counter_watch_last(w), "eth0");
+        CHECK(s && s->gbps[0] > 24.99 && s->gbps[0] < 25.01 && s->gbps[1] > 0.99 && s->gbps[1] < 1.01);
+        CHECK(look(w, 20, &a) == 0); /* no traffic: now 0, the peak stays */
+        s = port_counter_list_find_netdev(counter_watch_last(w), "eth0");
+        CHECK(s && s->gbps[0] == 0 && s->peak_gbps[0] > 24.99);
+
+        CHECK(port_counters_scan(root, netdevs, &list) == 0);
+        CHECK(list.n == 2); /* eth0 is mlx5_0's: not twice */
+        s = port_counter_list_find_netdev(&list, "veth0");
+        CHECK(s && !s->device[0] && !s->has[PORT_COUNTER_LINK_DOWNED] && !s->has[PORT_COUNTER_RX_BYTES]);
+        port_counter_list_free(&list);
+        counter_watch_free(w);
+        remove_tree();
+}
+
 int main(void)
 {
         RUN(test_read);
@@ -249,5 +280,6 @@ int main(void)
         RUN(test_rate_episodes);
         RUN(test_reset);
         RUN(test_vanished_port_returns);
+        RUN(test_throughput);
         return test_result();
 }
