@@ -300,6 +300,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = port_errors_new(d->base, d->links, &d->port_errors);
         if (r < 0)
                 goto fail;
+        probes_set_counter_watch(d->probes, port_errors_watch(d->port_errors));
         d->fabric_sources = (struct fabric_sources){
                 .config = d->config,
                 .links = d->links,

@@ -63,6 +63,7 @@ struct sparkd_config {
         double probe_expect_nccl_busbw; /* GB/s; 0: learn a baseline */
         double probe_expect_rdma_gbps;  /* 0: the port's payload rate, or learn a baseline */
         double probe_degraded_ratio;
+        double probe_busy_gbps; /* a fabric link past this defers scheduled bandwidth probes; 0: never */
         /* [diagnosis]: a rail at or above healthy_gbps is ok; one in [stale_min, stale_max] on a
          * 200G link trained at 32 GT/s x4 is in the stale-initialization state. */
         double diagnosis_healthy_gbps;

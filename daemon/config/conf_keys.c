@@ -396,6 +396,8 @@ static const struct conf_key keys[] = {
           .why = "Gb/s from 0 (the port's payload rate, or learn from the first results) to 10000" },
         { "probe", "degraded_ratio",      REAL_KEY(probe_degraded_ratio, 0.05, 1, 0.8),
           .why = "a fraction of the expected value from 0.05 to 1" },
+        { "probe", "busy_gbps",           REAL_KEY(probe_busy_gbps, 0, 10000, 1),
+          .why = "Gb/s from 0 (never busy) to 10000" },
         { "probe", "interval",            USEC_OR_OFF_KEY(probe_interval_usec, 10 * SEC, 7 * DAY, HOUR),
           .why = "0 (off) or a duration from 10s to 7d" },
         { "probe", "jitter",              USEC_OR_OFF_KEY(probe_jitter_usec, 1, HOUR, 300 * SEC),

@@ -10,6 +10,7 @@
 #include "common/proto.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
+#include "probe_load.h"
 #include "probe_queue.h"
 #include "rounds.h"
 
@@ -66,6 +67,25 @@ static void schedule_start(struct probes *ps, const char *kind_name, const char 
                 (void)probe_start(ps, kind, peer, params, NULL, true);
 }
 
+/* The round's kinds with partner, or, while the fabric carries a job, a deferred record of each:
+ * the next slot tries again. */
+static void schedule_kinds(struct probes *ps, const char *partner)
+{
+        char why[160];
+
+        if (!probe_fabric_busy(ps, why, sizeof(why))) {
+                for (char **k = ps->sched_kinds; k && *k; k++)
+                        schedule_start(ps, *k, partner);
+                return;
+        }
+        for (char **k = ps->sched_kinds; k && *k; k++) {
+                json_object *deferred = probe_deferred_result(ps, *k, partner, why);
+
+                history_add(ps->history, deferred);
+                json_object_put(deferred);
+        }
+}
+
 static void schedule_bandwidth(struct probes *ps, time_t now)
 {
         json_object *peers_json;
@@ -91,8 +111,7 @@ static void schedule_bandwidth(struct probes *ps, time_t now)
         ps->last_slot = slot;
         /* The kinds run one after another: each waits for the bandwidth slot the one before holds. */
         if (is_initiator)
-                for (char **k = ps->sched_kinds; k && *k; k++)
-                        schedule_start(ps, *k, partner);
+                schedule_kinds(ps, partner);
 out:
         rounds_free(s);
         strv_free(ids);
