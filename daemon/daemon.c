@@ -85,6 +85,7 @@ static void on_links_changed(void *userdata)
         struct sparkd *d = userdata;
 
         gid_watch_poke(d->gid_watch);
+        port_errors_poke(d->port_errors);
 }
 
 /* Re-reads the config. On errors the running config stays and errors says why. */

@@ -92,7 +92,7 @@ int metrics_writer_new(struct event_base *base, const struct metrics_sources *so
                 return -ENOMEM;
         w->sources = *sources;
         w->timer = event_new(base, -1, EV_PERSIST, on_timer, w);
-        if (!w->timer || take_config(w, config) < 0 || event_add(w->timer, &every) < 0) {
+        if (!w->timer || take_config(w, config) < 0 || (w->textfile && event_add(w->timer, &every) < 0)) {
                 metrics_writer_free(w);
                 return -ENOMEM;
         }
@@ -113,10 +113,15 @@ void metrics_writer_free(struct metrics_writer *w)
 
 int metrics_writer_configure(struct metrics_writer *w, const struct sparkd_config *config)
 {
+        struct timeval every = { .tv_sec = WRITE_EVERY_SEC };
         int r = take_config(w, config);
 
         if (r < 0)
                 return r;
+        /* Without a textfile there is nothing to write: no timer wakes the daemon for it. */
+        event_del(w->timer);
+        if (w->textfile && event_add(w->timer, &every) < 0)
+                return -ENOMEM;
         write_textfile(w);
         return 0;
 }

@@ -63,6 +63,14 @@ static void emit_alert(const struct counter_alert *a, void *userdata)
                            a->action);
 }
 
+static void arm(struct port_errors *p)
+{
+        struct timeval period = { .tv_sec = (time_t)(p->period_usec / 1000000),
+                                  .tv_usec = (suseconds_t)(p->period_usec % 1000000) };
+
+        (void)event_add(p->timer, &period);
+}
+
 /* The names of the fabric links, NULL-terminated (NULL without memory). */
 static char **fabric_netdevs(struct port_errors *p)
 {
@@ -94,6 +102,12 @@ static void look(struct port_errors *p)
         r = counter_watch_observe(p->watch, &list, now_usec(), emit_alert, p);
         if (r < 0)
                 log_warning("cannot keep the port counters: %s", strerror(-r));
+        /* Nothing to read costs no wakeups: a port that appears comes with a link change
+         * (port_errors_poke). */
+        if (list.n == 0)
+                event_del(p->timer);
+        else if (!evtimer_pending(p->timer, NULL))
+                arm(p);
         port_counter_list_free(&list);
 }
 
@@ -147,14 +161,15 @@ int port_errors_configure(struct port_errors *p, const struct sparkd_config *con
         p->window_usec = t.window_usec;
         event_del(p->timer);
         p->period_usec = config->counters_period_usec;
-        if (!p->period_usec)
-                return 0;
-        look(p);
-        return event_add(p->timer, &(struct timeval){ .tv_sec = (time_t)(p->period_usec / 1000000),
-                                                      .tv_usec = (suseconds_t)(p->period_usec % 1000000) }) <
-                               0
-                       ? -ENOMEM
-                       : 0;
+        if (p->period_usec)
+                look(p);
+        return 0;
+}
+
+void port_errors_poke(struct port_errors *p)
+{
+        if (p->period_usec && !evtimer_pending(p->timer, NULL))
+                look(p);
 }
 
 struct counter_watch *port_errors_watch(struct port_errors *p)

@@ -18,7 +18,9 @@ struct port_errors;
 int port_errors_new(struct event_base *base, struct links *links, struct port_errors **ret);
 void port_errors_free(struct port_errors *p);
 /* Takes the sysfs root, period and thresholds; looks at once and re-arms the timer (none when
- * the period is 0). */
+ * the period is 0, or while there is no port to read). */
 int port_errors_configure(struct port_errors *p, const struct sparkd_config *config);
+/* A link changed: when no port was there to read (and no timer runs), looks again. */
+void port_errors_poke(struct port_errors *p);
 /* The watch, for the facts and the metrics. */
 struct counter_watch *port_errors_watch(struct port_errors *p);
