@@ -66,6 +66,7 @@ struct port_counter_sample {
          * first saw the port, in Gb/s: [0] received, [1] sent. */
         double gbps[2];
         double peak_gbps[2];
+        uint64_t gbps_from_usec; /* the look gbps counts from (the watch's clock); 0 none */
 };
 
 struct port_counter_list {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/macro.h"
 
@@ -175,6 +176,7 @@ static void take_throughput(struct watched_port *p, const struct port_counter_sa
         const struct look *newest = look_at(p, p->n - 1);
         uint64_t elapsed = now - newest->at_usec;
 
+        p->last.gbps_from_usec = newest->at_usec;
         for (size_t k = 0; k < ARRAY_SIZE(bytes); k++) {
                 size_t c = bytes[k];
                 bool counted = s->has[c] && p->last.has[c] && s->values[c] >= newest->values[c] && elapsed;
@@ -299,8 +301,17 @@ void counter_watch_annotate(const struct counter_watch *w, struct port_counter_l
                         s->window_usec = known->window_usec;
                         memcpy(s->gbps, known->gbps, sizeof(s->gbps));
                         memcpy(s->peak_gbps, known->peak_gbps, sizeof(s->peak_gbps));
+                        s->gbps_from_usec = known->gbps_from_usec;
                 }
         }
+}
+
+uint64_t counter_watch_now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 const struct port_counter_list *counter_watch_last(const struct counter_watch *w)

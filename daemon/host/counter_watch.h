@@ -48,6 +48,8 @@ int counter_watch_new(const struct counter_thresholds *thresholds, struct counte
 void counter_watch_free(struct counter_watch *w);
 /* New thresholds; episodes under way go on. */
 void counter_watch_set_thresholds(struct counter_watch *w, const struct counter_thresholds *thresholds);
+/* The clock the daemon's looks are taken with (port_errors.c): CLOCK_MONOTONIC in microseconds. */
+uint64_t counter_watch_now_usec(void);
 /* Takes one look (now: monotonic microseconds), calling alert once per episode that begins.
  * -ENOMEM only. */
 int counter_watch_observe(struct counter_watch *w, const struct port_counter_list *look, uint64_t now_usec,

@@ -21,14 +21,6 @@ struct port_errors {
         uint64_t window_usec;
 };
 
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static void emit_alert(const struct counter_alert *a, void *userdata)
 {
         char port[16], delta[32], rate[32], threshold[32], window[32];
@@ -99,7 +91,7 @@ static void look(struct port_errors *p)
                 log_warning("cannot read the port counters: %s", strerror(-r));
                 return;
         }
-        r = counter_watch_observe(p->watch, &list, now_usec(), emit_alert, p);
+        r = counter_watch_observe(p->watch, &list, counter_watch_now_usec(), emit_alert, p);
         if (r < 0)
                 log_warning("cannot keep the port counters: %s", strerror(-r));
         /* Nothing to read costs no wakeups: a port that appears comes with a link change

@@ -63,6 +63,7 @@ struct probes {
         uint64_t interval_sec, jitter_sec, rtt_interval_sec;
         double busy_gbps;                          /* a fabric link above this defers the schedule */
         const struct counter_watch *counter_watch; /* the links' throughput; NULL: never busy */
+        uint64_t bandwidth_ended_usec; /* when this node's last bandwidth probe ended (the watch's clock) */
         unsigned sched_duration, sched_streams;
         char **sched_kinds; /* the bandwidth kinds each scheduled round runs, in order */
         LIST_HEAD(, probe) probes;

@@ -12,12 +12,15 @@ bool probe_fabric_busy(const struct probes *ps, char *why, size_t size)
         const struct port_counter_sample *busiest = NULL;
         double most = 0;
 
-        if (!ps->counter_watch || !(ps->busy_gbps > 0))
+        /* A bandwidth probe of this node's running now, or within the counters' last stretch, is
+         * traffic of ours, not a job's. */
+        if (!ps->counter_watch || !(ps->busy_gbps > 0) || ps->bandwidth)
                 return false;
         last = counter_watch_last(ps->counter_watch);
         for (size_t i = 0; i < last->n; i++)
                 for (size_t k = 0; k < 2; k++)
-                        if (last->v[i].netdev[0] && last->v[i].gbps[k] > most) {
+                        if (last->v[i].netdev[0] && last->v[i].gbps_from_usec > ps->bandwidth_ended_usec &&
+                            last->v[i].gbps[k] > most) {
                                 most = last->v[i].gbps[k];
                                 busiest = &last->v[i];
                         }

@@ -56,8 +56,12 @@ wait_until 10 gbps_of "$starter" "$iface" 'max(t["rx_gbps"], t["tx_gbps"]) < 1' 
 ran_before=$(scheduled ok)
 ran_after() { [ "$(scheduled ok)" -gt "$ran_before" ]; }
 wait_until 25 ran_after || fail "no scheduled tcp probe after the traffic: $(sparkc_of "$starter" history)"
-out=$(sparkc_of "$starter" links)
-assert_contains "$out" "$iface" "links"
+
+step "a probe's own traffic is not a job: one asked for right after another is judged"
+sparkc_of "$starter" --json probe --peer "$other" --kind tcp --duration 1 >/dev/null || fail "tcp by hand"
+json=$(sparkc_of "$starter" --json probe --peer "$other" --kind tcp --duration 1) || fail "tcp by hand: $json"
+assert_eq "$(json_get "$json" '"fabric_busy" in d')" False "fabric_busy right after a probe"
+assert_eq "$(json_get "$json" '"expected" in d')" True "judged"
 sparkd_stop a
 sparkd_stop b
 pass
