@@ -8,8 +8,27 @@
 #include "client.h"
 #include "common/jsonrpc.h"
 
+/* "9.41/0.02": received and sent Gb/s; "-" where the daemon has no byte counters. */
+static const char *throughput(json_object *l, const char *rx, const char *tx, char *buf, size_t size)
+{
+        json_object *t = NULL, *v;
+        double rx_gbps = 0, tx_gbps = 0;
+
+        if (!json_object_object_get_ex(l, "throughput", &t) || !t) {
+                snprintf(buf, size, "-");
+                return buf;
+        }
+        if (json_object_object_get_ex(t, rx, &v))
+                rx_gbps = json_object_get_double(v);
+        if (json_object_object_get_ex(t, tx, &v))
+                tx_gbps = json_object_get_double(v);
+        snprintf(buf, size, "%.2f/%.2f", rx_gbps, tx_gbps);
+        return buf;
+}
+
 static void print_link_row(json_object *l)
 {
+        char now[32], peak[32];
         json_object *drift = NULL, *addrs = NULL;
         char mtu[32], speed[32], state[48], notes[256] = "";
         json_object *v;
@@ -45,9 +64,12 @@ static void print_link_row(json_object *l)
             used < sizeof(notes))
                 used += (size_t)snprintf(notes + used, sizeof(notes) - used, "%s%s", used ? "; " : "",
                                          json_object_get_string(json_object_array_get_idx(addrs, 0)));
-        printf("%-16s %-16s %-20s %-11s %-6s %6d %6d  %-20s %s\n", client_get_string(l, "name", "?"),
-               client_get_string(l, "twin", "-"), state, mtu, speed, client_get_int(l, "flaps"),
-               client_get_int(l, "corrections"), client_get_string(l, "last_change", "-"), notes);
+        printf("%-16s %-16s %-20s %-11s %-6s %6d %6d  %-13s %-13s %-20s %s\n",
+               client_get_string(l, "name", "?"), client_get_string(l, "twin", "-"), state, mtu, speed,
+               client_get_int(l, "flaps"), client_get_int(l, "corrections"),
+               throughput(l, "rx_gbps", "tx_gbps", now, sizeof(now)),
+               throughput(l, "peak_rx_gbps", "peak_tx_gbps", peak, sizeof(peak)),
+               client_get_string(l, "last_change", "-"), notes);
 }
 
 static void show_links(json_object *result)
@@ -61,8 +83,9 @@ static void show_links(json_object *result)
                        "names "
                        "none\n");
         } else {
-                printf("%-16s %-16s %-20s %-11s %-6s %6s %6s  %-20s %s\n", "IFACE", "TWIN", "STATE",
-                       "MTU NOW/WANT", "SPEED", "FLAPS", "FIXES", "LAST CHANGE", "NOTES");
+                printf("%-16s %-16s %-20s %-11s %-6s %6s %6s  %-13s %-13s %-20s %s\n", "IFACE", "TWIN",
+                       "STATE", "MTU NOW/WANT", "SPEED", "FLAPS", "FIXES", "GB/S RX/TX", "PEAK RX/TX",
+                       "LAST CHANGE", "NOTES");
                 for (size_t i = 0; i < json_object_array_length(links); i++)
                         print_link_row(json_object_array_get_idx(links, i));
         }

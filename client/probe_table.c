@@ -319,6 +319,11 @@ void probe_table_result(FILE *out, json_object *r, json_object *kinds, bool is_f
                 layout->details(out, r, m);
         if (json_object_object_get_ex(r, "degraded_reason", &v) && v)
                 fprintf(out, "    degraded: %s\n", json_object_get_string(v));
+        if (json_object_object_get_ex(r, "deferred_reason", &v) && v)
+                fprintf(out, "    deferred to the next slot: %s\n", json_object_get_string(v));
+        if (json_object_object_get_ex(r, "fabric_busy", &v) && v)
+                fprintf(out, "    fabric busy: %s; not judged against the baseline\n",
+                        json_object_get_string(v));
         print_error(out, r);
         print_details(out, r, is_full);
 }

@@ -197,16 +197,44 @@ static int method_subscribe(struct api_request *req, json_object *params, void *
         return 0;
 }
 
+static json_object *throughput_to_json(const struct port_counter_sample *s)
+{
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "rx_gbps", json_object_new_double(s->gbps[0]));
+        json_object_object_add(o, "tx_gbps", json_object_new_double(s->gbps[1]));
+        json_object_object_add(o, "peak_rx_gbps", json_object_new_double(s->peak_gbps[0]));
+        json_object_object_add(o, "peak_tx_gbps", json_object_new_double(s->peak_gbps[1]));
+        return o;
+}
+
+/* Each link's throughput from the counter watch's last look; null where it has none. */
+static void add_throughput(json_object *links, const struct counter_watch *watch)
+{
+        for (size_t i = 0; i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i), *name;
+                const struct port_counter_sample *s = NULL;
+
+                if (watch && json_object_object_get_ex(l, "name", &name))
+                        s = port_counter_list_find_netdev(counter_watch_last(watch),
+                                                          json_object_get_string(name));
+                json_object_object_add(l, "throughput",
+                                       s && s->has[PORT_COUNTER_RX_BYTES] ? throughput_to_json(s) : NULL);
+        }
+}
+
 static int method_links(struct api_request *req, json_object *params, void *userdata)
 {
         const struct control_context *ctx = userdata;
         const struct sparkd_config *config = *ctx->config;
-        json_object *o;
+        json_object *o, *links;
 
         o = json_object_new_object();
         json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(config->mode)));
         json_object_object_add(o, "mtu_wanted", json_object_new_int((int)config->fabric_mtu));
-        json_object_object_add(o, "links", links_to_json(ctx->links));
+        links = links_to_json(ctx->links);
+        add_throughput(links, ctx->counter_watch);
+        json_object_object_add(o, "links", links);
         json_object_object_add(o, "sysctls", sysctl_keeper_to_json(ctx->sysctls));
         api_request_reply(req, o);
         return 0;

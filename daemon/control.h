@@ -12,6 +12,7 @@
 #include "daemon/config/conf.h"
 #include "daemon/export/metrics_writer.h"
 #include "daemon/fabric/fabric_api.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
 #include "daemon/host/sysctl.h"
@@ -33,7 +34,8 @@ struct control_context {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct metrics_writer *metrics;
-        const struct fabric_api_context *fabric; /* the doctor, for the status's health */
+        const struct fabric_api_context *fabric;   /* the doctor, for the status's health */
+        const struct counter_watch *counter_watch; /* the links' throughput */
         /* The reload method's work: re-reads the config; on errors the running config stays and
          * errors says why. */
         int (*reload)(void *userdata, struct conf_errors *errors);

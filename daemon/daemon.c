@@ -65,6 +65,9 @@ static int sparkd_apply_host_state(struct sparkd *d)
                 return r;
         /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
         gid_watch_configure(d->gid_watch, d->config->recheck_usec);
+        r = port_errors_configure(d->port_errors, d->config);
+        if (r < 0)
+                return r;
         return probes_configure(d->probes, d->config);
 }
 
@@ -84,6 +87,7 @@ static void on_links_changed(void *userdata)
         struct sparkd *d = userdata;
 
         gid_watch_poke(d->gid_watch);
+        port_errors_poke(d->port_errors);
 }
 
 /* Re-reads the config. On errors the running config stays and errors says why. */
@@ -204,6 +208,7 @@ static int sparkd_start_metrics(struct sparkd *d)
                 .probes = d->probes,
                 .fabric = &d->fabric_api,
                 .gid_watch = d->gid_watch,
+                .counter_watch = port_errors_watch(d->port_errors),
                 .started = d->started_monotonic,
         };
 
@@ -232,6 +237,7 @@ static void sparkd_wire_control(struct sparkd *d)
                 .peers = d->peers,
                 .metrics = d->metrics,
                 .fabric = &d->fabric_api,
+                .counter_watch = port_errors_watch(d->port_errors),
                 .reload = reload_config,
                 .reload_userdata = d,
         };
@@ -297,11 +303,16 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
+        r = port_errors_new(d->base, d->links, &d->port_errors);
+        if (r < 0)
+                goto fail;
+        probes_set_counter_watch(d->probes, port_errors_watch(d->port_errors));
         d->fabric_sources = (struct fabric_sources){
                 .config = d->config,
                 .links = d->links,
                 .sysctls = d->sysctls,
                 .aer_watch = d->aer_watch,
+                .counter_watch = port_errors_watch(d->port_errors),
         };
         r = gid_watch_new(d->base, fabric_sources_gid_table, &d->fabric_sources, &d->gid_watch);
         if (r < 0)
@@ -370,6 +381,7 @@ void sparkd_free(struct sparkd *d)
         metrics_writer_free(d->metrics);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
+        port_errors_free(d->port_errors);
         gid_watch_free(d->gid_watch);
         peers_free(d->peers);
         links_free(d->links);

@@ -21,6 +21,7 @@
 #include "daemon/host/aer_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
+#include "daemon/host/port_errors.h"
 #include "daemon/host/sysctl.h"
 #include "daemon/peers/peers.h"
 #include "daemon/probe/probe.h"
@@ -47,6 +48,7 @@ struct sparkd {
         struct probes *probes;
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
+        struct port_errors *port_errors; /* the fabric ports' error counters */
         struct metrics_writer *metrics;
         struct fabric_sources fabric_sources; /* its config follows reloads */
         struct fabric_api_context fabric_api;

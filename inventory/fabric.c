@@ -27,6 +27,9 @@ int fabric_facts_read(const char *host_root, char *const *patterns, bool use_ver
         r = rdma_scan(sysfs, use_verbs, &out->rdma);
         if (r < 0)
                 goto fail;
+        r = port_counters_scan(sysfs, NULL, &out->counters);
+        if (r < 0)
+                goto fail;
         r = hostfacts_read(host_root, &out->host);
         if (r < 0)
                 goto fail;
@@ -44,6 +47,7 @@ void fabric_facts_free(struct fabric_facts *f)
         netif_list_free(&f->netifs);
         hostif_list_free(&f->hostifs);
         rdma_inventory_free(&f->rdma);
+        port_counter_list_free(&f->counters);
         hostfacts_free(&f->host);
         netprofiles_free(&f->profiles);
         free(f->addresses);

@@ -17,6 +17,7 @@
 #include "hostif.h"
 #include "netif.h"
 #include "netprofile.h"
+#include "port_counters.h"
 #include "rdma.h"
 
 struct fabric_address {
@@ -34,6 +35,7 @@ struct fabric_facts {
         struct netif_list netifs;
         struct hostif_list hostifs; /* every netdev of the host, classified (hostif.c) */
         struct rdma_inventory rdma;
+        struct port_counter_list counters; /* every RDMA port's error and traffic counters */
         struct hostfacts host;
         struct netprofiles profiles; /* NetworkManager and netplan profiles under the host root */
         struct fabric_address *addresses;

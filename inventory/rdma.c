@@ -111,35 +111,39 @@ static void port_read_state(struct rdma_scan *s, const char *attr, const char *e
                                rdma_scan_quote(buf, q, sizeof(q)), expected);
 }
 
-/* The port's netdev as ibdev2netdev finds it: the netdev of GID 0, else the PCI function's own
- * netdev (the only one, or the one whose dev_port is this port on a multi-port function). */
-static void port_read_netdev(struct rdma_scan *s, struct rdma_port *p)
+int rdma_port_netdev(const char *sysfs_root, const char *dev, unsigned port, char ifname[IF_NAMESIZE])
 {
         char buf[SYSFS_BUF_SZ], **names = NULL;
         int r;
 
-        if (sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", s->dev,
-                       s->port) == 0 &&
-            rdma_copy_ifname(p->netdev, buf))
-                return;
-        r = sysfs_list(s->root, &names, "class/infiniband/%s/device/net", s->dev);
-        if (r == -ENOMEM)
-                s->r = r;
+        ifname[0] = '\0';
+        if (sysfs_read(sysfs_root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", dev,
+                       port) == 0 &&
+            rdma_copy_ifname(ifname, buf))
+                return 0;
+        r = sysfs_list(sysfs_root, &names, "class/infiniband/%s/device/net", dev);
         if (r < 0)
-                return;
+                return r == -ENOMEM ? r : -ENOENT;
         if (r == 1) {
-                rdma_copy_ifname(p->netdev, names[0]);
+                rdma_copy_ifname(ifname, names[0]);
         } else {
                 for (char **name = names; *name; name++) {
                         uint64_t dev_port;
 
-                        if (sysfs_read_u64(s->root, &dev_port, "class/infiniband/%s/device/net/%s/dev_port",
-                                           s->dev, *name) == 0 &&
-                            dev_port + 1 == s->port && rdma_copy_ifname(p->netdev, *name))
+                        if (sysfs_read_u64(sysfs_root, &dev_port,
+                                           "class/infiniband/%s/device/net/%s/dev_port", dev, *name) == 0 &&
+                            dev_port + 1 == port && rdma_copy_ifname(ifname, *name))
                                 break;
                 }
         }
         strv_free(names);
+        return ifname[0] ? 0 : -ENOENT;
+}
+
+static void port_read_netdev(struct rdma_scan *s, struct rdma_port *p)
+{
+        if (rdma_port_netdev(s->root, s->dev, s->port, p->netdev) == -ENOMEM)
+                s->r = -ENOMEM;
 }
 
 static void port_read(struct rdma_scan *s, unsigned num, struct rdma_port *p)

@@ -80,6 +80,10 @@ const struct rdma_device *rdma_find_device(const struct rdma_inventory *inv, con
 /* The device and port whose netdev is ifname; NULL when none. */
 const struct rdma_port *rdma_find_port_by_netdev(const struct rdma_inventory *inv, const char *ifname,
                                                  const struct rdma_device **device);
+/* The port's netdev as ibdev2netdev finds it: the netdev of GID 0, else the PCI function's own
+ * netdev (the only one, or the one whose dev_port is this port on a multi-port function).
+ * -ENOENT when it has none. */
+int rdma_port_netdev(const char *sysfs_root, const char *dev, unsigned port, char ifname[IF_NAMESIZE]);
 /* Pure parsers, exposed for tests. */
 int rdma_parse_state(const char *s, unsigned *num, char *name, size_t size); /* "4: ACTIVE" */
 int rdma_parse_rate_gbps(const char *s, unsigned *gbps);                     /* "200 Gb/sec (4X HDR)" */

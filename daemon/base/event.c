@@ -38,6 +38,7 @@ static const struct event_info event_table[_EVENT_TYPE_MAX] = {
         [EVENT_STALE_INITIALIZATION] = { "stale-initialization", "53d53fe77bc84f1896ff423df4190ec8",
                                          LOG_ERR },
         [EVENT_GID_CHANGED] = { "gid-changed", "2742b663cdc3475b9254e1bfebc7a59e", LOG_WARNING },
+        [EVENT_PORT_ERRORS] = { "port-errors", "ddbea50699014395b9477bee383622b2", LOG_WARNING },
         [EVENT_SYSCTL_DRIFT] = { "sysctl-drift", "3695865f89ff47b8bde8d62e63f97631", LOG_WARNING },
 };
 

@@ -34,6 +34,7 @@ enum event_type {
         EVENT_PROBE_FAILED,
         EVENT_STALE_INITIALIZATION,
         EVENT_GID_CHANGED,
+        EVENT_PORT_ERRORS,
         _EVENT_TYPE_MAX,
 };
 

@@ -301,7 +301,8 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         if (conf_set_host_root(c, "/") < 0)
                 return -ENOMEM;
         c->probe_helper_dir = strdup(helper_dir_default());
-        if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0)
+        if (!c->probe_helper_dir || strv_push(&c->probe_kinds, "tcp") < 0 ||
+            strv_split(CONF_COUNTERS_FATAL_DEFAULT, &c->counters_fatal) < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);
         if (!c->key_file)
@@ -410,6 +411,7 @@ void conf_free(struct sparkd_config *c)
         free(c->metrics_textfile);
         strv_free(c->static_peers);
         strv_free(c->probe_kinds);
+        strv_free(c->counters_fatal);
         free(c->path);
         free(c->node_name);
         free(c->state_dir);

@@ -63,6 +63,7 @@ struct sparkd_config {
         double probe_expect_nccl_busbw; /* GB/s; 0: learn a baseline */
         double probe_expect_rdma_gbps;  /* 0: the port's payload rate, or learn a baseline */
         double probe_degraded_ratio;
+        double probe_busy_gbps; /* a fabric link past this defers scheduled bandwidth probes; 0: never */
         /* [diagnosis]: a rail at or above healthy_gbps is ok; one in [stale_min, stale_max] on a
          * 200G link trained at 32 GT/s x4 is in the stale-initialization state. */
         double diagnosis_healthy_gbps;
@@ -75,6 +76,14 @@ struct sparkd_config {
         unsigned probe_streams;
         uint64_t probe_memory_margin; /* bytes a nccl/rdma probe must leave available */
         char **probe_kinds;           /* the bandwidth kinds a scheduled round runs, in order */
+
+        /* [counters]: the fabric ports' error counters (counter_watch.c) */
+        uint64_t counters_period_usec; /* 0: not watched */
+        uint64_t counters_window_usec;
+        char **counters_fatal;                       /* counter names that alarm on any rise */
+        double counters_symbol_error_per_sec;        /* 0: no threshold */
+        double counters_link_error_recovery_per_min; /* 0: no threshold */
+        double counters_roce_slow_restart_per_sec;   /* 0: no threshold */
 
         /* [metrics] */
         char *metrics_textfile; /* NULL: not written */
@@ -103,6 +112,11 @@ const char *enforce_mode_to_string(enum enforce_mode mode);
  * the OS, the page cache the node needs to stay responsive, and what NCCL or the verbs library
  * allocate beside the probe's buffers. */
 #define CONF_PROBE_MEMORY_MARGIN_DEFAULT (8ULL << 30)
+
+/* [counters] fatal's default: what NVIDIA's NIC health monitor (NVSentinel) treats as fatal on
+ * any increment. */
+#define CONF_COUNTERS_FATAL_DEFAULT                                                                         \
+        "link_downed excessive_buffer_overrun_errors local_link_integrity_errors rnr_nak_retry_err"
 
 /* Loads path and its drop-ins. A missing path is an error only when must_exist is set (the user
  * named the file); otherwise defaults apply. Returns 0 and a config, or -EINVAL with errors

@@ -14,6 +14,7 @@
 
 #include "common/strutil.h"
 #include "daemon/base/log.h"
+#include "inventory/port_counters.h"
 #include "probe_kinds.h"
 
 #define STRINGIFY_(x) #x
@@ -271,6 +272,28 @@ static int parse_probe_kinds(struct conf_parse *p, const char *value, const char
         return 0;
 }
 
+static int parse_counters_fatal(struct conf_parse *p, const char *value, const char **why)
+{
+        char **names = NULL;
+        int r = strv_split(value, &names);
+
+        if (r < 0)
+                return r;
+        *why = "port counter names separated by spaces, such as " CONF_COUNTERS_FATAL_DEFAULT
+               " (sparkd.conf(5) lists them)";
+        for (char **name = names; *name; name++) {
+                enum port_counter counter;
+
+                if (port_counter_from_name(*name, &counter) < 0 || port_counter_is_traffic(counter)) {
+                        strv_free(names);
+                        return -EINVAL;
+                }
+        }
+        strv_free(p->config->counters_fatal);
+        p->config->counters_fatal = names;
+        return 0;
+}
+
 static int parse_textfile(struct conf_parse *p, const char *value, const char **why)
 {
         int r;
@@ -373,6 +396,8 @@ static const struct conf_key keys[] = {
           .why = "Gb/s from 0 (the port's payload rate, or learn from the first results) to 10000" },
         { "probe", "degraded_ratio",      REAL_KEY(probe_degraded_ratio, 0.05, 1, 0.8),
           .why = "a fraction of the expected value from 0.05 to 1" },
+        { "probe", "busy_gbps",           REAL_KEY(probe_busy_gbps, 0, 10000, 1),
+          .why = "Gb/s from 0 (never busy) to 10000" },
         { "probe", "interval",            USEC_OR_OFF_KEY(probe_interval_usec, 10 * SEC, 7 * DAY, HOUR),
           .why = "0 (off) or a duration from 10s to 7d" },
         { "probe", "jitter",              USEC_OR_OFF_KEY(probe_jitter_usec, 1, HOUR, 300 * SEC),
@@ -393,6 +418,18 @@ static const struct conf_key keys[] = {
           .why = "Gb/s per rail from 0 to 10000" },
         { "diagnosis", "stale_max_gbps",  REAL_KEY(diagnosis_stale_max_gbps, 0.001, 10000, 25),
           .why = "Gb/s per rail from 0.001 to 10000" },
+        { "counters", "period",           USEC_OR_OFF_KEY(counters_period_usec, SEC, HOUR, 10 * SEC),
+          .why = "0 (off) or a duration from 1s to 1h" },
+        { "counters", "window",           USEC_KEY(counters_window_usec, 10 * SEC, DAY, 60 * SEC),
+          .why = "a duration from 10s to 1d" },
+        { "counters", "fatal",            CUSTOM_KEY(parse_counters_fatal) },
+        { "counters", "symbol_error_per_sec", REAL_KEY(counters_symbol_error_per_sec, 0, 1e9, 10),
+          .why = "errors per second from 0 (no threshold) to 1000000000" },
+        { "counters", "link_error_recovery_per_min", REAL_KEY(counters_link_error_recovery_per_min,
+                                                              0, 1e9, 5),
+          .why = "recoveries per minute from 0 (no threshold) to 1000000000" },
+        { "counters", "roce_slow_restart_per_sec", REAL_KEY(counters_roce_slow_restart_per_sec, 0, 1e9, 10),
+          .why = "slow restarts per second from 0 (no threshold) to 1000000000" },
         { "metrics", "textfile",          CUSTOM_KEY(parse_textfile) },
         { "api", "socket",                CUSTOM_KEY(parse_socket_path) },
         { "api", "socket_mode",           OCTAL_KEY(socket_mode, 0, 0777, 0660),

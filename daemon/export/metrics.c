@@ -1,5 +1,6 @@
 #include "metrics.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,9 +233,71 @@ static void probe_verdicts(FILE *out, json_object *latest)
         }
 }
 
+static void port_labels(FILE *out, const char *name, const struct port_counter_sample *s)
+{
+        fprintf(out, "%s{device=\"", name);
+        label(out, s->device);
+        fprintf(out, "\",port=\"%u\",iface=\"", s->port);
+        label(out, s->netdev);
+        fputc('"', out);
+}
+
+typedef double (*port_value_fn)(const struct port_counter_sample *s, size_t counter);
+
+static double port_count(const struct port_counter_sample *s, size_t counter)
+{
+        return (double)s->values[counter];
+}
+
+static double port_alarm(const struct port_counter_sample *s, size_t counter)
+{
+        return s->alarm[counter];
+}
+
+/* One series per port and error counter the kernel offers. */
+static void port_error_family(FILE *out, const struct port_counter_list *counters, const char *name,
+                              const char *type, const char *help, port_value_fn fn)
+{
+        family(out, name, type, help);
+        for (size_t i = 0; counters && i < counters->n; i++)
+                for (size_t c = 0; c < _PORT_COUNTER_MAX; c++) {
+                        if (!counters->v[i].has[c] || port_counter_is_traffic(c))
+                                continue;
+                        port_labels(out, name, &counters->v[i]);
+                        fprintf(out, ",counter=\"%s\"} %.17g\n", port_counter_name(c),
+                                fn(&counters->v[i], c));
+                }
+}
+
+static void port_counter_families(FILE *out, const struct port_counter_list *counters)
+{
+        static const char *const directions[] = { "rx", "tx" };
+        static const enum port_counter bytes[] = { PORT_COUNTER_RX_BYTES, PORT_COUNTER_TX_BYTES };
+
+        port_error_family(
+                out, counters, "sparkd_port_errors_total", "counter",
+                "Error counters of the fabric port, as the kernel counts them since the driver loaded.",
+                port_count);
+        family(out, "sparkd_port_bytes_total", "counter",
+               "Bytes the fabric port's netdev received or sent.");
+        for (size_t i = 0; counters && i < counters->n; i++)
+                for (size_t k = 0; k < ARRAY_SIZE(bytes); k++) {
+                        if (!counters->v[i].has[bytes[k]])
+                                continue;
+                        port_labels(out, "sparkd_port_bytes_total", &counters->v[i]);
+                        fprintf(out, ",direction=\"%s\"} %" PRIu64 "\n", directions[k],
+                                counters->v[i].values[bytes[k]]);
+                }
+        port_error_family(
+                out, counters, "sparkd_port_errors_alarm", "gauge",
+                "1 while the error counter is past its rate threshold, 2 while a fatal counter rose "
+                "within the window, else 0.",
+                port_alarm);
+}
+
 static char *render(const char *node, const char *version, double uptime_sec,
-                    const struct link_states *links, json_object *list, json_object *latest,
-                    const struct metrics_node_state *state)
+                    const struct link_states *links, const struct port_counter_list *counters,
+                    json_object *list, json_object *latest, const struct metrics_node_state *state)
 {
         char *text = NULL;
         size_t size = 0;
@@ -261,6 +324,7 @@ static char *render(const char *node, const char *version, double uptime_sec,
                     link_corrections);
         link_family(out, links, "sparkd_link_flapping", "gauge", "1 while the link is flapping.",
                     link_flapping);
+        port_counter_families(out, counters);
 
         family(out, "sparkd_peer_up", "gauge", "1 when the peer is connected and authenticated.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
@@ -383,8 +447,8 @@ static char *render(const char *node, const char *version, double uptime_sec,
 }
 
 char *metrics_render(const char *node, const char *version, double uptime_sec,
-                     const struct link_states *links, json_object *peers, json_object *latest,
-                     const struct metrics_node_state *state)
+                     const struct link_states *links, const struct port_counter_list *counters,
+                     json_object *peers, json_object *latest, const struct metrics_node_state *state)
 {
         json_object *list = NULL, *unique_list, *unique_latest;
         char *text;
@@ -393,7 +457,7 @@ char *metrics_render(const char *node, const char *version, double uptime_sec,
                 json_object_object_get_ex(peers, "peers", &list);
         unique_list = unique_peers(list);
         unique_latest = unique_results(latest);
-        text = render(node, version, uptime_sec, links, unique_list, unique_latest, state);
+        text = render(node, version, uptime_sec, links, counters, unique_list, unique_latest, state);
         json_object_put(unique_list);
         json_object_put(unique_latest);
         return text;

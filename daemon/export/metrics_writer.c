@@ -46,8 +46,9 @@ char *metrics_writer_text(struct metrics_writer *w)
                 log_warning("metrics: cannot run the doctor: %s", strerror(-r));
         peers = peers_to_json(w->sources.peers);
         latest = history_latest(probes_history(w->sources.probes));
-        text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links, peers,
-                              latest, &state);
+        text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links,
+                              w->sources.counter_watch ? counter_watch_last(w->sources.counter_watch) : NULL,
+                              peers, latest, &state);
         free(links.v);
         json_object_put(peers);
         json_object_put(latest);
@@ -101,7 +102,7 @@ int metrics_writer_new(struct event_base *base, const struct metrics_sources *so
                 return -ENOMEM;
         w->sources = *sources;
         w->timer = event_new(base, -1, EV_PERSIST, on_timer, w);
-        if (!w->timer || take_config(w, config) < 0 || event_add(w->timer, &every) < 0) {
+        if (!w->timer || take_config(w, config) < 0 || (w->textfile && event_add(w->timer, &every) < 0)) {
                 metrics_writer_free(w);
                 return -ENOMEM;
         }
@@ -122,10 +123,15 @@ void metrics_writer_free(struct metrics_writer *w)
 
 int metrics_writer_configure(struct metrics_writer *w, const struct sparkd_config *config)
 {
+        struct timeval every = { .tv_sec = WRITE_EVERY_SEC };
         int r = take_config(w, config);
 
         if (r < 0)
                 return r;
+        /* Without a textfile there is nothing to write: no timer wakes the daemon for it. */
+        event_del(w->timer);
+        if (w->textfile && event_add(w->timer, &every) < 0)
+                return -ENOMEM;
         write_textfile(w);
         return 0;
 }

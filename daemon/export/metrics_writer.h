@@ -10,6 +10,7 @@
 
 #include "daemon/config/conf.h"
 #include "daemon/fabric/fabric_api.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
 #include "daemon/peers/peers.h"
@@ -21,7 +22,8 @@ struct metrics_sources {
         struct probes *probes;
         struct fabric_api_context *fabric; /* the doctor */
         struct gid_watch *gid_watch;
-        struct timespec started; /* CLOCK_MONOTONIC when the daemon started: the uptime */
+        const struct counter_watch *counter_watch; /* NULL: no port counters */
+        struct timespec started;                   /* CLOCK_MONOTONIC when the daemon started: the uptime */
 };
 
 struct metrics_writer;

@@ -22,6 +22,7 @@ json_object *doctor_run(const struct fabric_facts *f)
         doctor_check_roce_gid(&c, f);
         doctor_check_nccl(&c, f);
         doctor_check_rails(&c, f);
+        doctor_check_port_counters(&c, f);
         if (f->peers)
                 doctor_check_peers(&c, f);
         json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(c.worst)));

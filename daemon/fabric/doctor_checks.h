@@ -27,5 +27,7 @@ void doctor_check_nccl(struct check *c, const struct fabric_facts *f);
 void doctor_check_profiles(struct check *c, const struct fabric_facts *f);
 /* doctor_rails.c: the PCIe link, Ethernet speed and AER counters of every RDMA device. */
 void doctor_check_rails(struct check *c, const struct fabric_facts *f);
+/* doctor_counters.c: the error counters of every RDMA port and the watch's alarms. */
+void doctor_check_port_counters(struct check *c, const struct fabric_facts *f);
 /* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
 void doctor_check_peers(struct check *c, const struct fabric_facts *f);

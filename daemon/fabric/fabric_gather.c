@@ -28,6 +28,8 @@ int fabric_gather(const struct fabric_gather_input *in, struct fabric_facts *f)
                 fabric_facts_free(f);
                 return -ENOMEM;
         }
+        if (in->counter_watch)
+                counter_watch_annotate(in->counter_watch, &f->counters);
         add_addresses(f, in->addresses);
         if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
                 f->memlock_daemon =
@@ -49,7 +51,8 @@ int fabric_sources_gather(void *sources, struct fabric_facts *out)
         struct fabric_gather_input in = { .config = s->config,
                                           .addresses = &addresses,
                                           .aer_watch = s->aer_watch,
-                                          .is_under_systemd = getenv("INVOCATION_ID") != NULL };
+                                          .is_under_systemd = getenv("INVOCATION_ID") != NULL,
+                                          .counter_watch = s->counter_watch };
         int r;
 
         r = links_addresses(s->links, &addresses);

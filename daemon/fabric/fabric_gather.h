@@ -11,6 +11,7 @@
 
 #include "daemon/config/conf.h"
 #include "daemon/host/aer_watch.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
 #include "daemon/host/sysctl.h"
@@ -25,6 +26,8 @@ struct fabric_gather_input {
         size_t n_sysctls;
         struct aer_watch *aer_watch; /* NULL: no comparison with earlier looks */
         bool is_under_systemd;       /* the daemon's limits come from its unit */
+        /* The port counters' rises, rates and alarms over its window; NULL: the counters as read */
+        const struct counter_watch *counter_watch;
 };
 
 /* Fills *out (fabric_facts_free frees it); peers and rail verdicts are left to the caller. */
@@ -36,6 +39,7 @@ struct fabric_sources {
         struct links *links;
         struct sysctl_keeper *sysctls;
         struct aer_watch *aer_watch;
+        const struct counter_watch *counter_watch;
 };
 
 /* Takes the modules' state now and gathers; sources is a struct fabric_sources (this is a

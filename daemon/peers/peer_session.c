@@ -32,6 +32,8 @@ void peer_session_attach(struct peers *ps, struct peer_conn *c, struct peer *p)
         c->owner = ps;
         c->peer = p;
         LIST_INSERT_HEAD(&ps->conns, c, link);
+        if (ps->wake)
+                ps->wake(ps);
         if (!c->is_outbound)
                 ps->n_pending++;
         peer_conn_set_deadline(c, HELLO_TIMEOUT_SEC);

@@ -88,6 +88,8 @@ struct peer *peer_new(struct peers *ps)
         p->since = time(NULL);
         p->backoff_ms = BACKOFF_MIN_MS;
         LIST_INSERT_HEAD(&ps->peers, p, link);
+        if (ps->wake)
+                ps->wake(ps);
         return p;
 }
 

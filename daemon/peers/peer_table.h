@@ -90,6 +90,8 @@ struct peers {
         unsigned rejects_unlogged;
         /* Dials p when its backoff ends; dialling sits above the table, which only keeps time. */
         void (*redial)(struct peer *p);
+        /* A peer or connection appeared: the heartbeat tick, which sits above, runs again. */
+        void (*wake)(struct peers *ps);
 };
 
 const char *peer_label(const struct peer *p);

@@ -48,6 +48,19 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
                 if (!p->conn && !p->dialing && !peer_is_retry_pending(p))
                         peer_dial(p);
         peer_mdns_publish(ps);
+        /* Nobody to beat for, dial or publish to: no wakeups until a peer or a connection comes
+         * (peers_wake). */
+        if (LIST_EMPTY(&ps->conns) && LIST_EMPTY(&ps->peers) && !ps->discovery)
+                event_del(ps->tick);
+}
+
+static void peers_wake(struct peers *ps)
+{
+        struct timeval tick = { .tv_sec = (time_t)(ps->heartbeat_usec / 1000000),
+                                .tv_usec = (suseconds_t)(ps->heartbeat_usec % 1000000) };
+
+        if (ps->heartbeat_usec && !evtimer_pending(ps->tick, NULL)) /* 0: not configured yet */
+                event_add(ps->tick, &tick);
 }
 
 static int make_instance(char instance[33])
@@ -72,6 +85,7 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         ps->base = base;
         ps->links = links;
         ps->redial = peer_dial;
+        ps->wake = peers_wake;
         snprintf(ps->node_id, sizeof(ps->node_id), "%s", node_id);
         snprintf(ps->node_id_file, sizeof(ps->node_id_file), "%s/%s", state_dir, NODE_ID_FILE);
         r = make_instance(ps->instance);
@@ -224,8 +238,6 @@ static int peers_load_key(struct peers *ps, const struct sparkd_config *config)
 
 int peers_configure(struct peers *ps, const struct sparkd_config *config)
 {
-        struct timeval tick = { .tv_sec = (time_t)(config->heartbeat_usec / 1000000),
-                                .tv_usec = (suseconds_t)(config->heartbeat_usec % 1000000) };
         int r;
 
         snprintf(ps->name, sizeof(ps->name), "%s", config->node_name);
@@ -260,7 +272,7 @@ int peers_configure(struct peers *ps, const struct sparkd_config *config)
         }
         peer_mdns_publish(ps);
         event_del(ps->tick);
-        event_add(ps->tick, &tick);
+        peers_wake(ps);
         on_tick(-1, 0, ps);
         return 0;
 }

@@ -320,7 +320,8 @@ json_object *history_latest(struct history *h)
 
         for (size_t i = n; i > 0; i--) {
                 json_object *e = json_object_array_get_idx(h->results, i - 1);
-                bool seen = false;
+                const char *status = str(e, "status");
+                bool seen = status && strcmp(status, "deferred") == 0; /* not a measurement */
 
                 for (size_t k = 0; k < json_object_array_length(out) && !seen; k++) {
                         json_object *o = json_object_array_get_idx(out, k);

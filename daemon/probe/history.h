@@ -31,5 +31,6 @@ double history_baseline(struct history *h, const char *peer_id, const char *kind
 /* Offers a good result's value to the baseline of (peer_id, kind, params); ignored once learned. */
 void history_learn(struct history *h, const char *peer_id, const char *kind, json_object *params,
                    const char *metric, double value);
-/* The newest result for each (peer, kind), for metrics. */
+/* The newest result for each (peer, kind), for metrics; a deferred probe measured nothing and
+ * is passed over. */
 json_object *history_latest(struct history *h);

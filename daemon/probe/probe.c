@@ -23,6 +23,11 @@ void probes_set_facts_source(struct probes *ps, probes_facts_fn gather, void *us
         ps->facts_userdata = userdata;
 }
 
+void probes_set_counter_watch(struct probes *ps, const struct counter_watch *watch)
+{
+        ps->counter_watch = watch;
+}
+
 /* ---- set-up ---- */
 
 int probes_new(struct event_base *base, struct peers *peers, struct store *store, const char *node_id,
@@ -86,6 +91,7 @@ int probes_configure(struct probes *ps, const struct sparkd_config *c)
         if (strv_copy(c->probe_kinds, &ps->sched_kinds) < 0)
                 return -ENOMEM;
         ps->degraded_ratio = c->probe_degraded_ratio;
+        ps->busy_gbps = c->probe_busy_gbps;
         ps->diagnosis = (struct diagnosis_thresholds){ .healthy_gbps = c->diagnosis_healthy_gbps,
                                                        .stale_min_gbps = c->diagnosis_stale_min_gbps,
                                                        .stale_max_gbps = c->diagnosis_stale_max_gbps };

@@ -17,6 +17,7 @@
 #include "daemon/base/api.h"
 #include "daemon/base/store.h"
 #include "daemon/config/conf.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/peers/peers.h"
 #include "history.h"
 #include "inventory/fabric.h"
@@ -34,6 +35,9 @@ struct history *probes_history(struct probes *probes);
  * run with the NCCL environment need them. Fills *out (fabric_facts_free frees it). */
 typedef int (*probes_facts_fn)(void *userdata, struct fabric_facts *out);
 void probes_set_facts_source(struct probes *probes, probes_facts_fn gather, void *userdata);
+/* The fabric links' throughput, which defers scheduled bandwidth probes past [probe] busy_gbps
+ * (borrowed; NULL: never busy). */
+void probes_set_counter_watch(struct probes *probes, const struct counter_watch *watch);
 /* The rails' verdict of the newest result per peer and kind that has one:
  * [{peer, kind, started_at, diagnosis}], for the doctor. */
 json_object *probes_rail_verdicts(struct probes *probes);

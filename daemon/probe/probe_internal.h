@@ -12,6 +12,7 @@
 #include "daemon/base/child.h"
 #include "daemon/config/probe_kinds.h"
 #include "daemon/fabric/diagnosis.h"
+#include "daemon/host/counter_watch.h"
 #include "daemon/peers/peers.h"
 #include "history.h"
 #include "probe.h"
@@ -43,6 +44,7 @@ struct probe {
         struct api_request *req; /* the caller waiting for the answer, NULL when scheduled */
         json_object *result;     /* the helper's final result */
         struct probe_env env;    /* the NCCL environment its helper ran with (kinds with one) */
+        char busy[160];          /* the fabric's load when an on-demand probe started; "" idle */
         char error[320];
 };
 
@@ -59,6 +61,9 @@ struct probes {
         struct diagnosis_thresholds diagnosis;
         struct diagnosis_episodes *episodes; /* stale-initialization alerts already given */
         uint64_t interval_sec, jitter_sec, rtt_interval_sec;
+        double busy_gbps;                          /* a fabric link above this defers the schedule */
+        const struct counter_watch *counter_watch; /* the links' throughput; NULL: never busy */
+        uint64_t bandwidth_ended_usec; /* when this node's last bandwidth probe ended (the watch's clock) */
         unsigned sched_duration, sched_streams;
         char **sched_kinds; /* the bandwidth kinds each scheduled round runs, in order */
         LIST_HEAD(, probe) probes;

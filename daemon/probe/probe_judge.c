@@ -134,6 +134,11 @@ json_object *probe_judge(struct probe *p, const char *error)
                         event_emit(EVENT_PROBE_FAILED, f, ARRAY_SIZE(f),
                                    "%s probe to %s failed in phase %s: %s", p->kind->name, p->peer_name,
                                    p->phase, error);
+        } else if (p->busy[0]) {
+                /* A measure of what the job left over: neither a fault nor a baseline. */
+                json_object_object_add(out, "measured", json_object_get(p->result));
+                json_object_object_add(out, "fabric_busy", json_object_new_string(p->busy));
+                status = "ok";
         } else {
                 json_object_object_add(out, "measured", json_object_get(p->result));
                 judge_expectation(ps, p, out, &status);
@@ -148,7 +153,7 @@ json_object *probe_judge(struct probe *p, const char *error)
                 event_emit(EVENT_PROBE_DONE, f, ARRAY_SIZE(f), "%s probe to %s done", p->kind->name,
                            p->peer_name);
                 /* Only an ok result teaches: one the diagnosis flagged must not become normal. */
-                if (!ps->expect[probe_kind_index(p->kind)])
+                if (!ps->expect[probe_kind_index(p->kind)] && !p->busy[0])
                         history_learn(ps->history, p->peer_id, p->kind->name, p->params, p->kind->metric,
                                       measured(p->result, p->kind->metric));
         }

@@ -10,6 +10,7 @@
 #include "common/proto.h"
 #include "daemon/peers/peers.h"
 #include "probe_exchange.h"
+#include "probe_load.h"
 #include "probe_table.h"
 
 /* Probes that wait for the bandwidth slot; more are refused as busy. */
@@ -113,6 +114,9 @@ int probe_start(struct probes *ps, const struct probe_kind *kind, const char *pe
         }
         if (req)
                 api_request_on_orphan(req, on_caller_gone, p);
+        /* Asked for by hand: it runs, but what it measures is the link's share left by the job. */
+        if (p->kind->is_bandwidth && !scheduled)
+                (void)probe_fabric_busy(ps, p->busy, sizeof(p->busy));
         if (!p->kind->is_bandwidth || !ps->bandwidth) {
                 probe_run(p);
                 return 0;

@@ -10,10 +10,13 @@
 #include "common/proto.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
+#include "probe_load.h"
 #include "probe_queue.h"
 #include "rounds.h"
 
 #define SCHEDULED_RTT_COUNT 200
+/* How often a node without peers looks for one to run the bandwidth round with. */
+#define SCHEDULE_ALONE_SEC 60
 
 /* The node ids that take part: this node and every peer that is up, the same set on every node
  * of a healthy cluster. */
@@ -66,19 +69,45 @@ static void schedule_start(struct probes *ps, const char *kind_name, const char 
                 (void)probe_start(ps, kind, peer, params, NULL, true);
 }
 
-static void schedule_bandwidth(struct probes *ps, time_t now)
+/* The round's kinds with partner, or, while the fabric carries a job, a deferred record of each:
+ * the next slot tries again. */
+static void schedule_kinds(struct probes *ps, const char *partner)
+{
+        char why[160];
+
+        if (!probe_fabric_busy(ps, why, sizeof(why))) {
+                for (char **k = ps->sched_kinds; k && *k; k++)
+                        schedule_start(ps, *k, partner);
+                return;
+        }
+        for (char **k = ps->sched_kinds; k && *k; k++) {
+                json_object *deferred = probe_deferred_result(ps, *k, partner, why);
+
+                history_add(ps->history, deferred);
+                json_object_put(deferred);
+        }
+}
+
+/* Looks at the bandwidth schedule now; returns the seconds until it needs another look. */
+static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
 {
         json_object *peers_json;
         char **ids = schedule_members(ps, &peers_json);
         struct rounds *s = NULL;
         uint64_t slot = (uint64_t)now / ps->interval_sec;
+        uint64_t to_next_slot = (slot + 1) * ps->interval_sec - (uint64_t)now, wait = to_next_slot;
+        uint64_t into_slot = (uint64_t)now % ps->interval_sec, jitter;
         const char *partner = NULL;
         bool is_initiator = false;
         size_t round;
 
-        if (slot == ps->last_slot || strv_length(ids) < 2 || rounds_build(ids, strv_length(ids), &s) < 0 ||
-            rounds_count(s) == 0)
+        if (slot == ps->last_slot)
                 goto out;
+        /* Alone: a peer that comes up is looked for once a minute, well within a round's jitter. */
+        if (strv_length(ids) < 2 || rounds_build(ids, strv_length(ids), &s) < 0 || rounds_count(s) == 0) {
+                wait = to_next_slot < SCHEDULE_ALONE_SEC ? to_next_slot : SCHEDULE_ALONE_SEC;
+                goto out;
+        }
         round = rounds_at(s, (uint64_t)now, ps->interval_sec);
         if (rounds_partner(s, round, ps->node_id, &partner, &is_initiator) < 0) {
                 ps->last_slot = slot; /* idle this round (odd number of nodes) */
@@ -86,26 +115,30 @@ static void schedule_bandwidth(struct probes *ps, time_t now)
         }
         /* The pair waits its jitter into the slot, the same on both nodes, so pairs of one round
          * do not all start in the same second. */
-        if ((uint64_t)now % ps->interval_sec < rounds_jitter(ps->node_id, partner, slot, ps->jitter_sec))
+        jitter = rounds_jitter(ps->node_id, partner, slot, ps->jitter_sec);
+        if (into_slot < jitter) {
+                wait = jitter - into_slot;
                 goto out;
+        }
         ps->last_slot = slot;
         /* The kinds run one after another: each waits for the bandwidth slot the one before holds. */
         if (is_initiator)
-                for (char **k = ps->sched_kinds; k && *k; k++)
-                        schedule_start(ps, *k, partner);
+                schedule_kinds(ps, partner);
 out:
         rounds_free(s);
         strv_free(ids);
         json_object_put(peers_json);
+        return wait;
 }
 
-static void schedule_rtt(struct probes *ps, time_t now)
+/* Looks at the rtt schedule now; returns the seconds until its next round. */
+static uint64_t schedule_rtt(struct probes *ps, time_t now)
 {
         json_object *peers_json;
         char **ids;
 
         if (now - ps->last_rtt_round < (time_t)ps->rtt_interval_sec)
-                return;
+                return (uint64_t)(ps->last_rtt_round + (time_t)ps->rtt_interval_sec - now);
         ps->last_rtt_round = now;
         ids = schedule_members(ps, &peers_json);
         /* RTT is cheap: every pair, started by the lower id. The path MTU is measured in the
@@ -117,22 +150,30 @@ static void schedule_rtt(struct probes *ps, time_t now)
         }
         strv_free(ids);
         json_object_put(peers_json);
+        return ps->rtt_interval_sec;
 }
 
+/* The timer wakes only when something may be due: the next rtt round, the bandwidth round's
+ * slot or its pair's jitter into it; never with both schedules off. */
 static void on_tick(evutil_socket_t fd, short what, void *userdata)
 {
         struct probes *ps = userdata;
         time_t now = time(NULL);
+        uint64_t wait = UINT64_MAX, w;
 
         if (ps->interval_sec)
-                schedule_bandwidth(ps, now);
-        if (ps->rtt_interval_sec)
-                schedule_rtt(ps, now);
+                wait = schedule_bandwidth(ps, now);
+        if (ps->rtt_interval_sec && (w = schedule_rtt(ps, now)) < wait)
+                wait = w;
+        if (wait == UINT64_MAX)
+                return;
+        /* time() counts whole seconds: a wait of 0 would spin within the second. */
+        evtimer_add(ps->tick, &(struct timeval){ .tv_sec = (time_t)(wait ? wait : 1) });
 }
 
 int probe_schedule_new(struct probes *ps)
 {
-        ps->tick = event_new(ps->base, -1, EV_PERSIST, on_tick, ps);
+        ps->tick = evtimer_new(ps->base, on_tick, ps);
         if (!ps->tick)
                 return -ENOMEM;
         /* RTT rounds start one interval after start, when the peers had time to come up. */
@@ -142,10 +183,9 @@ int probe_schedule_new(struct probes *ps)
 
 void probe_schedule_start(struct probes *ps)
 {
-        struct timeval second = { .tv_sec = 1 };
-
         event_del(ps->tick);
-        event_add(ps->tick, &second);
+        if (ps->interval_sec || ps->rtt_interval_sec)
+                evtimer_add(ps->tick, &(struct timeval){ .tv_sec = 1 });
 }
 
 void probe_schedule_free(struct probes *ps)

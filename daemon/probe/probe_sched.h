@@ -1,7 +1,7 @@
 /*
  * The probe schedule: bandwidth probes in pairs by the circle method (rounds.h), one round per
  * interval, and RTT and path MTU probes between all pairs, started through the queue like any
- * other probe by a timer that ticks every second.
+ * other probe by a timer set to when the next of them may be due (none with both off).
  */
 #pragma once
 

@@ -52,8 +52,10 @@ void probe_free(struct probe *p)
                 p->req = NULL;
         }
 
-        if (ps->bandwidth == p)
+        if (ps->bandwidth == p) {
                 ps->bandwidth = NULL;
+                ps->bandwidth_ended_usec = counter_watch_now_usec();
+        }
         if (p->child) {
                 child_kill(p->child); /* its on_exit finds no probe: see probe_of_child */
                 p->child = NULL;

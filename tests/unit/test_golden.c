@@ -13,6 +13,7 @@
 #include "daemon/fabric/doctor.h"
 #include "daemon/fabric/envgen.h"
 #include "daemon/host/aer_watch.h"
+#include "daemon/host/counter_watch.h"
 #include "inventory/fabric.h"
 #include "test.h"
 
@@ -568,6 +569,48 @@ static void test_doctor_line_utf8(void)
         json_object_put(doctor);
 }
 
+static void doctor_golden(const char *host, const char *name, const struct fabric_facts *f)
+{
+        json_object *doctor = doctor_run(f);
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&text, &size);
+
+        fprintf(out, "(exit %d)\n", report_doctor(out, doctor));
+        fclose(out);
+        compare_golden(host, name, text);
+        free(text);
+        json_object_put(doctor);
+}
+
+/* Counters since the driver loaded are evidence only; the watch's second look, with link_downed
+ * up by one and symbol_error at 20/s, fails the check with the fatal counter's fix. */
+static void test_port_errors(void)
+{
+        struct counter_thresholds t = { .window_usec = 60 * 1000000ULL };
+        struct counter_watch *w;
+        struct fabric_facts f;
+
+        /* gpu and roce-v2-gid fail as in gid-missing; the counters add no fault */
+        CHECK(load_host("port-errors", &f) == 0);
+        doctor_golden("port-errors", "doctor.txt", &f);
+        fabric_facts_free(&f);
+
+        t.fatal[PORT_COUNTER_LINK_DOWNED] = true;
+        t.per_sec[PORT_COUNTER_SYMBOL_ERROR] = 10;
+        CHECK(counter_watch_new(&t, &w) == 0);
+        CHECK(load_host("port-errors", &f) == 0);
+        CHECK(f.counters.n == 1);
+        CHECK(counter_watch_observe(w, &f.counters, 0, NULL, NULL) == 0);
+        f.counters.v[0].values[PORT_COUNTER_LINK_DOWNED] += 1;
+        f.counters.v[0].values[PORT_COUNTER_SYMBOL_ERROR] += 200;
+        CHECK(counter_watch_observe(w, &f.counters, 10 * 1000000ULL, NULL, NULL) == 0);
+        counter_watch_annotate(w, &f.counters);
+        doctor_golden("port-errors", "doctor-rising.txt", &f);
+        fabric_facts_free(&f);
+        counter_watch_free(w);
+}
+
 int main(void)
 {
         RUN(test_spark_twins);
@@ -588,5 +631,6 @@ int main(void)
         RUN(test_memlock_daemon_low);
         RUN(test_doctor_line);
         RUN(test_doctor_line_utf8);
+        RUN(test_port_errors);
         return test_result();
 }

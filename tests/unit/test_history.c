@@ -176,6 +176,30 @@ static void test_latest_is_one_per_node_and_kind(void)
         event_base_free(base);
 }
 
+/* A deferred scheduled probe measured nothing: the metrics keep showing the last measurement. */
+static void test_latest_passes_over_deferred(void)
+{
+        struct event_base *base = event_base_new();
+        struct history *h = NULL;
+        json_object *latest, *deferred = result_of("n1", "tcp", 0), *m, *v;
+
+        CHECK(history_new(base, NULL, 10, &h) == 0);
+        add_result(h, "n1", "tcp", 7);
+        json_object_object_del(deferred, "measured");
+        json_object_object_add(deferred, "status", json_object_new_string("deferred"));
+        history_add(h, deferred);
+        json_object_put(deferred);
+        latest = history_latest(h);
+        CHECK(json_object_array_length(latest) == 1);
+        CHECK(json_object_object_get_ex(json_object_array_get_idx(latest, 0), "measured", &m) &&
+              json_object_object_get_ex(m, "gbps", &v) && json_object_get_double(v) == 7);
+        json_object_put(latest);
+        CHECK(json_object_array_length(latest = history_query(h, NULL, "tcp", 10)) == 2);
+        json_object_put(latest);
+        history_free(h);
+        event_base_free(base);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir))
@@ -185,6 +209,7 @@ int main(void)
         RUN(test_baseline_survives_restart_and_trimmed_results);
         RUN(test_version_one_and_damaged_baselines_load);
         RUN(test_latest_is_one_per_node_and_kind);
+        RUN(test_latest_passes_over_deferred);
         {
                 char cmd[128];
 

@@ -51,7 +51,7 @@ static void test_one_series_per_label_set(void)
         /* Newest first, as history_latest gives them. */
         json_object_array_add(latest, result("b", "new-id", "ok", 80));
         json_object_array_add(latest, result("b", "old-id", "failed", 8));
-        text = metrics_render("a", "1.0", 1, NULL, peers, latest, NULL);
+        text = metrics_render("a", "1.0", 1, NULL, NULL, peers, latest, NULL);
         CHECK(text != NULL);
         if (text) {
                 CHECK(count(text, "sparkd_peer_up{peer=\"b\"}") == 1);
@@ -75,7 +75,7 @@ static void test_rdma(void)
         json_object_object_get_ex(r, "measured", &m);
         json_object_object_add(m, "typical_us", json_object_new_double(1.5));
         json_object_array_add(latest, r);
-        text = metrics_render("a", "1.0", 1, NULL, NULL, latest, NULL);
+        text = metrics_render("a", "1.0", 1, NULL, NULL, NULL, latest, NULL);
         CHECK(text != NULL);
         if (text) {
                 CHECK(count(text, "sparkd_probe_rdma_bytes_per_second{peer=\"b\"} 23750000000") == 1);
@@ -92,7 +92,7 @@ static void test_labels_are_escaped(void)
         char *text;
 
         json_object_array_add(latest, result("x\"y\\z\nw", "id", "ok", 8));
-        text = metrics_render("n", "v", 0, NULL, NULL, latest, NULL);
+        text = metrics_render("n", "v", 0, NULL, NULL, NULL, latest, NULL);
         CHECK(text && strstr(text, "sparkd_probe_ok{peer=\"x\\\"y\\\\z\\nw\",kind=\"tcp\"} 1"));
         free(text);
         json_object_put(latest);
@@ -136,7 +136,7 @@ static void test_doctor_gid_and_verdicts(void)
         json_object_object_add(stale, "diagnosis", diagnosis);
         json_object_array_add(latest, stale);
         json_object_array_add(latest, result("c", "c-id", "ok", 90));
-        text = metrics_render("a", "1.0", 1, NULL, NULL, latest, &state);
+        text = metrics_render("a", "1.0", 1, NULL, NULL, NULL, latest, &state);
         CHECK(text != NULL);
         for (size_t i = 0; text && i < ARRAY_SIZE(once); i++)
                 CHECK(count(text, once[i]) == 1);
@@ -147,11 +147,44 @@ static void test_doctor_gid_and_verdicts(void)
         json_object_put(latest);
 }
 
+/* Every error counter the kernel offers is a series of one counter family; the bytes are their
+ * own family; a counter the port lacks gives no series. */
+static void test_port_counters(void)
+{
+        struct port_counter_sample s = { .port = 1, .netdev = "eth0" };
+        struct port_counter_list list = { .v = &s, .n = 1 };
+        char *text;
+
+        strcpy(s.device, "mlx5_0");
+        s.has[PORT_COUNTER_SYMBOL_ERROR] = s.has[PORT_COUNTER_LINK_DOWNED] = s.has[PORT_COUNTER_RX_BYTES] =
+                true;
+        s.values[PORT_COUNTER_SYMBOL_ERROR] = 1200;
+        s.values[PORT_COUNTER_RX_BYTES] = 912345678901;
+        s.alarm[PORT_COUNTER_SYMBOL_ERROR] = PORT_COUNTER_DEGRADED;
+        text = metrics_render("a", "1.0", 1, NULL, &list, NULL, NULL, NULL);
+        CHECK(text != NULL);
+        if (text) {
+                CHECK(count(text, "# TYPE sparkd_port_errors_total counter\n") == 1);
+                CHECK(count(text, "# HELP sparkd_port_errors_total ") == 1);
+                CHECK(count(text, "sparkd_port_errors_total{device=\"mlx5_0\",port=\"1\",iface=\"eth0\","
+                                  "counter=\"symbol_error\"} 1200\n") == 1);
+                CHECK(count(text, "counter=\"link_downed\"} 0\n") == 2); /* the total and the alarm */
+                CHECK(count(text, "counter=\"rnr_nak_retry_err\"") == 0);
+                CHECK(count(text, "sparkd_port_bytes_total{device=\"mlx5_0\",port=\"1\",iface=\"eth0\","
+                                  "direction=\"rx\"} 912345678901\n") == 1);
+                CHECK(count(text, "direction=\"tx\"") == 0);
+                CHECK(count(text, "sparkd_port_errors_alarm{device=\"mlx5_0\",port=\"1\",iface=\"eth0\","
+                                  "counter=\"symbol_error\"} 1\n") == 1);
+        }
+        free(text);
+}
+
 int main(void)
 {
         RUN(test_one_series_per_label_set);
         RUN(test_rdma);
         RUN(test_labels_are_escaped);
         RUN(test_doctor_gid_and_verdicts);
+        RUN(test_port_counters);
         return test_result();
 }
