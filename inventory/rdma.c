@@ -111,8 +111,9 @@ static void port_read_state(struct rdma_scan *s, const char *attr, const char *e
                                rdma_scan_quote(buf, q, sizeof(q)), expected);
 }
 
-/* The port's netdev as ibdev2netdev finds it: the netdev of GID 0, else the PCI function's own
- * netdev (the only one, or the one whose dev_port is this port on a multi-port function). */
+/* The port's netdev as ibdev2netdev finds it: the netdev of GID 0, else a soft device's parent,
+ * else the PCI function's own netdev (the only one, or the one whose dev_port is this port on a multi-port
+ * function). */
 static void port_read_netdev(struct rdma_scan *s, struct rdma_port *p)
 {
         char buf[SYSFS_BUF_SZ], **names = NULL;
@@ -120,6 +121,11 @@ static void port_read_netdev(struct rdma_scan *s, struct rdma_port *p)
 
         if (sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", s->dev,
                        s->port) == 0 &&
+            rdma_copy_ifname(p->netdev, buf))
+                return;
+        /* A soft-RoCE device (rxe, siw) names its netdev in parent, also while the netdev is down
+         * and has no GIDs; it has no PCI function to look under. */
+        if (sysfs_read(s->root, buf, sizeof(buf), "class/infiniband/%s/parent", s->dev) == 0 && buf[0] &&
             rdma_copy_ifname(p->netdev, buf))
                 return;
         r = sysfs_list(s->root, &names, "class/infiniband/%s/device/net", s->dev);
