@@ -20,6 +20,7 @@ test_packages=(
         clang libclang-rt-dev valgrind
         dpkg-dev debhelper fakeroot lintian bash-completion
         debootstrap systemd-container
+        qemu-system-x86 qemu-utils
 )
 
 case "${1:-build}" in
