@@ -8,6 +8,7 @@ share=/mnt
 out=$share/out
 opt=/opt/sparkd
 phases=$(cat "$share/phases")
+. "$share/settings"
 
 fail() { echo "FAIL: $*"; exit 1; }
 step() { echo "--- $(date -u +%T) $*"; }

@@ -1,11 +1,13 @@
 # Sourced by guest.sh: sparkd-probe-rdma by hand and perftest's ib_write_bw / ib_write_lat on the
 # same link (rxe_a0 10.0.0.1 -> rxe_b0 10.0.0.2, GID index 1), the same message size, QPs and
-# duration, alternating, RUNS times each. perf_table.py prints the medians and their ratios and
+# amount, alternating, RUNS times each. The amount is a count of writes per QP, not a duration:
+# both tools then time from the first write posted to the last completion, where perftest's
+# duration mode samples a window whose edges, under emulation, swing its figure by 3x. perf_table.py prints the medians and their ratios and
 # fails when the probe's figures stray from perftest's beyond the bounds it names.
 runs=${PERF_RUNS:-5}
 qps=4
 size=65536
-secs=2
+iters=${PERF_ITERS:-200}
 lat_iters=1000
 mkdir -p "$out/perf"
 
@@ -18,6 +20,16 @@ listening() {
         fail "no \"$2\" in $1: $(cat "$1")"
 }
 
+# tcp_listening PORT: waits until perftest's server listens on its TCP port (its own output is
+# block-buffered into a file, so it says nothing until it ends).
+tcp_listening() {
+        for _ in $(seq 300); do
+                [ -n "$(ss -Hltn "sport = :$1")" ] && return 0
+                sleep 0.1
+        done
+        fail "nothing listens on TCP port $1"
+}
+
 # perftest TOOL N DIRECTION ARGS...: one perftest run, server on the receiving end; forward is
 # a0 -> b0 (the client on a0 writes), reverse b0 -> a0.
 perftest() {
@@ -27,7 +39,7 @@ perftest() {
         f=$out/perf/$tool-$dir-$n
         $tool -d $srv -x 1 -F "$@" >"$f.server" 2>&1 &
         spid=$!
-        listening "$f.server" "Waiting for client"
+        tcp_listening 18515
         $tool -d $cli -x 1 -F "$@" $dst >"$f.client" 2>&1 || fail "$tool $dir run $n: $(tail -n 5 "$f.client")"
         wait $spid || fail "$tool server $dir run $n: $(tail -n 5 "$f.server")"
 }
@@ -48,10 +60,13 @@ probe() {
 for n in $(seq "$runs"); do
         step "run $n of $runs: ib_write_bw both ways, the probe both ways, ib_write_lat, the probe's latency"
         for dir in forward reverse; do
-                perftest ib_write_bw "$n" $dir -q $qps -s $size -D $secs --report_gbits
+                perftest ib_write_bw "$n" $dir -q $qps -s $size -n $iters --report_gbits
         done
-        probe "$n" bw --qps $qps --size $size --duration $secs --bandwidth
+        probe "$n" bw --qps $qps --size $size --iters $iters --bandwidth
         perftest ib_write_lat "$n" forward -s 2 -n $lat_iters
         probe "$n" lat --latency --lat-iters $lat_iters --lat-size 2
 done
-python3 "$share/perf_table.py" "$out/perf" "$runs" | tee "$out/perf-table.txt"
+rc=0
+python3 "$share/perf_table.py" "$out/perf" "$runs" >"$out/perf-table.txt" || rc=$?
+cat "$out/perf-table.txt"
+[ "$rc" = 0 ] || fail "the probe measures unlike perftest (table above)"

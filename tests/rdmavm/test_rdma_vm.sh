@@ -13,6 +13,10 @@
 #
 # usage: test_rdma_vm.sh BUILD_DIR [SOURCE_ROOT]
 # env:   SPARKD_RDMA_VM_CACHE  where the image is kept
+#        SPARKD_RDMA_VM_PHASES what the guest runs, of: inventory perf failures (default: all)
+#        SPARKD_RDMA_VM_PERF_RUNS  alternating runs of each tool in perf (default 5)
+#        PERF_BW_MIN, PERF_LAT_TOL the probe's bounds against perftest (tests/rdmavm/perf_table.py;
+#                              0.97 and 0.1 on a machine that runs the guest alone)
 #        KEEP_TEST_TMP=1       keep the work directory (the share, the console)
 # exit:  0 pass, 1 fail, 77 skip (not root, no QEMU, no image and no way to make one)
 set -euo pipefail
@@ -99,7 +103,12 @@ mkdir -p "$share/build" "$share/out"
 cp "$build/daemon/sparkd" "$build/client/sparkc" "$build"/probes/sparkd-probe-* "$share/build/" 2>/dev/null || true
 rm -rf "$share"/build/*.p
 cp "$here"/guest.sh "$here"/phase_*.sh "$here"/*.py "$share/"
-echo "${SPARKD_RDMA_VM_PHASES:-inventory}" >"$share/phases"
+echo "${SPARKD_RDMA_VM_PHASES:-inventory perf failures}" >"$share/phases"
+{
+        echo "PERF_RUNS=${SPARKD_RDMA_VM_PERF_RUNS:-5}"
+        [ -z "${PERF_BW_MIN:-}" ] || echo "export PERF_BW_MIN=$PERF_BW_MIN"
+        [ -z "${PERF_LAT_TOL:-}" ] || echo "export PERF_LAT_TOL=$PERF_LAT_TOL"
+} >"$share/settings"
 
 # --- boot ------------------------------------------------------------------------------------
 step "booting Debian's kernel under QEMU (TCG), the guest runs: $(cat "$share/phases")"
