@@ -37,31 +37,53 @@ ip link set lo up
 for x in all default; do
         sysctl -qw net.ipv4.conf.$x.accept_local=1 net.ipv4.conf.$x.rp_filter=0
 done
-table=10
-for i in 0 1; do
-        for pair in "a$i b$i 1 2" "b$i a$i 2 1"; do
+# veth_routes I: pair I's neighbours and routes, again after a link went down (the kernel drops
+# a netdev's routes and permanent neighbours when it is set down). Table 10+2I for aI, 11+2I for bI.
+veth_routes() {
+        table=$((10 + 2 * $1))
+        for pair in "a$1 b$1 1 2" "b$1 a$1 2 1"; do
                 set -- $pair
-                sysctl -qw net.ipv4.conf.$1.accept_local=1 net.ipv4.conf.$1.rp_filter=0
+                i=${1#?}
                 ip neigh replace 10.0.$i.$4 lladdr "$(cat /sys/class/net/$2/address)" dev $1 nud permanent
-                ip route add 10.0.$i.$4 dev $1 src 10.0.$i.$3 table $table
-                ip rule add pref $table oif $1 lookup $table
+                ip route replace 10.0.$i.$4 dev $1 src 10.0.$i.$3 table $table
                 table=$((table + 1))
         done
+}
+for i in 0 1; do
+        for n in a$i b$i; do
+                sysctl -qw net.ipv4.conf.$n.accept_local=1 net.ipv4.conf.$n.rp_filter=0
+        done
+        ip rule add pref $((10 + 2 * i)) oif a$i lookup $((10 + 2 * i))
+        ip rule add pref $((11 + 2 * i)) oif b$i lookup $((11 + 2 * i))
+        veth_routes $i
 done
 ip rule add pref 100 lookup local
 ip rule del pref 0
 for n in a0 a1 b0 b1; do
         rdma link add rxe_$n type rxe netdev $n
 done
-# rxe's ports go ACTIVE as their netdevs are up, and the GID of the address is added when the
-# device is made (the address came first).
-for _ in $(seq 100); do
-        active=$(rdma link show | grep -c 'state ACTIVE' || true)
-        [ "$active" = 4 ] && break
-        sleep 0.1
-done
+# rxe_active N: waits until N rxe ports are ACTIVE (rxe follows its netdev's state).
+rxe_active() {
+        for _ in $(seq 100); do
+                active=$(rdma link show | grep -c 'state ACTIVE' || true)
+                [ "$active" = "$1" ] && return 0
+                sleep 0.1
+        done
+        rdma link show
+        fail "$active of $1 rxe ports ACTIVE"
+}
+rxe_active 4
 rdma link show
-[ "$active" = 4 ] || fail "$active of 4 rxe ports ACTIVE"
+
+# wait_line FILE PATTERN: waits until a helper's output shows PATTERN (a server listening, a
+# client connected).
+wait_line() {
+        for _ in $(seq 300); do
+                grep -q "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        fail "no \"$2\" in $1: $(cat "$1")"
+}
 
 # sparkd_up NAME CONFIG_LINES: a daemon of that name in the background, its socket /run/NAME.sock,
 # its log $out/NAME.log; returns once it answers.
@@ -71,11 +93,19 @@ sparkd_up() {
                 "$name" "$opt" "$2" >/tmp/$name.conf
         sparkd --foreground --log-target=stderr --config /tmp/$name.conf --socket /run/$name.sock \
                 --state-dir /tmp/$name.state >"$out/$name.log" 2>&1 &
+        echo $! >/tmp/$name.pid
         for _ in $(seq 100); do
                 sparkc --socket /run/$name.sock status >/dev/null 2>&1 && return 0
                 sleep 0.1
         done
         fail "sparkd $name does not answer; its log: $(tail -n 20 "$out/$name.log")"
+}
+
+# sparkd_down NAME: stops that daemon and waits for it.
+sparkd_down() {
+        pid=$(cat /tmp/$1.pid)
+        kill -TERM "$pid"
+        wait "$pid" || fail "sparkd $1 did not stop cleanly; its log: $(tail -n 20 "$out/$1.log")"
 }
 
 for phase in $phases; do

@@ -12,15 +12,6 @@ result_error() {
 print(next(json.loads(l)["result"].get("error", "") for l in open(sys.argv[1]) if l.startswith("{\"result\"")))' "$1" 2>/dev/null
 }
 
-# wait_line FILE PATTERN
-wait_line() {
-        for _ in $(seq 300); do
-                grep -q "$2" "$1" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "no \"$2\" in $1: $(cat "$1")"
-}
-
 # expect_failure NAME PID FILE REGEX: waits for the helper PID, which must fail with an error
 # matching REGEX within the bound.
 expect_failure() {
@@ -86,3 +77,5 @@ expect_failure "peer unreachable" $cpid "$out/failures/$case.client" "no RDMA WR
 kill -KILL $spid 2>/dev/null || true
 wait $spid 2>/dev/null || true
 ip link set b0 up
+veth_routes 0
+rxe_active 4

@@ -20,3 +20,4 @@ done >"$out/sysfs-rxe_a0.txt"
         ports/1/gid_attrs/ndevs/0 ports/1/gid_attrs/ndevs/1 ports/1/gid_attrs/ndevs/2; ls ports/1/gids | wc -l; ls) \
         >>"$out/sysfs-rxe_a0.txt" 2>&1 || true
 python3 "$share/compare_inventory.py" "$out" /sys/class/infiniband
+sparkd_down nodea

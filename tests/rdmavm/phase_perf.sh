@@ -11,15 +11,6 @@ iters=${PERF_ITERS:-200}
 lat_iters=1000
 mkdir -p "$out/perf"
 
-# listening FILE PATTERN: waits until a server's output shows it is ready.
-listening() {
-        for _ in $(seq 300); do
-                grep -q "$2" "$1" 2>/dev/null && return 0
-                sleep 0.1
-        done
-        fail "no \"$2\" in $1: $(cat "$1")"
-}
-
 # tcp_listening PORT: waits until perftest's server listens on its TCP port (its own output is
 # block-buffered into a file, so it says nothing until it ends).
 tcp_listening() {
@@ -51,7 +42,7 @@ probe() {
         f=$out/perf/probe-$mode-$n
         sparkd-probe-rdma --server --bind 10.0.0.2 --port 18516 --one-rail --json >"$f.server" 2>&1 &
         spid=$!
-        listening "$f.server" '"phase":"listening"'
+        wait_line "$f.server" '"phase":"listening"'
         sparkd-probe-rdma --client 10.0.0.2 --port 18516 --bind 10.0.0.1 --one-rail --json "$@" \
                 >"$f.client" 2>&1 || fail "sparkd-probe-rdma $mode run $n: $(tail -n 3 "$f.client")"
         wait $spid || fail "sparkd-probe-rdma server $mode run $n: $(tail -n 3 "$f.server")"

@@ -14,9 +14,23 @@ table ip sparkd_peers {
         }
 }
 NFT
+# Each RDMA-backed netdev is a fabric netdev of the host, so each daemon would take all four for
+# its own; its host root hides the other node's two (the real /sys and /proc with an empty
+# directory over those netdevs', which the inventory then skips as vanished).
+host_root() {
+        root=/tmp/root-$1
+        shift
+        mkdir -p $root/sys $root/proc
+        mount --bind /sys $root/sys
+        mount --bind /proc $root/proc
+        for n in "$@"; do mount -t tmpfs tmpfs $root/sys/devices/virtual/net/$n; done
+}
+host_root nodea b0 b1
+host_root nodeb a0 a1
 peers='key_file = /tmp/cluster.key\nheartbeat_interval = 300ms\ntimeout = 3s\n'
-sparkd_up nodea "[fabric]\ninterfaces = a0, a1\n[peers]\nstatic = 10.0.0.2\n$peers[probe]\nrtt_interval = 0\n"
-sparkd_up nodeb "[fabric]\ninterfaces = b0, b1\n[peers]\nport = 7472\nstatic = 10.0.0.1\n$peers[probe]\nrtt_interval = 0\n"
+probe='[probe]\nrtt_interval = 0\nmemory_margin = 0\nexpect_rdma_gbps = 0.01\n[diagnosis]\nstale_min_gbps = 0\nstale_max_gbps = 0.005\nhealthy_gbps = 0.01\n'
+sparkd_up nodea "[daemon]\nhost_root = /tmp/root-nodea\n[fabric]\ninterfaces = a0, a1\n[peers]\nstatic = 10.0.0.2\n$peers$probe"
+sparkd_up nodeb "[daemon]\nhost_root = /tmp/root-nodeb\n[fabric]\ninterfaces = b0, b1\n[peers]\nport = 7472\nstatic = 10.0.0.1\n$peers$probe"
 peer_up() {
         sparkc --socket /run/$1.sock --json peers | python3 -c '
 import json, sys
@@ -38,9 +52,15 @@ python3 - "$out/probe.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "ok", f"status {d['status']}: {d.get('error')}"
-res = d.get("result", d)
+res = d["measured"]
 dirs = {x["direction"]: x["gbps"] for x in res["directions"]}
 assert set(dirs) == {"forward", "reverse"} and all(g > 0 for g in dirs.values()), f"directions: {dirs}"
+# Between the two nodes' devices, not within one.
+assert (d["local"], d["remote"]) == ("10.0.0.1", "10.0.0.2"), f"from {d['local']} to {d['remote']}"
+rails = {r["name"] for r in res["rails"]}
+assert rails == {"rxe_a0"}, f"rails {rails}"
 print(f"ok: rdma probe nodea -> nodeb: forward {dirs['forward']} Gb/s, reverse {dirs['reverse']} Gb/s, "
       f"typical latency {res.get('typical_us')} us")
 PY
+sparkd_down nodea
+sparkd_down nodeb

@@ -13,7 +13,7 @@
 #
 # usage: test_rdma_vm.sh BUILD_DIR [SOURCE_ROOT]
 # env:   SPARKD_RDMA_VM_CACHE  where the image is kept
-#        SPARKD_RDMA_VM_PHASES what the guest runs, of: inventory perf failures (default: all)
+#        SPARKD_RDMA_VM_PHASES what the guest runs, of: inventory perf probe failures (default: all)
 #        SPARKD_RDMA_VM_PERF_RUNS  alternating runs of each tool in perf (default 5)
 #        PERF_BW_MIN, PERF_LAT_TOL the probe's bounds against perftest (tests/rdmavm/perf_table.py;
 #                              0.97 and 0.1 on a machine that runs the guest alone)
@@ -28,12 +28,13 @@ cache=${SPARKD_RDMA_VM_CACHE:-/var/cache/sparkd-tests}
 image_dir=$cache/rdma-vm-bookworm
 stamp=$image_dir.stamp
 # The kernel with rdma_rxe, udev-free module loading, rdma-core's tools, perftest to compare
-# with, and the shared libraries sparkd, sparkc and the probe helpers link.
+# with, the shared libraries sparkd, sparkc and the probe helpers link, and nftables for the NAT
+# between two daemons' peer ports (phase_probe.sh).
 guest_packages=kmod,linux-image-amd64,initramfs-tools,rdma-core,ibverbs-providers,ibverbs-utils
 guest_packages+=,rdmacm-utils,perftest,iproute2,python3,procps,iputils-ping
 guest_packages+=,libevent-2.1-7,libevent-core-2.1-7,libevent-openssl-2.1-7,libevent-pthreads-2.1-7
 guest_packages+=,libjson-c5,libinih1,libnl-3-200,libnl-route-3-200,libssl3,libavahi-client3
-guest_packages+=,libyaml-0-2,libibverbs1,librdmacm1
+guest_packages+=,libyaml-0-2,libibverbs1,librdmacm1,nftables
 # Under software emulation a probe of 5 s and perftest's runs take minutes; the guest's whole run
 # is bounded here so a hang fails the test instead of holding CI.
 guest_timeout_s=${SPARKD_RDMA_VM_TIMEOUT:-420}
@@ -103,7 +104,7 @@ mkdir -p "$share/build" "$share/out"
 cp "$build/daemon/sparkd" "$build/client/sparkc" "$build"/probes/sparkd-probe-* "$share/build/" 2>/dev/null || true
 rm -rf "$share"/build/*.p
 cp "$here"/guest.sh "$here"/phase_*.sh "$here"/*.py "$share/"
-echo "${SPARKD_RDMA_VM_PHASES:-inventory perf failures}" >"$share/phases"
+echo "${SPARKD_RDMA_VM_PHASES:-inventory perf probe failures}" >"$share/phases"
 {
         echo "PERF_RUNS=${SPARKD_RDMA_VM_PERF_RUNS:-5}"
         [ -z "${PERF_BW_MIN:-}" ] || echo "export PERF_BW_MIN=$PERF_BW_MIN"
