@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,70 @@ static void netif_clear(struct netif *n)
         n->rdma_devices = NULL;
 }
 
-static int netif_read(const char *root, const char *name, struct netif *n)
+/* The RDMA devices that run over a netdev without being its PCI function's (soft-RoCE: rxe and
+ * siw have no parent device, so class/net/IF/device/infiniband never names them): "NETDEV DEV"
+ * pairs from each port's GID 0 netdev, where ibdev2netdev and `rdma link` find it, and from the
+ * soft device's parent attribute, which stays while the netdev is down and its GIDs are gone. */
+static int rdma_netdev_pairs(const char *root, char ***pairs)
+{
+        _cleanup_strv_ char **devs = NULL;
+        int r;
+
+        *pairs = calloc(1, sizeof(char *));
+        if (!*pairs)
+                return -ENOMEM;
+        r = sysfs_list(root, &devs, "class/infiniband");
+        if (r < 0)
+                return r == -ENOMEM ? r : 0; /* no RDMA driver loaded, or nothing to read */
+        for (char **dev = devs; r >= 0 && *dev; dev++) {
+                _cleanup_strv_ char **ports = NULL;
+                char netdev[IF_NAMESIZE + 1], pair[2 * NAME_MAX + 2];
+
+                if (sysfs_read(root, netdev, sizeof(netdev), "class/infiniband/%s/parent", *dev) == 0 &&
+                    netdev[0]) {
+                        snprintf(pair, sizeof(pair), "%s %s", netdev, *dev);
+                        if ((r = strv_push(pairs, pair)) < 0)
+                                break;
+                }
+                if ((r = sysfs_list(root, &ports, "class/infiniband/%s/ports", *dev)) == -ENOMEM)
+                        break;
+                r = 0;
+                for (char **port = ports; r >= 0 && port && *port; port++) {
+                        if (sysfs_read(root, netdev, sizeof(netdev),
+                                       "class/infiniband/%s/ports/%s/gid_attrs/ndevs/0", *dev, *port) < 0 ||
+                            !netdev[0])
+                                continue;
+                        snprintf(pair, sizeof(pair), "%s %s", netdev, *dev);
+                        if (!strv_contains(*pairs, pair))
+                                r = strv_push(pairs, pair);
+                }
+        }
+        if (r < 0) {
+                strv_free(*pairs);
+                *pairs = NULL;
+        }
+        return r < 0 ? r : 0;
+}
+
+/* Adds to n's RDMA devices those of pairs that run over it, each once. */
+static int netif_add_rdma_pairs(struct netif *n, char *const *pairs)
+{
+        size_t len = strlen(n->name);
+
+        for (char *const *p = pairs; p && *p; p++) {
+                const char *dev = *p + len + 1;
+
+                if (strncmp(*p, n->name, len) != 0 || (*p)[len] != ' ' ||
+                    strv_contains(n->rdma_devices, dev))
+                        continue;
+                int r = strv_push(&n->rdma_devices, dev);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int netif_read(const char *root, const char *name, char *const *rdma_pairs, struct netif *n)
 {
         uint64_t v;
         char buf[64];
@@ -93,7 +157,7 @@ static int netif_read(const char *root, const char *name, struct netif *n)
                 if (!n->rdma_devices)
                         return -ENOMEM;
         }
-        return 0;
+        return netif_add_rdma_pairs(n, rdma_pairs);
 }
 
 static void netif_pair_twins(struct netif_list *list)
@@ -118,10 +182,14 @@ static void netif_pair_twins(struct netif_list *list)
 int netif_scan(const char *root, char *const *patterns, struct netif_list *out)
 {
         char **names = NULL;
+        _cleanup_strv_ char **rdma_pairs = NULL;
         struct netif_list list = { 0 };
         int r;
 
         *out = (struct netif_list){ 0 };
+        r = rdma_netdev_pairs(root, &rdma_pairs);
+        if (r < 0)
+                return r;
         r = sysfs_list(root, &names, "class/net");
         if (r < 0)
                 return r;
@@ -133,7 +201,7 @@ int netif_scan(const char *root, char *const *patterns, struct netif_list *out)
         for (char **name = names; *name; name++) {
                 struct netif *n = &list.v[list.n];
 
-                r = netif_read(root, *name, n);
+                r = netif_read(root, *name, rdma_pairs, n);
                 if (r == -ENOMEM)
                         break;
                 if (r == -EBADMSG) {

@@ -1,7 +1,8 @@
 /*
  * The fabric interface inventory: which netdevs sparkd looks after, read from sysfs under one
- * root. A fabric netdev is one backed by an RDMA device (class/net/IF/device/infiniband/DEV) or
- * one named by the config ([fabric] interfaces, names or shell globs). Twins are the two netdevs
+ * root. A fabric netdev is one backed by an RDMA device (class/net/IF/device/infiniband/DEV, or a
+ * port's GID 0 netdev or a soft device's parent: rxe, siw) or one named by the config ([fabric]
+ * interfaces, names or shell globs). Twins are the two netdevs
  * that are halves of one physical port: on a DGX Spark each QSFP port is two PCIe x4 functions
  * with the same bus:device.function in two PCI domains (0000:01:00.1 and 0002:01:00.1).
  */
@@ -16,7 +17,7 @@ struct netif {
         char name[IF_NAMESIZE];
         int ifindex;
         char pci[64];        /* PCI address of class/net/IF/device, "" when not PCI */
-        char **rdma_devices; /* RDMA devices of the netdev (NULL-terminated, may be empty) */
+        char **rdma_devices; /* RDMA devices running over the netdev (NULL-terminated, may be empty) */
         char twin[IF_NAMESIZE];
         bool is_configured; /* matched a [fabric] interfaces pattern */
         bool is_admin_up;

@@ -111,6 +111,9 @@ static void port_read_state(struct rdma_scan *s, const char *attr, const char *e
                                rdma_scan_quote(buf, q, sizeof(q)), expected);
 }
 
+/* The port's netdev as ibdev2netdev finds it: the netdev of GID 0, else a soft device's parent,
+ * else the PCI function's own netdev (the only one, or the one whose dev_port is this port on a
+ * multi-port function). */
 int rdma_port_netdev(const char *sysfs_root, const char *dev, unsigned port, char ifname[IF_NAMESIZE])
 {
         char buf[SYSFS_BUF_SZ], **names = NULL;
@@ -119,6 +122,11 @@ int rdma_port_netdev(const char *sysfs_root, const char *dev, unsigned port, cha
         ifname[0] = '\0';
         if (sysfs_read(sysfs_root, buf, sizeof(buf), "class/infiniband/%s/ports/%u/gid_attrs/ndevs/0", dev,
                        port) == 0 &&
+            rdma_copy_ifname(ifname, buf))
+                return 0;
+        /* A soft-RoCE device (rxe, siw) names its netdev in parent, also while the netdev is down
+         * and has no GIDs; it has no PCI function to look under. */
+        if (sysfs_read(sysfs_root, buf, sizeof(buf), "class/infiniband/%s/parent", dev) == 0 && buf[0] &&
             rdma_copy_ifname(ifname, buf))
                 return 0;
         r = sysfs_list(sysfs_root, &names, "class/infiniband/%s/device/net", dev);

@@ -21,6 +21,7 @@ test_packages=(
         dpkg-dev debhelper fakeroot lintian bash-completion
         debootstrap systemd-container
         slurmd slurmctld munge
+        qemu-system-x86 qemu-utils
 )
 
 case "${1:-build}" in

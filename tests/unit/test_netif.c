@@ -218,6 +218,30 @@ static const struct expect malformed[] = {
         { "notpci", 5, "hns_0", "", "", 9000, true, true, "up", 100000, false },
 };
 
+/* Soft-RoCE (rdma_rxe) over veths: no PCI device under either netdev, so only the RDMA devices'
+ * own attributes say which netdev each runs over: a0's device through its GID table, a1's (down,
+ * its GIDs gone) through the device's parent. Both are fabric netdevs without being named. */
+static const struct expect soft_roce[] = {
+        { "a0", 3, "rxe_a0", "", "", 9000, true, true, "up", 10000, false },
+        { "a1", 5, "rxe_a1", "", "", 9000, false, false, "down", -1, false },
+};
+
+static void test_soft_roce(void)
+{
+        check_scan("soft-roce", NULL, soft_roce, ARRAY_SIZE(soft_roce));
+}
+
+/* A host with no RDMA driver loaded (no class/infiniband at all): a named netdev is still found. */
+static void test_no_rdma(void)
+{
+        static const struct expect no_rdma[] = {
+                { "eth0", 2, "", "", "", 1500, true, true, "up", -1, true },
+        };
+        char *eth0[] = { "eth0", NULL };
+
+        check_scan("no-rdma", eth0, no_rdma, ARRAY_SIZE(no_rdma));
+}
+
 static void test_malformed(void)
 {
         struct netif_list list;
@@ -316,6 +340,8 @@ int main(void)
         RUN(test_direct_fabric);
         RUN(test_direct_fabric_management_by_glob);
         RUN(test_direct_fabric_pattern_marks_fabric_netdev);
+        RUN(test_soft_roce);
+        RUN(test_no_rdma);
         RUN(test_malformed);
         RUN(test_malformed_named_by_patterns);
         RUN(test_missing_root);

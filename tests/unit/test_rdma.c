@@ -350,6 +350,35 @@ static void test_gid_index_5(void)
         rdma_inventory_free(&inv);
 }
 
+/* Soft-RoCE as Debian 12's kernel shows it (rdma_rxe over veths): no parent device, each GID
+ * once as RoCE v2 (fe80 at 0, the IPv4-mapped address at 1), the netdev in gid_attrs/ndevs and in
+ * the device's parent attribute; rxe_a1's netdev is down, its GIDs gone but its parent kept. */
+static void test_soft_roce(void)
+{
+        static const struct expect_device devices[] = {
+                { "rxe_a0", "", "", 1 },
+                { "rxe_a1", "", "", 1 },
+        };
+        static const struct expect_port ports[] = {
+                { "rxe_a0", 1, UP, "10 Gb/sec (1X FDR10)", 10, "a0", 1, 2 },
+                { "rxe_a1", 1, 1, "DOWN", 3, "Disabled", "Ethernet", "10 Gb/sec (1X FDR10)", 10, "a1", -1,
+                  0 },
+        };
+        static const struct expect_gid gids[] = {
+                { 0, RDMA_GID_ROCE_V2, "", "a0" },
+                { 1, RDMA_GID_ROCE_V2, "10.0.0.1", "a0" },
+        };
+        struct rdma_inventory inv;
+
+        CHECK(rdma_scan(tree("soft-roce"), false, &inv) == 0);
+        check_devices(&inv, devices, ARRAY_SIZE(devices));
+        check_ports(&inv, ports, ARRAY_SIZE(ports));
+        check_gids(&inv, "rxe_a0", 1, gids, ARRAY_SIZE(gids));
+        CHECK(rdma_port_gid_for_ipv4(find_port(&inv, "rxe_a0", 1), "10.0.0.1") == 1);
+        check_no_warnings(&inv);
+        rdma_inventory_free(&inv);
+}
+
 /* The netdev has an address (see the tree's addresses file) that the GID table does not show. */
 static void test_gid_missing(void)
 {
@@ -780,6 +809,7 @@ int main(void)
         RUN(test_mesh_two_nics);
         RUN(test_direct_fabric);
         RUN(test_gid_index_5);
+        RUN(test_soft_roce);
         RUN(test_gid_missing);
         RUN(test_malformed);
         RUN(test_missing_class);
