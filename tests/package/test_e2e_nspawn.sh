@@ -25,8 +25,9 @@
 # - The build: the README's build block runs on the host in a clean copy of the tree (the
 #   machines have no compilers), with sudo as itself when the host runs this as root without
 #   sudo; the package then lies in spark1's home directory, where that block leaves the user.
-# - The README's other blocks (netplan, the firewall, the first NCCL job) need netplan, ufw, GPUs
-#   and nccl-tests that the machines do not have; they are not marked.
+# - The firewall step runs as written: the machines have ufw (its rules are added; ufw stays off,
+#   as on a fresh DGX OS). The README's other blocks (netplan, the first NCCL job) need netplan,
+#   GPUs and nccl-tests that the machines do not have; they are not marked.
 #
 # The debootstrapped tree is cached (SPARKD_E2E_CACHE, default /var/cache/sparkd-tests) with a
 # stamp; only its first build, and a change in the package's dependencies, need the Debian mirror.
@@ -45,8 +46,8 @@ cache=${SPARKD_E2E_CACHE:-/var/cache/sparkd-tests}
 suite=bookworm
 # What the machines need besides the package's own dependencies: systemd as init, Avahi as the
 # package recommends (installing it later would need the mirror on every run), and what the
-# README's path uses on DGX OS: sudo, SSH (scp) and .local names (nss-mdns).
-base_packages=systemd,systemd-sysv,dbus,iproute2,procps,avahi-daemon,sudo,openssh-server,openssh-client,libnss-mdns
+# README's path uses on DGX OS: sudo, SSH (scp), .local names (nss-mdns) and ufw.
+base_packages=systemd,systemd-sysv,dbus,iproute2,procps,avahi-daemon,sudo,openssh-server,openssh-client,libnss-mdns,ufw
 # A tree per package list, so runs of other versions of this test beside this one keep theirs.
 tree=$cache/$suite-$(echo "$base_packages" | sha256sum | cut -c1-12)-TREE
 stamp=$tree.stamp
