@@ -59,8 +59,8 @@ void peer_session_free(struct peer_conn *c)
 /* Probes running with the peer end now rather than at their deadline. */
 static void session_notify_down(struct peers *ps, struct peer *p)
 {
-        if (ps->on_message && p->node_id[0])
-                ps->on_message(p->node_id, "peer-down", NULL, ps->on_message_userdata);
+        if (p->node_id[0])
+                peer_table_dispatch(ps, p->node_id, "peer-down", NULL);
 }
 
 void peer_session_close(struct peer_conn *c, const char *reason)
@@ -194,12 +194,14 @@ static void session_up(struct peer_conn *c, struct peer *p)
         snprintf(p->via_local, sizeof(p->via_local), "%s", c->local);
         snprintf(p->via_remote, sizeof(p->via_remote), "%s", c->remote);
         peer_check_mtu(p);
-        if (p->state == PEER_UP)
-                return;
-        peer_set_state(p, PEER_UP);
-        event_emit(EVENT_PEER_UP, f, ARRAY_SIZE(f), "peer %s (%s) is up via %s%s%s", p->name, c->remote,
-                   p->via_ifname[0] ? p->via_ifname : c->local, p->version[0] ? ", sparkd " : "",
-                   p->version);
+        if (p->state != PEER_UP) {
+                peer_set_state(p, PEER_UP);
+                event_emit(EVENT_PEER_UP, f, ARRAY_SIZE(f), "peer %s (%s) is up via %s%s%s", p->name,
+                           c->remote, p->via_ifname[0] ? p->via_ifname : c->local,
+                           p->version[0] ? ", sparkd " : "", p->version);
+        }
+        /* Per connection, as peer-down is: a reconnect within the grace still greets anew. */
+        peer_table_dispatch(c->owner, p->node_id, "peer-up", NULL);
 }
 
 /* The hello of this very process (a static address of its own) or of another node that runs with
@@ -350,9 +352,8 @@ static int session_handle_line(struct peer_conn *c, const char *line, size_t len
                 r = -EPROTO;
         else if (strcmp(type, "heartbeat") == 0)
                 r = session_handle_heartbeat(c, m);
-        else if (c->peer && c->owner->on_message)
-                c->owner->on_message(c->peer->node_id, type, m, c->owner->on_message_userdata);
-        /* Types nobody handles belong to later protocol versions: ignored, not fatal. */
+        else if (c->peer)
+                peer_table_dispatch(c->owner, c->peer->node_id, type, m);
         json_object_put(m);
         return r;
 }

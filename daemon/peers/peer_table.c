@@ -1,5 +1,6 @@
 #include "peer_table.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,27 @@ struct peer *peer_find_by_id(struct peers *ps, const char *node_id)
                 if (p->node_id[0] && strcmp(p->node_id, node_id) == 0)
                         return p;
         return NULL;
+}
+
+void peer_table_dispatch(struct peers *ps, const char *node_id, const char *type, json_object *msg)
+{
+        const struct peers_handler *best = NULL;
+        bool is_to_all = strcmp(type, "peer-up") == 0 || strcmp(type, "peer-down") == 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(ps->handlers); i++) {
+                const struct peers_handler *h = &ps->handlers[i];
+
+                if (!h->prefix[0])
+                        continue;
+                if (is_to_all)
+                        h->fn(node_id, type, msg, h->userdata);
+                else if (strncmp(type, h->prefix, strlen(h->prefix)) == 0 &&
+                         (!best || strlen(h->prefix) > strlen(best->prefix)))
+                        best = h;
+        }
+        /* Types nobody handles belong to later protocol versions: ignored, not fatal. */
+        if (best)
+                best->fn(node_id, type, msg, best->userdata);
 }
 
 struct peer *peer_find_unnamed_by_address(struct peers *ps, const char *address)

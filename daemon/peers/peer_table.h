@@ -84,8 +84,11 @@ struct peers {
         LIST_HEAD(, peer) peers;
         LIST_HEAD(, peer_conn) conns;
         unsigned n_pending;
-        peers_message_fn on_message;
-        void *on_message_userdata;
+        struct peers_handler {
+                char prefix[32]; /* "" marks a free slot */
+                peers_message_fn fn;
+                void *userdata;
+        } handlers[PEERS_MAX_HANDLERS];
         time_t last_reject_log;
         unsigned rejects_unlogged;
         /* Dials p when its backoff ends; dialling sits above the table, which only keeps time. */
@@ -98,6 +101,9 @@ const char *peer_label(const struct peer *p);
 const char *peer_state_to_string(enum peer_state state);
 void peer_set_state(struct peer *p, enum peer_state state);
 struct peer *peer_find_by_id(struct peers *ps, const char *node_id);
+/* Hands a message to the handler of the longest prefix of type; "peer-up" and "peer-down" go to
+ * every handler. */
+void peer_table_dispatch(struct peers *ps, const char *node_id, const char *type, json_object *msg);
 /* A static entry not yet connected that dials this address. */
 struct peer *peer_find_unnamed_by_address(struct peers *ps, const char *address);
 struct peer *peer_new(struct peers *ps);

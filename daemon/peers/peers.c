@@ -1,6 +1,7 @@
 #include "peers.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <event2/dns.h>
 #include <event2/listener.h>
@@ -277,10 +278,42 @@ int peers_configure(struct peers *ps, const struct sparkd_config *config)
         return 0;
 }
 
-void peers_set_message_handler(struct peers *ps, peers_message_fn fn, void *userdata)
+int peers_add_message_handler(struct peers *ps, const char *prefix, peers_message_fn fn, void *userdata)
 {
-        ps->on_message = fn;
-        ps->on_message_userdata = userdata;
+        struct peers_handler *free_slot = NULL;
+
+        assert(prefix[0] && strlen(prefix) < sizeof(free_slot->prefix));
+        for (size_t i = 0; i < ARRAY_SIZE(ps->handlers); i++) {
+                if (strcmp(ps->handlers[i].prefix, prefix) == 0)
+                        return -EEXIST;
+                if (!ps->handlers[i].prefix[0] && !free_slot)
+                        free_slot = &ps->handlers[i];
+        }
+        if (!free_slot)
+                return -ENOSPC;
+        snprintf(free_slot->prefix, sizeof(free_slot->prefix), "%s", prefix);
+        free_slot->fn = fn;
+        free_slot->userdata = userdata;
+        return 0;
+}
+
+void peers_remove_message_handler(struct peers *ps, const char *prefix)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(ps->handlers); i++)
+                if (strcmp(ps->handlers[i].prefix, prefix) == 0)
+                        ps->handlers[i] = (struct peers_handler){ 0 };
+}
+
+unsigned peers_broadcast(struct peers *ps, json_object *msg)
+{
+        struct peer *p;
+        unsigned n = 0;
+
+        LIST_FOREACH(p, &ps->peers, link)
+                if (p->conn && p->conn->is_hello_done &&
+                    peers_send(ps, p->node_id, json_object_get(msg)) == 0)
+                        n++;
+        return n;
 }
 
 int peers_send(struct peers *ps, const char *node_id, json_object *msg)

@@ -27,12 +27,19 @@ int peers_configure(struct peers *peers, const struct sparkd_config *config);
 
 json_object *peers_to_json(struct peers *peers);
 
-/* Messages of types the peer module does not handle itself (probe set-up) go to one handler;
- * type "peer-down" (msg NULL) says the peer's connection ended. */
+/* Messages of types the peer module does not handle itself go to the handler registered for the
+ * longest prefix of their type ("probe-" for probe set-up, one prefix per module that talks to
+ * peers). Every handler also gets type "peer-up" (the hello is done; msg NULL) and "peer-down"
+ * (the connection ended; msg NULL), so each module can greet or forget a peer. */
 typedef void (*peers_message_fn)(const char *node_id, const char *type, json_object *msg, void *userdata);
-void peers_set_message_handler(struct peers *peers, peers_message_fn fn, void *userdata);
+#define PEERS_MAX_HANDLERS 8
+/* -EEXIST when prefix has a handler already, -ENOSPC past PEERS_MAX_HANDLERS. */
+int peers_add_message_handler(struct peers *peers, const char *prefix, peers_message_fn fn, void *userdata);
+void peers_remove_message_handler(struct peers *peers, const char *prefix);
 /* Sends msg (taken over) to an up peer; -ENOTCONN when it is not up. */
 int peers_send(struct peers *peers, const char *node_id, json_object *msg);
+/* Sends msg (not taken over) to every up peer; the number of peers it was queued for. */
+unsigned peers_broadcast(struct peers *peers, json_object *msg);
 
 /* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
  * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */

@@ -250,6 +250,8 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
         struct probe *p, *next;
         json_object *port = NULL, *fields = NULL;
 
+        if (strcmp(type, "peer-up") == 0)
+                return;
         if (strcmp(type, "peer-down") == 0) {
                 for (p = LIST_FIRST(&ps->probes); p; p = next) {
                         char why[128];
@@ -318,11 +320,11 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
 void probe_exchange_attach(struct probes *ps, void (*on_ended)(struct probes *ps))
 {
         ps->on_probe_ended = on_ended;
-        peers_set_message_handler(ps->peers, on_peer_message, ps);
+        (void)peers_add_message_handler(ps->peers, "probe-", on_peer_message, ps);
 }
 
 void probe_exchange_detach(struct probes *ps)
 {
-        peers_set_message_handler(ps->peers, NULL, NULL);
+        peers_remove_message_handler(ps->peers, "probe-");
         ps->on_probe_ended = NULL;
 }

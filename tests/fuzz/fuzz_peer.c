@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(ps->name, sizeof(ps->name), "fuzz");
         LIST_INIT(&ps->peers);
         LIST_INIT(&ps->conns);
-        ps->on_message = on_message;
+        ps->handlers[0] = (struct peers_handler){ .prefix = "probe-", .fn = on_message };
         c = inbound(ps);
 
         while (p < end) {
