@@ -54,6 +54,8 @@ void fabric_facts_free(struct fabric_facts *f)
         free(f->sysctls);
         json_object_put(f->peers);
         json_object_put(f->rail_verdicts);
+        json_object_put(f->software_nodes);
+        json_object_put(f->firewall);
         *f = (struct fabric_facts){ 0 };
 }
 

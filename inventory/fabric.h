@@ -47,6 +47,12 @@ struct fabric_facts {
         size_t n_sysctls;
         json_object *peers;         /* the peers method's result, owned; NULL: not known (offline) */
         json_object *rail_verdicts; /* probes_rail_verdicts(), owned; NULL: not known (offline) */
+        /* The up nodes' software sections (software.h), this node first: [{node_id, name,
+         * software}], owned; NULL: not known (offline). */
+        json_object *software_nodes;
+        /* The firewall checks with peers: [{peer, iface, ...}] (firewall_check.h), owned; NULL:
+         * not known (offline). */
+        json_object *firewall;
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

@@ -29,5 +29,9 @@ void doctor_check_profiles(struct check *c, const struct fabric_facts *f);
 void doctor_check_rails(struct check *c, const struct fabric_facts *f);
 /* doctor_counters.c: the error counters of every RDMA port and the watch's alarms. */
 void doctor_check_port_counters(struct check *c, const struct fabric_facts *f);
+/* doctor_consistency.c: the up nodes' software, compared; only when the facts have it. */
+void doctor_check_consistency(struct check *c, const struct fabric_facts *f);
+/* doctor_firewall.c: the firewall checks with the peers; only when the facts have them. */
+void doctor_check_firewall(struct check *c, const struct fabric_facts *f);
 /* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
 void doctor_check_peers(struct check *c, const struct fabric_facts *f);

@@ -20,6 +20,8 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
                 return r;
         f->peers = ctx->peers ? ctx->peers(ctx->peers_userdata) : NULL;
         f->rail_verdicts = ctx->rail_verdicts ? ctx->rail_verdicts(ctx->rail_verdicts_userdata) : NULL;
+        f->software_nodes = ctx->software_nodes ? ctx->software_nodes(ctx->software_nodes_userdata) : NULL;
+        f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
         return 0;
 }
 

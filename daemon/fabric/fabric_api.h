@@ -20,6 +20,12 @@ struct fabric_api_context {
         void *peers_userdata;
         json_object *(*rail_verdicts)(void *userdata);
         void *rail_verdicts_userdata;
+        /* The up nodes' software sections and the firewall checks with peers (fabric_facts'
+         * software_nodes and firewall; new references, NULL: not known). */
+        json_object *(*software_nodes)(void *userdata);
+        void *software_nodes_userdata;
+        json_object *(*firewall)(void *userdata);
+        void *firewall_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
