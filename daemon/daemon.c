@@ -11,6 +11,7 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
+#include "inventory/software.h"
 
 static const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -61,6 +62,9 @@ static int sparkd_apply_host_state(struct sparkd *d)
         if (r < 0)
                 return r;
         r = peers_configure(d->peers, d->config);
+        if (r < 0)
+                return r;
+        r = firewall_check_configure(d->firewall, d->config);
         if (r < 0)
                 return r;
         /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
@@ -181,6 +185,39 @@ static json_object *rail_verdicts(void *probes)
         return probes_rail_verdicts(probes);
 }
 
+static json_object *firewall_results(void *firewall)
+{
+        return firewall_check_results(firewall);
+}
+
+/* This node's "software" section, read now. */
+static json_object *software_section(const struct sparkd *d)
+{
+        struct software_facts s;
+
+        if (software_read(d->config->host_root, &s) < 0)
+                return NULL;
+        return software_to_json(&s, SPARKD_VERSION);
+}
+
+/* The up nodes' software sections for the consistency check: this node's, read now. */
+static json_object *software_nodes(void *daemon)
+{
+        struct sparkd *d = daemon;
+        json_object *nodes = json_object_new_array(), *self = json_object_new_object(),
+                    *software = software_section(d);
+
+        if (!software) {
+                json_object_put(self);
+                return nodes;
+        }
+        json_object_object_add(self, "node_id", json_object_new_string(d->node_id));
+        json_object_object_add(self, "name", json_object_new_string(d->config->node_name));
+        json_object_object_add(self, "software", software);
+        json_object_array_add(nodes, self);
+        return nodes;
+}
+
 /* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
 static void sparkd_wire_fabric_facts(struct sparkd *d)
 {
@@ -193,6 +230,10 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .peers_userdata = d->peers,
                 .rail_verdicts = rail_verdicts,
                 .rail_verdicts_userdata = d->probes,
+                .software_nodes = software_nodes,
+                .software_nodes_userdata = d,
+                .firewall = firewall_results,
+                .firewall_userdata = d->firewall,
         };
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
         /* The first look: the AER counts every later one is compared with. */
@@ -300,6 +341,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
+        r = firewall_check_new(d->base, d->peers, d->links, &d->firewall);
+        if (r < 0)
+                goto fail;
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
@@ -380,6 +424,7 @@ void sparkd_free(struct sparkd *d)
         event_set_sink(NULL, NULL);
         metrics_writer_free(d->metrics);
         probes_free(d->probes);
+        firewall_check_free(d->firewall);
         aer_watch_free(d->aer_watch);
         port_errors_free(d->port_errors);
         gid_watch_free(d->gid_watch);

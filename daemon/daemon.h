@@ -24,6 +24,7 @@
 #include "daemon/host/port_errors.h"
 #include "daemon/host/sysctl.h"
 #include "daemon/peers/peers.h"
+#include "daemon/probe/firewall_check.h"
 #include "daemon/probe/probe.h"
 #include "inventory/fabric.h"
 
@@ -46,7 +47,8 @@ struct sparkd {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct probes *probes;
-        struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
+        struct firewall_check *firewall; /* the ephemeral ports with every up peer */
+        struct aer_watch *aer_watch;     /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
         struct port_errors *port_errors; /* the fabric ports' error counters */
         struct metrics_writer *metrics;
