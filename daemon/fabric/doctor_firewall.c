@@ -34,7 +34,8 @@ static bool jbool(json_object *o, const char *key)
 }
 
 /* One path that is not open: which node drops, on which netdev, and what still works. */
-static void blocked_evidence(struct check *c, json_object *e, char *fix_iface, size_t size, bool *is_here)
+static void blocked_evidence(struct check *c, json_object *e, char *fix_iface, size_t size, char *fix_node,
+                             size_t node_size)
 {
         bool is_inbound = strcmp(jstr(e, "direction", ""), "inbound") == 0;
         const char *peer = jstr(e, "peer", "?"), *outcome = jstr(e, "outcome", "?");
@@ -55,15 +56,14 @@ static void blocked_evidence(struct check *c, json_object *e, char *fix_iface, s
                          listener_iface, jstr(e, "peer_address", "?"), jstr(e, "iface", "?"),
                          jstr(e, "address", "?"), jstr(e, "detail", NULL) ? ": " : "", jstr(e, "detail", ""),
                          sparkd);
-        *is_here = is_inbound;
+        snprintf(fix_node, node_size, "%s", is_inbound ? "this node" : peer);
         snprintf(fix_iface, size, "%s", listener_iface);
 }
 
 void doctor_check_firewall(struct check *c, const struct fabric_facts *f)
 {
         size_t n = json_object_array_length(f->firewall), open = 0, blocked = 0;
-        char iface[64] = "", range[64] = "32768-60999", fix[768];
-        bool is_here = false;
+        char iface[64] = "", node[80] = "", range[64] = "32768-60999", fix[768];
 
         check_begin(c, "firewall");
         for (size_t i = 0; i < n; i++) {
@@ -80,7 +80,7 @@ void doctor_check_firewall(struct check *c, const struct fabric_facts *f)
                         continue;
                 }
                 blocked++;
-                blocked_evidence(c, e, iface, sizeof(iface), &is_here);
+                blocked_evidence(c, e, iface, sizeof(iface), node, sizeof(node));
                 snprintf(range, sizeof(range), "%s", jstr(e, "port_range", "32768-60999"));
         }
         if (n == 0) {
@@ -94,7 +94,7 @@ void doctor_check_firewall(struct check *c, const struct fabric_facts *f)
                          "ephemeral ports): `ufw allow in on %s` or `nft add rule inet filter input iifname "
                          "\"%s\" "
                          "tcp dport %s accept`",
-                         is_here ? "this node" : "the node named", iface, iface, range);
+                         node, iface, iface, range);
                 check_end(c, DOCTOR_FAIL, fix,
                           "a host firewall drops TCP to ephemeral ports on %zu fabric path%s where sparkd's "
                           "port passes: NCCL jobs would hang at init",

@@ -208,6 +208,7 @@ static void test_firewall(void)
         CHECK_STREQ(field(c, "status"), "\"fail\"");
         CHECK(strstr(field(c, "evidence"),
                      "b drops new TCP to its ephemeral port 41234 on fb (10.99.0.2), from fa"));
+        CHECK(strstr(field(c, "fix"), "on b, let TCP in"));
         CHECK(strstr(field(c, "fix"), "ufw allow in on fb"));
         json_object_put(c);
 
