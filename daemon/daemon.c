@@ -11,7 +11,10 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
+#include "daemon/cluster/cluster_channel.h"
 #include "inventory/software.h"
+
+static void sparkd_publish_software(struct sparkd *d);
 
 static const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -67,6 +70,9 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = firewall_check_configure(d->firewall, d->config);
         if (r < 0)
                 return r;
+        /* Summaries are refreshed with the peer heartbeat: a silent node ages out with it. */
+        cluster_configure(d->cluster, d->config->node_name, d->config->heartbeat_usec,
+                          d->config->cluster_forget_after_usec);
         /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
         gid_watch_configure(d->gid_watch, d->config->recheck_usec);
         r = port_errors_configure(d->port_errors, d->config);
@@ -119,6 +125,8 @@ static int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         d->config = next;
         d->fabric_sources.config = next;
         d->reloads++;
+        /* The host root may have changed, and a reload is when an upgrade is expected to show. */
+        sparkd_publish_software(d);
         r = sparkd_apply_host_state(d);
         if (r < 0)
                 log_error("config: applying the new host state settings failed: %s", strerror(-r));
@@ -200,22 +208,45 @@ static json_object *software_section(const struct sparkd *d)
         return software_to_json(&s, SPARKD_VERSION);
 }
 
-/* The up nodes' software sections for the consistency check: this node's, read now. */
+/* Reads this node's software afresh and hands it to the cluster view (which sends it only when
+ * it changed). */
+static void sparkd_publish_software(struct sparkd *d)
+{
+        json_object *software = software_section(d);
+
+        if (software && cluster_set_section(d->cluster, "software", software) < 0)
+                log_warning("cluster: cannot publish this node's software section: out of memory");
+}
+
+struct software_collect {
+        struct sparkd *d;
+        json_object *nodes;
+};
+
+static void collect_software(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
+                             void *userdata)
+{
+        struct software_collect *sc = userdata;
+        json_object *software = cluster_get_section(sc->d->cluster, node_id, "software", NULL, NULL), *node;
+
+        /* A stale node is not up: what it runs is not what a job would meet now. */
+        if (is_stale || !software)
+                return;
+        node = json_object_new_object();
+        json_object_object_add(node, "node_id", json_object_new_string(node_id));
+        json_object_object_add(node, "name", name ? json_object_new_string(name) : NULL);
+        json_object_object_add(node, "software", json_object_get(software));
+        json_object_array_add(sc->nodes, node);
+}
+
+/* The up nodes' software sections for the consistency check, this node's read now. */
 static json_object *software_nodes(void *daemon)
 {
-        struct sparkd *d = daemon;
-        json_object *nodes = json_object_new_array(), *self = json_object_new_object(),
-                    *software = software_section(d);
+        struct software_collect sc = { .d = daemon, .nodes = json_object_new_array() };
 
-        if (!software) {
-                json_object_put(self);
-                return nodes;
-        }
-        json_object_object_add(self, "node_id", json_object_new_string(d->node_id));
-        json_object_object_add(self, "name", json_object_new_string(d->config->node_name));
-        json_object_object_add(self, "software", software);
-        json_object_array_add(nodes, self);
-        return nodes;
+        sparkd_publish_software(sc.d);
+        cluster_foreach_node(sc.d->cluster, collect_software, &sc);
+        return sc.nodes;
 }
 
 /* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
@@ -236,6 +267,7 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .firewall_userdata = d->firewall,
         };
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
+        sparkd_publish_software(d);
         /* The first look: the AER counts every later one is compared with. */
         if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
                 fabric_facts_free(&f);
@@ -344,6 +376,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = firewall_check_new(d->base, d->peers, d->links, &d->firewall);
         if (r < 0)
                 goto fail;
+        r = cluster_channel_new(d->base, d->peers, d->node_id, config->node_name, &d->cluster);
+        if (r < 0)
+                goto fail;
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
@@ -423,6 +458,7 @@ void sparkd_free(struct sparkd *d)
                 return;
         event_set_sink(NULL, NULL);
         metrics_writer_free(d->metrics);
+        cluster_channel_free(d->peers, d->cluster);
         probes_free(d->probes);
         firewall_check_free(d->firewall);
         aer_watch_free(d->aer_watch);
