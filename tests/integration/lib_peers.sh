@@ -136,3 +136,17 @@ clone_node_id() {
         cp "$TEST_TMP/$1.state/node-id" "$TEST_TMP/$2.state/node-id"
         tr -d '\n' <"$TEST_TMP/$1.state/node-id"
 }
+
+# start_cable_nodes: starts cable_nodes' daemons a and b (with their configs as the test left
+# them) and waits until each sees the other up.
+start_cable_nodes() {
+        sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+        sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+        wait_pairs up 10 "a b" "b a"
+}
+
+# doctor_text NAME: NAME's doctor as text, whatever its exit status.
+doctor_text() { sparkc_of "$1" doctor || true; }
+
+# doctor_says NAME TEXT: NAME's doctor says TEXT.
+doctor_says() { grep -qF -- "$2" <<<"$(doctor_text "$1")"; }

@@ -21,21 +21,12 @@ root_b=$(root_of nccl-build-b)
 cable_nodes
 printf '[daemon]\nhost_root = %s\n' "$root_a" >>"$TEST_TMP/a.conf"
 printf '[daemon]\nhost_root = %s\n' "$root_b" >>"$TEST_TMP/b.conf"
-sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-wait_pairs up 10 "a b" "b a"
-
-# doctor_has NAME TEXT: NAME's doctor says TEXT (whatever its exit status).
-doctor_has() {
-        local out
-        out=$(sparkc_of "$1" doctor) || true
-        grep -qF -- "$2" <<<"$out"
-}
+start_cable_nodes
 
 step "different builds of NCCL 2.28.9: the consistency check fails on both, naming paths and ids"
 for n in a b; do
-        wait_until 20 doctor_has $n "[FAIL] consistency" || fail "$n's doctor: $(sparkc_of $n doctor)"
-        out=$(sparkc_of $n doctor) || true
+        wait_until 20 doctor_says $n "[FAIL] consistency" || fail "$n's doctor: $(doctor_text $n)"
+        out=$(doctor_text $n)
         assert_contains "$out" "the same NCCL version in different builds on 2 up nodes" "$n's doctor"
         assert_contains "$out" "libnccl /usr/lib/aarch64-linux-gnu/libnccl.so.2 build 2b1c3e7f5d9a4b6c8e0f1a2b3c4d5e6f7a8b9c0d: a" "$n's doctor"
         assert_contains "$out" "libnccl /usr/local/cuda/lib64/libnccl.so.2 build 9f8e7d6c5b4a39281706f5e4d3c2b1a098765432: b" "$n's doctor"
@@ -48,9 +39,9 @@ step "b on a's tree (reloaded): equal builds pass on both"
 sed -i "s|host_root = $root_b|host_root = $root_a|" "$TEST_TMP/b.conf"
 sparkc_of b reload >/dev/null || fail "b's reload"
 for n in a b; do
-        wait_until 20 doctor_has $n "the same software on 2 up nodes" || fail "$n's doctor: $(sparkc_of $n doctor)"
+        wait_until 20 doctor_says $n "the same software on 2 up nodes" || fail "$n's doctor: $(doctor_text $n)"
 done
-assert_contains "$(sparkc_of a doctor || true)" "[ ok ] consistency" "a's doctor"
+assert_contains "$(doctor_text a)" "[ ok ] consistency" "a's doctor"
 sparkd_stop a
 sparkd_stop b
 pass

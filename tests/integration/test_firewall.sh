@@ -20,21 +20,12 @@ table inet sparkd_test {
         }
 }
 NFT
-sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-wait_pairs up 10 "a b" "b a"
-
-# doctor_has NAME TEXT: NAME's doctor says TEXT (whatever its exit status).
-doctor_has() {
-        local out
-        out=$(sparkc_of "$1" doctor) || true
-        grep -qF -- "$2" <<<"$out"
-}
+start_cable_nodes
 
 step "a's doctor names b's firewall on fb, with the fix"
 # The check runs when the peer comes up; a dropped connect is known after its 3 s timeout.
-wait_until 30 doctor_has a "[FAIL] firewall" || fail "a's doctor: $(sparkc_of a doctor)"
-out=$(sparkc_of a doctor) || true
+wait_until 30 doctor_says a "[FAIL] firewall" || fail "a's doctor: $(doctor_text a)"
+out=$(doctor_text a)
 assert_contains "$out" "b drops new TCP to its ephemeral port" "a's doctor"
 assert_contains "$out" "on fb (10.99.0.2), from fa (10.99.0.1); sparkd's port works on this path" "a's doctor"
 assert_contains "$out" "fix: on b, let TCP in on the fabric interfaces" "a's doctor fix"
@@ -43,15 +34,15 @@ json=$(sparkc_of a --json doctor) || true
 assert_eq "$(json_get "$json" '[c for c in d["checks"] if c["id"] == "firewall"][0]["status"]')" fail "a's firewall check"
 
 step "b's doctor names its own firewall on fb"
-wait_until 30 doctor_has b "this node drops new TCP from a" || fail "b's doctor: $(sparkc_of b doctor)"
-out=$(sparkc_of b doctor) || true
+wait_until 30 doctor_says b "this node drops new TCP from a" || fail "b's doctor: $(doctor_text b)"
+out=$(doctor_text b)
 assert_contains "$out" "to ephemeral port" "b's doctor"
 assert_contains "$out" "on fb (10.99.0.2)" "b's doctor"
 assert_contains "$out" "on this node, let TCP in on the fabric interfaces" "b's doctor fix"
 grep -q "firewall: b dropped new TCP to its ephemeral port" "$(log_of a)" || fail "no firewall line in a's log"
 
 step "the other way (b to a) is open"
-assert_contains "$(sparkc_of b doctor)" "from this node on fb: ephemeral port" "b's doctor"
+assert_contains "$(doctor_text b)" "from this node on fb: ephemeral port" "b's doctor"
 
 step "rule removed: the next check clears the finding on both"
 ip netns exec "$b" nft delete table inet sparkd_test
@@ -60,10 +51,10 @@ wait_pairs down 15 "a b" "b a"
 ip -n "$a" link set fa up
 wait_pairs up 15 "a b" "b a"
 # Both directions checked anew: a's connect to b and b's to a, at each end.
-wait_until 30 doctor_has a "ephemeral TCP ports open on 2 paths to peers" || fail "a's doctor: $(sparkc_of a doctor)"
-wait_until 30 doctor_has b "ephemeral TCP ports open on 2 paths to peers" || fail "b's doctor: $(sparkc_of b doctor)"
-assert_contains "$(sparkc_of a doctor)" "[ ok ] firewall" "a's doctor"
-assert_not_contains "$(sparkc_of b doctor)" "drops new TCP" "b's doctor"
+wait_until 30 doctor_says a "ephemeral TCP ports open on 2 paths to peers" || fail "a's doctor: $(doctor_text a)"
+wait_until 30 doctor_says b "ephemeral TCP ports open on 2 paths to peers" || fail "b's doctor: $(doctor_text b)"
+assert_contains "$(doctor_text a)" "[ ok ] firewall" "a's doctor"
+assert_not_contains "$(doctor_text b)" "drops new TCP" "b's doctor"
 sparkd_stop a
 sparkd_stop b
 pass

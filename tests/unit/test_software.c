@@ -199,12 +199,19 @@ static json_object *firewall_entry(const char *direction, const char *outcome)
         return e;
 }
 
+/* The doctor's firewall check over one path's outcome. */
+static json_object *firewall_check_of(const char *direction, const char *outcome)
+{
+        json_object *list = json_object_new_array();
+
+        json_object_array_add(list, firewall_entry(direction, outcome));
+        return check_of(NULL, list, "firewall");
+}
+
 static void test_firewall(void)
 {
-        json_object *list = json_object_new_array(), *c;
+        json_object *c = firewall_check_of("outbound", "dropped");
 
-        json_object_array_add(list, firewall_entry("outbound", "dropped"));
-        c = check_of(NULL, list, "firewall");
         CHECK_STREQ(field(c, "status"), "\"fail\"");
         CHECK(strstr(field(c, "evidence"),
                      "b drops new TCP to its ephemeral port 41234 on fb (10.99.0.2), from fa"));
@@ -212,17 +219,13 @@ static void test_firewall(void)
         CHECK(strstr(field(c, "fix"), "ufw allow in on fb"));
         json_object_put(c);
 
-        list = json_object_new_array();
-        json_object_array_add(list, firewall_entry("inbound", "refused"));
-        c = check_of(NULL, list, "firewall");
+        c = firewall_check_of("inbound", "refused");
         CHECK(strstr(field(c, "evidence"), "this node refuses new TCP from b"));
         CHECK(strstr(field(c, "fix"), "on this node"));
         CHECK(strstr(field(c, "fix"), "iifname \\\"fa\\\" tcp dport 32768-60999 accept"));
         json_object_put(c);
 
-        list = json_object_new_array();
-        json_object_array_add(list, firewall_entry("outbound", "open"));
-        c = check_of(NULL, list, "firewall");
+        c = firewall_check_of("outbound", "open");
         CHECK_STREQ(field(c, "status"), "\"ok\"");
         json_object_put(c);
 }
