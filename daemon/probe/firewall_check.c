@@ -25,6 +25,7 @@ struct fw_peer {
         char name[64];
         struct event *timer; /* the next check, or the wait for the peer's port */
         char request_id[40]; /* the check under way; "" when none */
+        char listen_id[40];  /* the peer's newest check of this node: only its result is taken */
         struct fw_attempt paths[MAX_PATHS];
         char peer_ifaces[MAX_PATHS][IF_NAMESIZE];
         bool is_sparkd_path[MAX_PATHS];
@@ -303,7 +304,7 @@ static void on_timer(evutil_socket_t fd, short what, void *userdata)
 
 /* The peer asks this node to listen: a port of the ephemeral range, and this node's netdev of
  * each address it will connect to. */
-static void on_open(struct firewall_check *fc, const char *node_id, json_object *m)
+static void on_open(struct firewall_check *fc, struct fw_peer *p, const char *node_id, json_object *m)
 {
         json_object *addrs = NULL, *reply = json_object_new_object(), *ifaces;
         const char *id = jstr(m, "id");
@@ -321,6 +322,7 @@ static void on_open(struct firewall_check *fc, const char *node_id, json_object 
                 (void)peers_send(fc->peers, node_id, reply);
                 return;
         }
+        snprintf(p->listen_id, sizeof(p->listen_id), "%s", id);
         ifaces = json_object_new_object();
         json_object_object_get_ex(m, "addresses", &addrs);
         if (peer_ports_local(fc->links, &ports) == 0)
@@ -385,12 +387,13 @@ static void on_result(struct firewall_check *fc, struct fw_peer *p, json_object 
         struct link_ports ports = { 0 };
         int64_t port = 0;
 
-        if (!id)
+        if (!id || strcmp(id, p->listen_id) != 0)
                 return;
+        p->listen_id[0] = '\0';
         fw_listener_close(fc->listeners, p->node_id, id);
         json_object_object_get_ex(m, "paths", &paths);
         if (!json_object_is_type(paths, json_type_array) || jsonrpc_param_int(m, "port", &port) <= 0 ||
-            peer_ports_local(fc->links, &ports) < 0)
+            port < 1 || port > 65535 || peer_ports_local(fc->links, &ports) < 0)
                 return;
         entries = json_object_new_array();
         for (size_t i = 0; i < json_object_array_length(paths) && i < MAX_PATHS; i++) {
@@ -434,7 +437,7 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                 p->request_id[0] = '\0';
                 arm(p, 0);
         } else if (strcmp(type, "firewall-open") == 0)
-                on_open(fc, node_id, m);
+                on_open(fc, p, node_id, m);
         else if (strcmp(type, "firewall-port") == 0)
                 on_port(fc, p, m);
         else if (strcmp(type, "firewall-refused") == 0 && jstr(m, "id") &&

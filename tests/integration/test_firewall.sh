@@ -11,16 +11,29 @@ command -v nft >/dev/null || skip "nft (nftables) is not installed"
 
 cable_nodes
 read -r low high < <(ip netns exec "$b" cat /proc/sys/net/ipv4/ip_local_port_range)
-ip netns exec "$b" nft -f - <<NFT || skip "nftables does not work in a namespace here"
+# b_firewall VERDICT: b's table: sparkd's port in on fb, new TCP to the ephemeral range VERDICT.
+b_firewall() {
+        ip netns exec "$b" nft -f - <<NFT
 table inet sparkd_test {
         chain input {
                 type filter hook input priority 0; policy accept;
                 iifname "fb" tcp dport 7471 accept
-                iifname "fb" ct state new tcp dport $low-$high drop
+                iifname "fb" ct state new tcp dport $low-$high $1
         }
 }
 NFT
+}
+b_firewall drop || skip "nftables does not work in a namespace here"
 start_cable_nodes
+
+# recheck: a's cable down until both see the other down, then up again: the peers come up anew
+# and each checks the other at once (the next check would otherwise come minutes later).
+recheck() {
+        ip -n "$a" link set fa down
+        wait_pairs down 15 "a b" "b a"
+        ip -n "$a" link set fa up
+        wait_pairs up 15 "a b" "b a"
+}
 
 step "a's doctor names b's firewall on fb, with the fix"
 # The check runs when the peer comes up; a dropped connect is known after its 3 s timeout.
@@ -46,15 +59,18 @@ assert_contains "$(doctor_text b)" "from this node on fb: ephemeral port" "b's d
 
 step "rule removed: the next check clears the finding on both"
 ip netns exec "$b" nft delete table inet sparkd_test
-ip -n "$a" link set fa down
-wait_pairs down 15 "a b" "b a"
-ip -n "$a" link set fa up
-wait_pairs up 15 "a b" "b a"
+recheck
 # Both directions checked anew: a's connect to b and b's to a, at each end.
 wait_until 30 doctor_says a "ephemeral TCP ports open on 2 paths to peers" || fail "a's doctor: $(doctor_text a)"
 wait_until 30 doctor_says b "ephemeral TCP ports open on 2 paths to peers" || fail "b's doctor: $(doctor_text b)"
 assert_contains "$(doctor_text a)" "[ ok ] firewall" "a's doctor"
 assert_not_contains "$(doctor_text b)" "drops new TCP" "b's doctor"
+
+step "a rule that rejects (a TCP reset) reads as refused"
+b_firewall "reject with tcp reset"
+recheck
+wait_until 30 doctor_says a "b refuses new TCP to its ephemeral port" || fail "a's doctor: $(doctor_text a)"
+assert_contains "$(doctor_text a)" "on fb (10.99.0.2), from fa (10.99.0.1): Connection refused" "a's doctor"
 sparkd_stop a
 sparkd_stop b
 pass

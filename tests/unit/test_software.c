@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "daemon/fabric/doctor.h"
+#include "daemon/probe/firewall_listen.h"
 #include "inventory/elf_note.h"
 #include "inventory/fabric.h"
 #include "inventory/software.h"
@@ -230,6 +231,19 @@ static void test_firewall(void)
         json_object_put(c);
 }
 
+static void test_port_range(void)
+{
+        uint16_t low = 0, high = 0;
+
+        CHECK(fw_parse_port_range("32768\t60999\n", &low, &high) == 0 && low == 32768 && high == 60999);
+        CHECK(fw_parse_port_range("40000 40000", &low, &high) == 0 && low == 40000 && high == 40000);
+        CHECK(fw_parse_port_range("0 5", &low, &high) == -EINVAL);
+        CHECK(fw_parse_port_range("60999 32768", &low, &high) == -EINVAL);
+        CHECK(fw_parse_port_range("1 70000", &low, &high) == -EINVAL);
+        CHECK(fw_parse_port_range("32768", &low, &high) == -EINVAL);
+        CHECK(fw_parse_port_range("32768 60999 x", &low, &high) == -EINVAL);
+}
+
 int main(void)
 {
         RUN(test_build_id_of_fixture);
@@ -239,5 +253,6 @@ int main(void)
         RUN(test_consistency_equal_builds);
         RUN(test_consistency_names_other_differences);
         RUN(test_firewall);
+        RUN(test_port_range);
         return test_result();
 }
