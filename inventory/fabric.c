@@ -54,6 +54,7 @@ void fabric_facts_free(struct fabric_facts *f)
         free(f->sysctls);
         json_object_put(f->peers);
         json_object_put(f->rail_verdicts);
+        json_object_put(f->topology);
         *f = (struct fabric_facts){ 0 };
 }
 

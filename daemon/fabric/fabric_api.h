@@ -20,6 +20,10 @@ struct fabric_api_context {
         void *peers_userdata;
         json_object *(*rail_verdicts)(void *userdata);
         void *rail_verdicts_userdata;
+        /* The cluster's topology map (topology.h; a new reference, NULL: not known), for the
+         * doctor's topology check and env by shape. */
+        json_object *(*topology)(void *userdata);
+        void *topology_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
