@@ -13,71 +13,10 @@
 #include "common/macro.h"
 #include "daemon/fabric/doctor.h"
 #include "daemon/fabric/topology.h"
+#include "golden.h"
 #include "inventory/fabric.h"
 #include "test.h"
-
-#ifndef TOPOLOGY_FIXTURES_DIR
-#error "TOPOLOGY_FIXTURES_DIR must name tests/fixtures/topology (meson passes it)"
-#endif
-
-#define MAX_TABLES 8
-
-static json_object *load_fixture(const char *name)
-{
-        char path[512];
-
-        snprintf(path, sizeof(path), "%s/%s.json", TOPOLOGY_FIXTURES_DIR, name);
-        return json_object_from_file(path);
-}
-
-/* Reverses a json array in place (a new order of the same elements). */
-static void reverse_array(json_object *a)
-{
-        size_t n = json_object_array_length(a);
-        json_object *copy[64];
-
-        for (size_t i = 0; i < n && i < 64; i++)
-                copy[i] = json_object_get(json_object_array_get_idx(a, i));
-        for (size_t i = 0; i < n && i < 64; i++)
-                json_object_array_put_idx(a, i, copy[n - 1 - i]);
-}
-
-/* The map of fixture name, its tables taken in the order `order` gives (NULL: as written), each
- * table's ports reversed when is_ports_reversed. */
-static json_object *derive_ordered(const char *name, const size_t *order, bool is_ports_reversed,
-                                   const struct topology_expect *expect)
-{
-        struct topology_node *nodes[MAX_TABLES] = { NULL };
-        json_object *fixture = load_fixture(name), *tables, *map = NULL;
-        size_t n;
-        int r;
-
-        CHECK(fixture != NULL);
-        if (!fixture)
-                return NULL;
-        tables = json_object_object_get(fixture, "tables");
-        n = json_object_array_length(tables);
-        for (size_t i = 0; i < n && i < MAX_TABLES; i++) {
-                json_object *t = json_object_array_get_idx(tables, order ? order[i] : i);
-                json_object *neighbours = json_object_object_get(t, "neighbours");
-                char why[256] = "";
-
-                if (is_ports_reversed)
-                        reverse_array(json_object_object_get(neighbours, "ports"));
-                r = topology_node_parse(json_object_get_string(json_object_object_get(t, "node_id")),
-                                        json_object_get_string(json_object_object_get(t, "name")),
-                                        neighbours, &nodes[i], why, sizeof(why));
-                if (r < 0)
-                        fprintf(stderr, "%s: table %zu: %s\n", name, i, why);
-                CHECK(r == 0);
-        }
-        r = topology_derive(nodes, n, expect, &map);
-        CHECK(r == 0);
-        for (size_t i = 0; i < n; i++)
-                topology_node_free(nodes[i]);
-        json_object_put(fixture);
-        return map;
-}
+#include "topology_fixture.h"
 
 static const char *map_string(json_object *map, const char *key)
 {
@@ -108,47 +47,35 @@ static size_t n_links(json_object *map)
 
 static void compare_golden(const char *name, json_object *map)
 {
-        const char *text =
-                json_object_to_json_string_ext(map, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
-        char path[600], dir[512];
-        json_object *expected;
+        char file[256], dir[512];
+        char *text;
 
         snprintf(dir, sizeof(dir), "%s/expected", TOPOLOGY_FIXTURES_DIR);
-        snprintf(path, sizeof(path), "%s/%s.map.json", dir, name);
-        if (getenv("UPDATE_GOLDEN")) {
-                FILE *f;
-
-                mkdir(dir, 0755);
-                f = fopen(path, "we");
-                fprintf(f, "%s\n", text);
-                fclose(f);
+        snprintf(file, sizeof(file), "%s.map.json", name);
+        if (asprintf(&text, "%s\n",
+                     json_object_to_json_string_ext(map,
+                                                    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED)) < 0)
                 return;
-        }
-        expected = json_object_from_file(path);
-        CHECK(expected != NULL);
-        if (expected && !json_object_equal(expected, map)) {
-                fprintf(stderr, "%s differs; got:\n%s\n(UPDATE_GOLDEN=1 rewrites it)\n", path, text);
-                CHECK(false);
-        }
-        json_object_put(expected);
+        golden_compare(dir, file, text);
+        free(text);
 }
 
 /* The map of name, checked to be the same in every order and against its golden file. */
 static json_object *derive(const char *name, const struct topology_expect *expect)
 {
         static const size_t reversed[] = { 7, 6, 5, 4, 3, 2, 1, 0 };
-        json_object *map = derive_ordered(name, NULL, false, expect), *other;
-        json_object *fixture = load_fixture(name);
+        json_object *map = topology_fixture_map(name, NULL, false, expect), *other;
+        json_object *fixture = topology_fixture_load(name);
         size_t n = json_object_array_length(json_object_object_get(fixture, "tables"));
         size_t rotated[MAX_TABLES];
 
         json_object_put(fixture);
         for (size_t i = 0; i < n; i++)
                 rotated[i] = (i + 1) % n;
-        other = derive_ordered(name, reversed + (MAX_TABLES - n), true, expect);
+        other = topology_fixture_map(name, reversed + (MAX_TABLES - n), true, expect);
         CHECK(json_object_equal(map, other));
         json_object_put(other);
-        other = derive_ordered(name, rotated, false, expect);
+        other = topology_fixture_map(name, rotated, false, expect);
         CHECK(strcmp(json_object_to_json_string(map), json_object_to_json_string(other)) == 0);
         json_object_put(other);
         if (!expect)
@@ -333,17 +260,17 @@ static void test_doctor(void)
         json_object *check = doctor_topology(NULL);
 
         CHECK(check == NULL);
-        check = doctor_topology(derive_ordered("ring3-miswired", NULL, false, NULL));
+        check = doctor_topology(topology_fixture_map("ring3-miswired", NULL, false, NULL));
         CHECK_STREQ(map_string(check, "status"), "fail");
         CHECK(strstr(map_string(check, "summary"), "ring not cabled port 0 to port 1") != NULL);
         CHECK(strstr(map_string(check, "fix"), "port 0 goes to the next node's port 1") != NULL);
         json_object_put(check);
-        check = doctor_topology(derive_ordered("ring3", NULL, false, NULL));
+        check = doctor_topology(topology_fixture_map("ring3", NULL, false, NULL));
         CHECK_STREQ(map_string(check, "status"), "ok");
         CHECK_STREQ(map_string(check, "summary"), "ring, 3 links, cabled as the shape wants");
         CHECK(json_object_array_length(json_object_object_get(check, "evidence")) == 4);
         json_object_put(check);
-        check = doctor_topology(derive_ordered("switch4-100g", NULL, false, NULL));
+        check = doctor_topology(topology_fixture_map("switch4-100g", NULL, false, NULL));
         CHECK_STREQ(map_string(check, "status"), "warn");
         json_object_put(check);
 }
