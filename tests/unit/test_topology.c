@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/macro.h"
 #include "daemon/fabric/doctor.h"
+#include "daemon/fabric/netplan_write.h"
 #include "daemon/fabric/topology.h"
 #include "golden.h"
 #include "inventory/fabric.h"
@@ -275,6 +277,61 @@ static void test_doctor(void)
         json_object_put(check);
 }
 
+/* spark2 of the 3-node ring writes its plan: a netdev with another address keeps it while it
+ * carries traffic or while its traffic is not known; an idle one, or one already planned, is
+ * written. */
+static void test_netplan_write(void)
+{
+        json_object *map = topology_fixture_map("ring3", NULL, false, NULL), *result = NULL, *refused;
+        struct port_counter_sample samples[3] = {
+                { .netdev = "enP2p1s0f0np0", .gbps = { 12.5, 3.0 }, .gbps_from_usec = 1 },
+                { .netdev = "enp1s0f0np0", .gbps = { 0, 0 }, .gbps_from_usec = 1 },
+                { .netdev = "enP2p1s0f1np1" }, /* no look yet */
+        };
+        struct fabric_facts f = { .counters = { .v = samples, .n = 3 } };
+        char dir[] = "/tmp/sparkd-netplan-XXXXXX", path[64], why[256], *text;
+
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(path, sizeof(path), "%s/60-sparkd-fabric.yaml", dir);
+        f.addresses = calloc(4, sizeof(*f.addresses));
+        f.n_addresses = 4;
+        snprintf(f.addresses[0].ifname, IF_NAMESIZE, "enP2p1s0f0np0"); /* busy, another address */
+        snprintf(f.addresses[0].address, 64, "10.0.0.2/24");
+        snprintf(f.addresses[1].ifname, IF_NAMESIZE, "enp1s0f0np0"); /* idle, another address */
+        snprintf(f.addresses[1].address, 64, "10.0.1.2/24");
+        snprintf(f.addresses[2].ifname, IF_NAMESIZE, "enP2p1s0f1np1"); /* traffic unknown */
+        snprintf(f.addresses[2].address, 64, "10.0.2.2/24");
+        snprintf(f.addresses[3].ifname, IF_NAMESIZE, "enp1s0f1np1"); /* IPv6 only: nothing to keep */
+        snprintf(f.addresses[3].address, 64, "fe80::1/64");
+
+        CHECK(netplan_write(map, "spark2", &f, path, &result, why, sizeof(why)) == 0);
+        CHECK(json_object_get_boolean(json_object_object_get(result, "written")));
+        refused = json_object_object_get(result, "refused");
+        CHECK(json_object_array_length(refused) == 2);
+        CHECK_STREQ(map_string(json_object_array_get_idx(refused, 0), "netdev"), "enP2p1s0f0np0");
+        CHECK(strstr(map_string(json_object_array_get_idx(refused, 0), "why"),
+                     "it has 10.0.0.2/24, not the planned 169.254.") != NULL);
+        CHECK(strstr(map_string(json_object_array_get_idx(refused, 0), "why"),
+                     "carries traffic (12.500 Gb/s") != NULL);
+        CHECK_STREQ(map_string(json_object_array_get_idx(refused, 1), "netdev"), "enP2p1s0f1np1");
+        CHECK(strstr(map_string(json_object_array_get_idx(refused, 1), "why"), "its traffic is not known") !=
+              NULL);
+        text = golden_read_file(path);
+        CHECK(text && strstr(text, "    enp1s0f0np0:\n") && strstr(text, "    enp1s0f1np1:\n"));
+        CHECK(text && !strstr(text, "enP2p1s0f0np0") && !strstr(text, "enP2p1s0f1np1"));
+        free(text);
+        json_object_put(result);
+        unlink(path);
+
+        CHECK(netplan_write(map, "spark7", &f, path, &result, why, sizeof(why)) == -ENOENT);
+        CHECK(access(path, F_OK) < 0);
+        rmdir(dir);
+        f.counters.v = NULL;
+        f.counters.n = 0;
+        fabric_facts_free(&f);
+        json_object_put(map);
+}
+
 int main(void)
 {
         RUN(test_pair);
@@ -286,5 +343,6 @@ int main(void)
         RUN(test_same_twin);
         RUN(test_malformed);
         RUN(test_doctor);
+        RUN(test_netplan_write);
         return test_result();
 }
