@@ -5,21 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-static const char *get_string(json_object *o, const char *key, const char *fallback)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : fallback;
-}
-
-static int get_int(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : -1;
-}
+#include "common/json_get.h"
 
 static bool is_map(json_object *map)
 {
@@ -33,10 +19,12 @@ static bool is_map(json_object *map)
 static void end_label(json_object *end, char *buf, size_t size)
 {
         if (json_object_object_get_ex(end, "name", NULL))
-                snprintf(buf, size, "%s:%s", get_string(end, "name", "?"), get_string(end, "netdev", "?"));
+                snprintf(buf, size, "%s:%s", json_get_string(end, "name", "?"),
+                         json_get_string(end, "netdev", "?"));
         else
-                snprintf(buf, size, "%s:%s", get_string(end, "switch", get_string(end, "other", "?")),
-                         get_string(end, "port", "?"));
+                snprintf(buf, size, "%s:%s",
+                         json_get_string(end, "switch", json_get_string(end, "other", "?")),
+                         json_get_string(end, "port", "?"));
 }
 
 static void speed_label(int mbps, char *buf, size_t size)
@@ -57,7 +45,7 @@ int topology_render_table(FILE *out, json_object *map)
                 return -EINVAL;
         n_links = json_object_array_length(links);
         n_findings = findings ? json_object_array_length(findings) : 0;
-        fprintf(out, "shape %s, %zu node%s, %zu link%s\n", get_string(map, "shape", "unknown"),
+        fprintf(out, "shape %s, %zu node%s, %zu link%s\n", json_get_string(map, "shape", "unknown"),
                 json_object_array_length(json_object_object_get(map, "nodes")),
                 json_object_array_length(json_object_object_get(map, "nodes")) == 1 ? "" : "s", n_links,
                 n_links == 1 ? "" : "s");
@@ -72,17 +60,19 @@ int topology_render_table(FILE *out, json_object *map)
 
                 end_label(a, al, sizeof(al));
                 end_label(b, bl, sizeof(bl));
-                speed_label(get_int(a, "speed_mbps"), sa, sizeof(sa));
-                speed_label(get_int(b, "speed_mbps"), sb, sizeof(sb));
+                speed_label(json_get_int(a, "speed_mbps", -1), sa, sizeof(sa));
+                speed_label(json_get_int(b, "speed_mbps", -1), sb, sizeof(sb));
                 snprintf(speed, sizeof(speed), "%s/%s", sa, sb);
                 if (json_object_object_get_ex(b, "mtu", NULL))
-                        snprintf(mtu, sizeof(mtu), "%d/%d", get_int(a, "mtu"), get_int(b, "mtu"));
+                        snprintf(mtu, sizeof(mtu), "%d/%d", json_get_int(a, "mtu", -1),
+                                 json_get_int(b, "mtu", -1));
                 else
-                        snprintf(mtu, sizeof(mtu), "%d", get_int(a, "mtu"));
-                fprintf(out, "%-26s %-26s %-9s %-9s %-11s %-18s %d\n", al, bl, get_string(l, "state", "?"),
-                        speed, mtu, get_string(l, "subnet", "-"), twins);
+                        snprintf(mtu, sizeof(mtu), "%d", json_get_int(a, "mtu", -1));
+                fprintf(out, "%-26s %-26s %-9s %-9s %-11s %-18s %d\n", al, bl,
+                        json_get_string(l, "state", "?"), speed, mtu, json_get_string(l, "subnet", "-"),
+                        twins);
                 if (json_object_object_get_ex(l, "why", NULL))
-                        fprintf(out, "  %s\n", get_string(l, "why", ""));
+                        fprintf(out, "  %s\n", json_get_string(l, "why", ""));
         }
         if (!n_findings) {
                 fprintf(out, "no wiring findings\n");
@@ -92,8 +82,9 @@ int topology_render_table(FILE *out, json_object *map)
         for (size_t i = 0; i < n_findings; i++) {
                 json_object *f = json_object_array_get_idx(findings, i);
 
-                fprintf(out, "  %s %s: %s\n    fix: %s\n", get_string(f, "status", "?"),
-                        get_string(f, "id", "?"), get_string(f, "summary", ""), get_string(f, "fix", ""));
+                fprintf(out, "  %s %s: %s\n    fix: %s\n", json_get_string(f, "status", "?"),
+                        json_get_string(f, "id", "?"), json_get_string(f, "summary", ""),
+                        json_get_string(f, "fix", ""));
         }
         return 0;
 }
@@ -143,7 +134,7 @@ static void dot_nodes(FILE *out, json_object *map)
         for (size_t i = 0; i < json_object_array_length(nodes); i++) {
                 json_object *n = json_object_array_get_idx(nodes, i),
                             *ports = json_object_object_get(n, "ports");
-                const char *name = get_string(n, "name", "?");
+                const char *name = json_get_string(n, "name", "?");
                 bool is_drawn[32] = { false };
                 char id[160];
 
@@ -154,7 +145,7 @@ static void dot_nodes(FILE *out, json_object *map)
                 /* One box per physical port: its twins share it, as they share the cable. */
                 for (size_t p = 0; p < json_object_array_length(ports); p++) {
                         json_object *port = json_object_array_get_idx(ports, p);
-                        int rail = get_int(port, "rail");
+                        int rail = json_get_int(port, "rail", -1);
                         char label[256];
 
                         if (rail < 0 || rail >= 32 || is_drawn[rail])
@@ -165,9 +156,9 @@ static void dot_nodes(FILE *out, json_object *map)
                                 json_object *twin = json_object_array_get_idx(ports, q);
                                 size_t used = strlen(label);
 
-                                if (get_int(twin, "rail") == rail)
+                                if (json_get_int(twin, "rail", -1) == rail)
                                         snprintf(label + used, sizeof(label) - used, "\n%s",
-                                                 get_string(twin, "netdev", "?"));
+                                                 json_get_string(twin, "netdev", "?"));
                         }
                         dot_id(id, sizeof(id), "port", name, rail);
                         fprintf(out, "    %s [shape=box, style=rounded, label=", id);
@@ -186,7 +177,7 @@ int topology_render_dot(FILE *out, json_object *map)
         if (!is_map(map))
                 return -EINVAL;
         fprintf(out, "graph topology {\n  graph [fontname=\"sans\", labelloc=t, label=");
-        snprintf(title, sizeof(title), "%s", get_string(map, "shape", "unknown"));
+        snprintf(title, sizeof(title), "%s", json_get_string(map, "shape", "unknown"));
         dot_quoted(out, title);
         fprintf(out, "];\n  node [fontname=\"sans\", fontsize=10];\n  edge [fontname=\"sans\", fontsize=9, "
                      "penwidth=2];\n");
@@ -196,11 +187,13 @@ int topology_render_dot(FILE *out, json_object *map)
                 json_object *a = json_object_object_get(l, "a"), *b = json_object_object_get(l, "b");
                 char ida[160], idb[160], label[256], speed[16];
 
-                dot_id(ida, sizeof(ida), "port", get_string(a, "name", "?"), get_int(a, "rail"));
+                dot_id(ida, sizeof(ida), "port", json_get_string(a, "name", "?"),
+                       json_get_int(a, "rail", -1));
                 if (json_object_object_get_ex(b, "name", NULL))
-                        dot_id(idb, sizeof(idb), "port", get_string(b, "name", "?"), get_int(b, "rail"));
+                        dot_id(idb, sizeof(idb), "port", json_get_string(b, "name", "?"),
+                               json_get_int(b, "rail", -1));
                 else {
-                        const char *far = get_string(b, "switch", get_string(b, "other", "?"));
+                        const char *far = json_get_string(b, "switch", json_get_string(b, "other", "?"));
                         bool is_switch = json_object_object_get_ex(b, "switch", NULL);
 
                         dot_id(idb, sizeof(idb), is_switch ? "switch" : "other", far, -1);
@@ -209,11 +202,11 @@ int topology_render_dot(FILE *out, json_object *map)
                         dot_quoted(out, far);
                         fprintf(out, "];\n");
                 }
-                speed_label(get_int(a, "speed_mbps"), speed, sizeof(speed));
-                snprintf(label, sizeof(label), "%s %s\n%s", speed, get_string(l, "state", "?"),
-                         get_string(l, "subnet", ""));
+                speed_label(json_get_int(a, "speed_mbps", -1), speed, sizeof(speed));
+                snprintf(label, sizeof(label), "%s %s\n%s", speed, json_get_string(l, "state", "?"),
+                         json_get_string(l, "subnet", ""));
                 fprintf(out, "  %s -- %s [color=%s, label=", ida, idb,
-                        state_colour(get_string(l, "state", "down")));
+                        state_colour(json_get_string(l, "state", "down")));
                 dot_quoted(out, label);
                 fprintf(out, "];\n");
         }

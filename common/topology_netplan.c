@@ -8,21 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_get.h"
 #include "macro.h"
-
-static const char *get_string(json_object *o, const char *key)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : "";
-}
 
 static bool is_end_of(json_object *end, const char *node)
 {
-        return end &&
-               (strcmp(get_string(end, "name"), node) == 0 || strcmp(get_string(end, "node_id"), node) == 0);
+        return end && (strcmp(json_get_string(end, "name", ""), node) == 0 ||
+                       strcmp(json_get_string(end, "node_id", ""), node) == 0);
 }
 
 static struct topology_netplan_entry *entry_for(struct topology_netplan *plan, const char *netdev)
@@ -48,9 +40,9 @@ static void add_link(struct topology_netplan *plan, json_object *link, bool is_a
 
         for (size_t i = 0; i < json_object_array_length(twins); i++) {
                 json_object *t = json_object_array_get_idx(twins, i);
-                const char *netdev = get_string(t, is_a ? "a" : "b");
-                const char *address =
-                        get_string(json_object_object_get(t, "addresses"), get_string(end, "name"));
+                const char *netdev = json_get_string(t, is_a ? "a" : "b", "");
+                const char *address = json_get_string(json_object_object_get(t, "addresses"),
+                                                      json_get_string(end, "name", ""), "");
                 struct topology_netplan_entry *e;
 
                 if (!netdev[0] || !address[0] || !(e = entry_for(plan, netdev)))
@@ -80,10 +72,10 @@ int topology_netplan_of(json_object *map, const char *node, struct topology_netp
                 json_object *n = json_object_array_get_idx(nodes, i);
 
                 snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
-                         get_string(n, "name"));
+                         json_get_string(n, "name", ""));
                 if (is_end_of(n, node)) {
                         is_known = true;
-                        snprintf(out->node, sizeof(out->node), "%s", get_string(n, "name"));
+                        snprintf(out->node, sizeof(out->node), "%s", json_get_string(n, "name", ""));
                 }
         }
         if (!is_known) {

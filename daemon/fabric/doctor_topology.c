@@ -6,30 +6,25 @@
  */
 #include <string.h>
 
+#include "common/json_get.h"
 #include "doctor_checks.h"
-
-static const char *jstr(json_object *o, const char *key, const char *fallback)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && v && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : fallback;
-}
 
 static void link_evidence(struct check *c, json_object *link)
 {
         json_object *a = json_object_object_get(link, "a"), *b = json_object_object_get(link, "b");
-        const char *why = jstr(link, "why", NULL);
+        const char *why = json_get_string(link, "why", NULL);
 
-        if (jstr(b, "name", NULL))
-                evidence(c, "%s:%s <-> %s:%s %s%s%s", jstr(a, "name", "?"), jstr(a, "netdev", "?"),
-                         jstr(b, "name", "?"), jstr(b, "netdev", "?"), jstr(link, "state", "?"),
+        if (json_get_string(b, "name", NULL))
+                evidence(c, "%s:%s <-> %s:%s %s%s%s", json_get_string(a, "name", "?"),
+                         json_get_string(a, "netdev", "?"), json_get_string(b, "name", "?"),
+                         json_get_string(b, "netdev", "?"), json_get_string(link, "state", "?"),
                          why ? ": " : "", why ? why : "");
         else
-                evidence(c, "%s:%s <-> %s port %s %s%s%s", jstr(a, "name", "?"), jstr(a, "netdev", "?"),
-                         jstr(b, "switch", jstr(b, "other", "?")), jstr(b, "port", "?"),
-                         jstr(link, "state", "?"), why ? ": " : "", why ? why : "");
+                evidence(c, "%s:%s <-> %s port %s %s%s%s", json_get_string(a, "name", "?"),
+                         json_get_string(a, "netdev", "?"),
+                         json_get_string(b, "switch", json_get_string(b, "other", "?")),
+                         json_get_string(b, "port", "?"), json_get_string(link, "state", "?"),
+                         why ? ": " : "", why ? why : "");
 }
 
 void doctor_check_topology(struct check *c, const struct fabric_facts *f)
@@ -43,16 +38,17 @@ void doctor_check_topology(struct check *c, const struct fabric_facts *f)
         size_t n_nodes = json_object_array_length(json_object_object_get(f->topology, "nodes"));
 
         check_begin(c, "topology");
-        evidence(c, "shape %s, %zu node%s, %zu link%s", jstr(f->topology, "shape", "unknown"), n_nodes,
-                 n_nodes == 1 ? "" : "s", n_links, n_links == 1 ? "" : "s");
+        evidence(c, "shape %s, %zu node%s, %zu link%s", json_get_string(f->topology, "shape", "unknown"),
+                 n_nodes, n_nodes == 1 ? "" : "s", n_links, n_links == 1 ? "" : "s");
         for (size_t i = 0; i < n_links; i++)
                 link_evidence(c, json_object_array_get_idx(links, i));
         for (size_t i = 0; i < n_findings; i++) {
                 json_object *one = json_object_array_get_idx(findings, i);
-                enum doctor_status s =
-                        strcmp(jstr(one, "status", ""), "failed") == 0 ? DOCTOR_FAIL : DOCTOR_WARN;
+                enum doctor_status s = strcmp(json_get_string(one, "status", ""), "failed") == 0
+                                               ? DOCTOR_FAIL
+                                               : DOCTOR_WARN;
 
-                evidence(c, "%s: %s", jstr(one, "id", "?"), jstr(one, "summary", ""));
+                evidence(c, "%s: %s", json_get_string(one, "id", "?"), json_get_string(one, "summary", ""));
                 if (s > status || !worst) {
                         status = s > status ? s : status;
                         worst = one;
@@ -60,9 +56,11 @@ void doctor_check_topology(struct check *c, const struct fabric_facts *f)
         }
         if (!worst) {
                 check_end(c, DOCTOR_OK, NULL, "%s, %zu link%s, cabled as the shape wants",
-                          jstr(f->topology, "shape", "unknown"), n_links, n_links == 1 ? "" : "s");
+                          json_get_string(f->topology, "shape", "unknown"), n_links,
+                          n_links == 1 ? "" : "s");
                 return;
         }
-        check_end(c, status, jstr(worst, "fix", ""), "%s%s", jstr(worst, "summary", ""),
+        check_end(c, status, json_get_string(worst, "fix", ""), "%s%s",
+                  json_get_string(worst, "summary", ""),
                   n_findings > 1 ? " (and more: see the evidence)" : "");
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_get.h"
 #include "common/macro.h"
 
 struct nccl_variable {
@@ -35,15 +36,6 @@ const char *envgen_nccl_since(const char *name)
                 if (strcmp(nccl_variables[i].name, name) == 0)
                         return nccl_variables[i].since;
         return NULL;
-}
-
-static const char *map_string(json_object *o, const char *key, const char *fallback)
-{
-        json_object *v;
-
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : fallback;
 }
 
 /* Adds a variable of the shape, or a note when the installed NCCL's version is not known: these
@@ -79,7 +71,7 @@ void envgen_nccl_filter(const struct fabric_facts *f, json_object *vars, json_ob
                 return;
         for (size_t i = json_object_array_length(vars); i-- > 0;) {
                 json_object *v = json_object_array_get_idx(vars, i);
-                const char *name = map_string(v, "name", "");
+                const char *name = json_get_string(v, "name", "");
                 const char *since = envgen_nccl_since(name);
                 char note[1024];
 
@@ -87,7 +79,8 @@ void envgen_nccl_filter(const struct fabric_facts *f, json_object *vars, json_ob
                         continue;
                 snprintf(note, sizeof(note),
                          "%s=%s not set: the installed NCCL %s does not read it (%s or later does): %s",
-                         name, map_string(v, "value", ""), installed, since, map_string(v, "why", ""));
+                         name, json_get_string(v, "value", ""), installed, since,
+                         json_get_string(v, "why", ""));
                 json_object_array_add(notes, json_object_new_string(note));
                 json_object_array_del_idx(vars, i, 1);
         }
@@ -104,7 +97,7 @@ json_object *envgen_topology_add(const struct fabric_facts *f, bool has_twins, j
 
         if (!f->topology)
                 return NULL;
-        shape = map_string(f->topology, "shape", "unknown");
+        shape = json_get_string(f->topology, "shape", "unknown");
         n_nodes = json_object_array_length(json_object_object_get(f->topology, "nodes"));
         if (json_object_object_get_ex(f->topology, "pairs_without_link", &missing))
                 pairs_without_link = json_object_get_int(missing);

@@ -21,6 +21,13 @@ static void finding_begin(struct finding *f)
         f->ports = json_object_new_array();
 }
 
+/* A finding begun and found to be nothing. */
+static void finding_drop(struct finding *f)
+{
+        json_object_put(f->nodes);
+        json_object_put(f->ports);
+}
+
 static void finding_node(struct finding *f, const char *name)
 {
         for (size_t i = 0; i < json_object_array_length(f->nodes); i++)
@@ -89,8 +96,7 @@ static void check_ring_wiring(struct topology_graph *g)
                          end_name(g, &l->b, b, sizeof(b)), l->b.rail);
         }
         if (!bad) {
-                json_object_put(f.nodes);
-                json_object_put(f.ports);
+                finding_drop(&f);
                 return;
         }
         finding_end(g, &f, "ring-wiring", "failed",
@@ -128,8 +134,7 @@ static void check_switch_port(struct topology_graph *g)
                          list[0] ? ", " : "", end_name(g, &l->a, a, sizeof(a)), l->a.rail);
         }
         if (!list[0]) {
-                json_object_put(f.nodes);
-                json_object_put(f.ports);
+                finding_drop(&f);
                 return;
         }
         finding_end(g, &f, "switch-port", "warning",
@@ -294,8 +299,7 @@ static void check_missing_links(struct topology_graph *g)
                          l->state_why);
         }
         if (!list[0]) {
-                json_object_put(f.nodes);
-                json_object_put(f.ports);
+                finding_drop(&f);
                 return;
         }
         /* A link seen from one end only is often LLDP's first interval; an expected one absent is not. */

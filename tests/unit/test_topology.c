@@ -85,6 +85,18 @@ static json_object *derive(const char *name, const struct topology_expect *expec
         return map;
 }
 
+/* A fixture cabled as its shape wants: that shape, that many links, no finding. */
+static void check_clean(const char *name, const char *shape, size_t links)
+{
+        json_object *map = derive(name, NULL);
+        char ids[512];
+
+        CHECK_STREQ(map_string(map, "shape"), shape);
+        CHECK(n_links(map) == links);
+        CHECK_STREQ(finding_ids(map, ids, sizeof(ids)), "");
+        json_object_put(map);
+}
+
 static void test_pair(void)
 {
         json_object *map = derive("pair-1cable", NULL), *link, *twins;
@@ -106,23 +118,15 @@ static void test_pair(void)
         CHECK(strncmp(map_string(link, "subnet"), "169.254.", 8) == 0);
         json_object_put(map);
 
-        map = derive("pair-2cables", NULL);
-        CHECK_STREQ(map_string(map, "shape"), "pair");
-        CHECK(n_links(map) == 2);
-        CHECK_STREQ(finding_ids(map, ids, sizeof(ids)), "");
-        json_object_put(map);
+        check_clean("pair-2cables", "pair", 2);
 }
 
 static void test_rings(void)
 {
-        json_object *map = derive("ring3", NULL);
+        json_object *map;
         char ids[512];
 
-        CHECK_STREQ(map_string(map, "shape"), "ring");
-        CHECK(n_links(map) == 3);
-        CHECK_STREQ(finding_ids(map, ids, sizeof(ids)), "");
-        json_object_put(map);
-
+        check_clean("ring3", "ring", 3);
         map = derive("ring3-miswired", NULL);
         CHECK_STREQ(map_string(map, "shape"), "ring");
         CHECK_STREQ(finding_ids(map, ids, sizeof(ids)), "ring-wiring:failed");
@@ -140,13 +144,7 @@ static void test_rings(void)
 
 static void test_mesh(void)
 {
-        json_object *map = derive("mesh4", NULL);
-        char ids[512];
-
-        CHECK_STREQ(map_string(map, "shape"), "mesh");
-        CHECK(n_links(map) == 6);
-        CHECK_STREQ(finding_ids(map, ids, sizeof(ids)), "");
-        json_object_put(map);
+        check_clean("mesh4", "mesh", 6);
 }
 
 static void test_switch(void)
