@@ -9,6 +9,8 @@
 #include "common/json_get.h"
 #include "doctor_checks.h"
 
+#define MAX_LINK_EVIDENCE 32
+
 static void link_evidence(struct check *c, json_object *link)
 {
         json_object *a = json_object_object_get(link, "a"), *b = json_object_object_get(link, "b");
@@ -40,8 +42,11 @@ void doctor_check_topology(struct check *c, const struct fabric_facts *f)
         check_begin(c, "topology");
         evidence(c, "shape %s, %zu node%s, %zu link%s", json_get_string(f->topology, "shape", "unknown"),
                  n_nodes, n_nodes == 1 ? "" : "s", n_links, n_links == 1 ? "" : "s");
-        for (size_t i = 0; i < n_links; i++)
+        /* Every link of a small cluster; a large one's are in `sparkc topology`. */
+        for (size_t i = 0; i < n_links && i < MAX_LINK_EVIDENCE; i++)
                 link_evidence(c, json_object_array_get_idx(links, i));
+        if (n_links > MAX_LINK_EVIDENCE)
+                evidence(c, "and %zu more links (sparkc topology)", n_links - MAX_LINK_EVIDENCE);
         for (size_t i = 0; i < n_findings; i++) {
                 json_object *one = json_object_array_get_idx(findings, i);
                 enum doctor_status s = strcmp(json_get_string(one, "status", ""), "failed") == 0

@@ -112,11 +112,12 @@ static bool is_switch(const struct topology_graph *g, const struct topology_neig
 
                         if (port->has_neighbour &&
                             topology_same_id(port->neighbour.chassis_id, nb->chassis_id)) {
-                                seen_by++;
+                                if (++seen_by > 1)
+                                        return true;
                                 break;
                         }
                 }
-        return seen_by > 1;
+        return false;
 }
 
 static bool json_has_string(json_object *a, const char *s)
@@ -383,14 +384,12 @@ static bool is_connected(const struct topology_graph *g)
 
 static void classify(struct topology_graph *g)
 {
-        _cleanup_free_ bool *adjacent = calloc(g->n_nodes * g->n_nodes, sizeof(bool));
+        bool *adjacent = g->adjacent;
         size_t node_links = 0, switch_links = 0, pairs = 0;
         const char *switch_chassis = NULL;
         bool is_one_switch = true, is_ring = true;
 
         g->shape = "unknown";
-        if (!adjacent)
-                return;
         for (size_t i = 0; i < g->n_links; i++) {
                 const struct topology_link *l = &g->links[i];
 
@@ -438,6 +437,7 @@ int topology_derive(struct topology_node *const *nodes, size_t n, const struct t
         _cleanup_free_ struct topology_node **sorted = NULL;
         _cleanup_free_ struct topology_link *links = NULL;
         _cleanup_free_ struct topology_graph *g = NULL;
+        _cleanup_free_ bool *adjacent = NULL;
         size_t kept = 0;
         int r;
 
@@ -455,6 +455,10 @@ int topology_derive(struct topology_node *const *nodes, size_t n, const struct t
                         sorted[kept++] = sorted[i];
         g->nodes = sorted;
         g->n_nodes = kept;
+        adjacent = calloc(kept * kept + 1, sizeof(bool));
+        if (!adjacent)
+                return -ENOMEM;
+        g->adjacent = adjacent;
         g->links = links;
         g->expect = expect;
         r = build_links(g);

@@ -229,14 +229,7 @@ static void check_missing_nodes(struct topology_graph *g)
 
 static bool are_linked(const struct topology_graph *g, size_t x, size_t y)
 {
-        for (size_t i = 0; i < g->n_links; i++) {
-                const struct topology_link *l = &g->links[i];
-
-                if (l->far == TOPOLOGY_FAR_NODE &&
-                    ((l->a.node == x && l->b.node == y) || (l->a.node == y && l->b.node == x)))
-                        return true;
-        }
-        return false;
+        return g->adjacent[x * g->n_nodes + y];
 }
 
 static size_t node_links(const struct topology_graph *g, size_t x, enum topology_far far)

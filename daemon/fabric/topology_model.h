@@ -105,6 +105,7 @@ struct topology_graph {
         struct topology_link *links;
         size_t n_links;
         const struct topology_expect *expect;
+        bool *adjacent; /* [x * n_nodes + y]: a cable joins nodes x and y */
         const char *shape;
         unsigned ring_pairs_missing; /* ring: pairs of nodes with no direct link */
         int nominal_speed_mbps;      /* the fastest speed any fabric port runs at */

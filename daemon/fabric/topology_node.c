@@ -1,11 +1,11 @@
 /* One node's "neighbours" section, parsed and bounded into the engine's model: every string
  * checked for type and length, ports sorted by netdev so that the map never depends on the order
  * a table listed them in. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/macro.h"
 #include "topology_model.h"
@@ -108,8 +108,7 @@ static int parse_port(json_object *o, size_t index, struct topology_port *p, cha
             (r = get_string(o, where, "mac", true, p->mac, sizeof(p->mac), why, why_size)) < 0 ||
             (r = get_string(o, where, "twin", true, p->twin, sizeof(p->twin), why, why_size)) < 0 ||
             (r = get_string(o, where, "oper", true, p->oper, sizeof(p->oper), why, why_size)) < 0 ||
-            (r = get_int(o, where, "rail", 0, TOPOLOGY_MAX_PORTS - 1, (int)index, &p->rail, why, why_size)) <
-                    0 ||
+            (r = get_int(o, where, "rail", 0, TOPOLOGY_MAX_PORTS - 1, -1, &p->rail, why, why_size)) < 0 ||
             (r = get_int(o, where, "speed_mbps", -1, 10000000, -1, &p->speed_mbps, why, why_size)) < 0 ||
             (r = get_int(o, where, "mtu", 0, 65536, 0, &p->mtu, why, why_size)) < 0)
                 return r;
@@ -206,6 +205,11 @@ int topology_node_parse(const char *node_id, const char *name, json_object *neig
         }
         n->n_ports = count;
         qsort(n->ports, n->n_ports, sizeof(n->ports[0]), compare_ports);
+        /* Without a rail each netdev is a port of its own, numbered in name order (as the
+         * neighbours section does without PCI), never in the order the table listed them. */
+        for (size_t i = 0; i < n->n_ports; i++)
+                if (n->ports[i].rail < 0)
+                        n->ports[i].rail = (int)i;
         *ret = TAKE_PTR(n);
         return 0;
 }
@@ -226,9 +230,10 @@ const struct topology_port *topology_node_port(const struct topology_node *n, co
 bool topology_same_id(const char *a, const char *b)
 {
         for (; *a && *b; a++, b++) {
-                char x = *a == '-' ? ':' : *a, y = *b == '-' ? ':' : *b;
+                int x = *a == '-' ? ':' : tolower((unsigned char)*a),
+                    y = *b == '-' ? ':' : tolower((unsigned char)*b);
 
-                if (strncasecmp(&x, &y, 1) != 0)
+                if (x != y)
                         return false;
         }
         return *a == *b;

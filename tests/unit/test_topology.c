@@ -233,6 +233,24 @@ static void test_malformed(void)
         CHECK(topology_node_parse("0123", "spark1", o, &n, why, sizeof(why)) == -EINVAL);
         CHECK_STREQ(why, "ports[0]: \"rail\" is 99, expected 0 to 31");
         json_object_put(o);
+        /* Without rails, each netdev is its own port in name order, whatever the table's order. */
+        for (int i = 0; i < 2; i++) {
+                json_object *map = NULL, *ports;
+
+                o = json_tokener_parse(i ? "{\"ports\": [{\"netdev\": \"b\"}, {\"netdev\": \"a\"}]}"
+                                         : "{\"ports\": [{\"netdev\": \"a\"}, {\"netdev\": \"b\"}]}");
+                CHECK(topology_node_parse("0123", "spark1", o, &n, why, sizeof(why)) == 0);
+                CHECK(topology_derive(&n, 1, NULL, &map) == 0);
+                ports = json_object_object_get(
+                        json_object_array_get_idx(json_object_object_get(map, "nodes"), 0), "ports");
+                CHECK_STREQ(map_string(json_object_array_get_idx(ports, 1), "netdev"), "b");
+                CHECK(json_object_get_int(
+                              json_object_object_get(json_object_array_get_idx(ports, 1), "rail")) == 1);
+                CHECK_STREQ(map_string(map, "shape"), "single");
+                json_object_put(map);
+                json_object_put(o);
+                topology_node_free(n);
+        }
         CHECK(topology_expect_shape_is_valid("ring"));
         CHECK(!topology_expect_shape_is_valid("torus"));
 }
