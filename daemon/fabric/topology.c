@@ -30,7 +30,11 @@ static int compare_nodes(const void *x, const void *y)
                                    *b = *(struct topology_node *const *)y;
         int c = strcmp(a->node_id, b->node_id);
 
-        return c ? c : strcmp(a->name, b->name);
+        if (c == 0)
+                c = strcmp(a->name, b->name);
+        /* Two tables of one node: which one is kept must not depend on their order either. The
+         * structs are zeroed before parsing, so equal contents compare equal. */
+        return c ? c : memcmp(a, b, sizeof(*a));
 }
 
 /* The node a far end names: by the node id the table matched, else by chassis id (or a port's
@@ -450,7 +454,7 @@ int topology_derive(struct topology_node *const *nodes, size_t n, const struct t
                 return -ENOMEM;
         memcpy(sorted, nodes, n * sizeof(*sorted));
         qsort(sorted, n, sizeof(*sorted), compare_nodes);
-        for (size_t i = 0; i < n; i++) /* one table per node id: the first by name */
+        for (size_t i = 0; i < n; i++) /* one table per node id: the first by name, then content */
                 if (kept == 0 || strcmp(sorted[kept - 1]->node_id, sorted[i]->node_id) != 0)
                         sorted[kept++] = sorted[i];
         g->nodes = sorted;
