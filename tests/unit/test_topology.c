@@ -288,6 +288,11 @@ static void test_doctor(void)
         CHECK_STREQ(map_string(check, "summary"), "ring, 3 links, cabled as the shape wants");
         CHECK(json_object_array_length(json_object_object_get(check, "evidence")) == 4);
         json_object_put(check);
+        check = doctor_topology(json_tokener_parse("{\"shape\": \"single\", \"nodes\": [{}], \"links\": [], "
+                                                   "\"findings\": []}"));
+        CHECK_STREQ(map_string(check, "status"), "ok");
+        CHECK(strstr(map_string(check, "summary"), "no cable to another node seen yet") != NULL);
+        json_object_put(check);
         check = doctor_topology(topology_fixture_map("switch4-100g", NULL, false, NULL));
         CHECK_STREQ(map_string(check, "status"), "warn");
         json_object_put(check);
