@@ -68,6 +68,9 @@ static const struct command commands[] = {
           "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
           "unknown)",
           cmd_doctor, &doctor_options },
+        { "topology [--format table|dot] [--netplan [--node NAME] [--write]] [--from FILE]",
+          "the cluster's cabling: shape, links, wiring findings, address plan (netplan)", cmd_topology,
+          &topology_options },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",

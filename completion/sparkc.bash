@@ -80,13 +80,19 @@ _sparkc()
         --format)
                 if [[ $cmd == doctor ]]; then
                         COMPREPLY=($(compgen -W 'text line npd' -- "$cur"))
+                elif [[ $cmd == topology ]]; then
+                        COMPREPLY=($(compgen -W 'table dot' -- "$cur"))
                 else
                         COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
                 fi
                 return
                 ;;
-        --socket)
+        --socket | --from)
                 _filedir
+                return
+                ;;
+        --node)
+                COMPREPLY=($(compgen -W "$(_sparkc_peers "${sock[@]}")" -- "$cur"))
                 return
                 ;;
         --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --check) return ;;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/strutil.h"
+#include "envgen_topology.h"
 #include "inventory/hostif.h"
 
 struct active_port {
@@ -304,7 +305,8 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
         struct active_port ports[64];
         char hca[1024] = "", socket_ifs[512] = "", why[2048], mode_why[512], socket_why[1024];
         const char *first_socket_if = NULL;
-        bool is_management = false;
+        bool is_management = false, has_twins = false;
+        json_object *topology;
         enum env_mode mode;
         size_t n = collect_active(f, ports, sizeof(ports) / sizeof(ports[0]));
 
@@ -372,6 +374,7 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
                 for (size_t i = 0; i < n; i++)
                         if (ports[i].dev->twin[0])
                                 twins++;
+                has_twins = twins > 0;
                 snprintf(value, sizeof(value), "=%s", hca);
                 snprintf(why, sizeof(why),
                          "every active RDMA port by exact name (\"=\": mlx5_1 would also match mlx5_10)%s",
@@ -395,6 +398,9 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
         else
                 add_var(vars, "NCCL_IB_TIMEOUT", "20",
                         "NCCL's default RDMA retry timeout, stated so every node agrees");
+        topology = envgen_topology_add(f, has_twins, vars, notes);
+        if (topology)
+                json_object_object_add(o, "topology", topology);
         if (socket_ifs[0]) {
                 char value[1540];
 
@@ -409,6 +415,7 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
                          is_management || !strchr(socket_ifs, ',') ? "" : ", the first of them", socket_why);
                 add_var(vars, "GLOO_SOCKET_IFNAME", first_socket_if, why);
         }
+        envgen_nccl_filter(f, vars, notes);
         json_object_object_add(o, "variables", vars);
         json_object_object_add(o, "notes", notes);
         return o;

@@ -5,12 +5,16 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common/jsonrpc.h"
 #include "common/macro.h"
+#include "common/proto.h"
+#include "daemon/base/log.h"
 #include "doctor.h"
 #include "envgen.h"
 #include "inventory/fabric.h"
+#include "netplan_write.h"
 
 static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts *f)
 {
@@ -22,6 +26,7 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->rail_verdicts = ctx->rail_verdicts ? ctx->rail_verdicts(ctx->rail_verdicts_userdata) : NULL;
         f->software_nodes = ctx->software_nodes ? ctx->software_nodes(ctx->software_nodes_userdata) : NULL;
         f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
+        f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
         return 0;
 }
 
@@ -98,6 +103,51 @@ static int method_doctor(struct api_request *req, json_object *params, void *use
         return 0;
 }
 
+/* Writes this node's netplan file from the map's address plan, leaving out the netdevs that must
+ * keep their addresses (netplan_write.h). */
+static int method_topology_netplan_write(struct api_request *req, json_object *params, void *userdata)
+{
+        const struct fabric_api_context *ctx = userdata;
+        const struct sparkd_config *config = ctx->sources->config;
+        _cleanup_free_ char *path = NULL;
+        json_object *result = NULL;
+        struct fabric_facts f;
+        char why[640];
+        int r;
+
+        r = read_facts(ctx, &f);
+        if (r < 0)
+                return r;
+        if (!f.topology) {
+                fabric_facts_free(&f);
+                api_request_reply_error(
+                        req, RPC_INTERNAL_ERROR,
+                        "topology-netplan-write: the cluster's topology is not known here yet (no "
+                        "neighbour tables): nothing to write",
+                        NULL);
+                return 0;
+        }
+        if (asprintf(&path, "%s/netplan/60-sparkd-fabric.yaml", config->etc_root) < 0) {
+                fabric_facts_free(&f);
+                return -ENOMEM;
+        }
+        r = netplan_write(f.topology, config->node_name, &f, path, &result, why, sizeof(why));
+        fabric_facts_free(&f);
+        if (r < 0) {
+                char message[700];
+
+                log_error("topology-netplan-write: %s", why);
+                snprintf(message, sizeof(message), "topology-netplan-write: %s", why);
+                api_request_reply_error(req, RPC_INTERNAL_ERROR, message, NULL);
+                return 0;
+        }
+        log_info("topology-netplan-write: %s written with %zu netdevs, %zu refused", path,
+                 json_object_array_length(json_object_object_get(result, "netdevs")),
+                 json_object_array_length(json_object_object_get(result, "refused")));
+        api_request_reply(req, result);
+        return 0;
+}
+
 static const struct api_param env_params[] = {
         { .name = "mode", .type = API_PARAM_STRING, .check = check_env_mode },
         {},
@@ -107,6 +157,7 @@ static const struct api_method fabric_methods[] = {
         { "fabric", method_fabric, false },
         { "env", method_env, false, env_params },
         { "doctor", method_doctor, false },
+        { "topology-netplan-write", method_topology_netplan_write, true },
 };
 
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context)

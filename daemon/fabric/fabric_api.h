@@ -26,6 +26,10 @@ struct fabric_api_context {
         void *software_nodes_userdata;
         json_object *(*firewall)(void *userdata);
         void *firewall_userdata;
+        /* The cluster's topology map (topology.h; a new reference, NULL: not known), for the
+         * doctor's topology check and env by shape. */
+        json_object *(*topology)(void *userdata);
+        void *topology_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it

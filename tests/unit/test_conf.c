@@ -327,6 +327,34 @@ static void test_diagnosis(void)
                              "healthy_gbps (20)") != NULL);
 }
 
+/* [cluster]: the shape and node count expected of the topology; auto and none by default. */
+static void test_cluster(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("none.conf", false, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK(strcmp(c->cluster_topology, "auto") == 0 && c->cluster_nodes == 0);
+        conf_free(c);
+        c = NULL;
+
+        write_file("cluster.conf", "[cluster]\ntopology = ring\nnodes = 4\n");
+        CHECK(load("cluster.conf", true, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK(strcmp(c->cluster_topology, "ring") == 0 && c->cluster_nodes == 4);
+        conf_free(c);
+        c = NULL;
+
+        write_file("badcluster.conf", "[cluster]\ntopology = torus\nnodes = 300\n");
+        CHECK(load("badcluster.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors,
+                     "badcluster.conf:2: topology=\"torus\": expected one of auto, pair, ring, mesh, "
+                     "switch") != NULL);
+        CHECK(strstr(errors, "badcluster.conf:3: nodes=\"300\": expected a number of nodes from 0 (no "
+                             "expectation) to 254") != NULL);
+}
+
 /* Only regular files of bounded size are read, without waiting: each other kind, as the main file
  * or a drop-in, is an error naming the path and why. */
 static void test_files_that_are_not_config(void)
@@ -429,6 +457,7 @@ int main(void)
         RUN(test_fabric_and_sysctl);
         RUN(test_probe_kinds);
         RUN(test_diagnosis);
+        RUN(test_cluster);
         RUN(test_files_that_are_not_config);
         RUN(test_dropins_that_are_not_config);
         RUN(test_nul_byte);

@@ -1,0 +1,10 @@
+/* Reading members of JSON the program itself made (results, maps) with a fallback for a member
+ * that is absent or of another type, so callers need no check per field. */
+#pragma once
+
+#include <json-c/json.h>
+
+/* o[key] when it is a string, else fallback. */
+const char *json_get_string(json_object *o, const char *key, const char *fallback);
+/* o[key] as an int when it is a number, else fallback. */
+int json_get_int(json_object *o, const char *key, int fallback);

@@ -1,0 +1,28 @@
+/*
+ * Writing this node's netplan file from the topology map's address plan, when asked
+ * (topology-netplan-write): never readdressing a netdev that carries traffic. A netdev with an
+ * IPv4 address the plan does not give it, while its byte counters show traffic (or while its
+ * traffic is not known), is left out of the file and named with why; the rest is written
+ * atomically (/etc/netplan/60-sparkd-fabric.yaml under the host root, mode 600).
+ */
+#pragma once
+
+#include <json-c/json.h>
+
+#include "common/topology_netplan.h"
+#include "inventory/fabric.h"
+
+/* A netdev carries traffic past this many Gb/s in either direction: LLDP and the peer channel's
+ * heartbeats stay far below, any job far above. */
+#define NETPLAN_WRITE_TRAFFIC_GBPS 0.001
+
+/* Drops from plan the netdevs that must keep their addresses, appending {netdev, why} for each
+ * to refused. */
+void netplan_write_refuse_busy(struct topology_netplan *plan, const struct fabric_facts *f,
+                               json_object *refused);
+
+/* The plan of node in map, less the refused netdevs, written to path. *result: {path, written,
+ * netdevs: [...], refused: [{netdev, why}]}. -ENOENT/-ENODATA with why when the map has no plan
+ * for node; a write error as its negative errno. */
+int netplan_write(json_object *map, const char *node, const struct fabric_facts *f, const char *path,
+                  json_object **result, char *why, size_t why_size);

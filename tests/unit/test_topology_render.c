@@ -1,0 +1,120 @@
+/*
+ * sparkc topology's renderers on the engine's golden maps (tests/fixtures/topology/expected/
+ * NAME.map.json): the table and the dot graph against their golden text, and each node's netplan
+ * file from the address plan: every link of the 3- and 4-node rings gets one subnet of its own,
+ * both its ends in it, and the plan of a node is the same whichever node renders it.
+ */
+#include <stdlib.h>
+
+#include "client/topology_render.h"
+#include "common/macro.h"
+#include "common/topology_netplan.h"
+#include "golden.h"
+#include "test.h"
+
+#ifndef TOPOLOGY_FIXTURES_DIR
+#error "TOPOLOGY_FIXTURES_DIR must name tests/fixtures/topology (meson passes it)"
+#endif
+
+#define EXPECTED TOPOLOGY_FIXTURES_DIR "/expected"
+
+static json_object *golden_map(const char *name)
+{
+        char path[512];
+
+        snprintf(path, sizeof(path), "%s/%s.map.json", EXPECTED, name);
+        return json_object_from_file(path);
+}
+
+static void test_table_and_dot(void)
+{
+        static const char *const names[] = { "ring3", "ring3-miswired", "switch4-100g", "not-sparkd" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+                json_object *map = golden_map(names[i]);
+                char *text = NULL, file[128];
+                size_t size = 0;
+                FILE *out;
+
+                CHECK(map != NULL);
+                out = open_memstream(&text, &size);
+                CHECK(topology_render_table(out, map) == 0);
+                fclose(out);
+                snprintf(file, sizeof(file), "%s.txt", names[i]);
+                golden_compare(EXPECTED, file, text);
+                free(text);
+                out = open_memstream(&text, &size);
+                CHECK(topology_render_dot(out, map) == 0);
+                fclose(out);
+                snprintf(file, sizeof(file), "%s.dot", names[i]);
+                golden_compare(EXPECTED, file, text);
+                free(text);
+                json_object_put(map);
+        }
+        CHECK(topology_render_table(stdout, json_object_new_object()) == -EINVAL);
+}
+
+/* Every link of the ring: its two ends' planned addresses in one subnet, no subnet twice. */
+static void check_ring_plan(const char *name, size_t n_nodes)
+{
+        json_object *map = golden_map(name), *links = json_object_object_get(map, "links");
+        struct topology_netplan plans[4];
+        char subnets[16][32], why[256];
+        size_t n_subnets = 0;
+
+        for (size_t i = 0; i < n_nodes; i++) {
+                char node[16];
+
+                snprintf(node, sizeof(node), "spark%zu", i + 1);
+                CHECK(topology_netplan_of(map, node, &plans[i], why, sizeof(why)) == 0);
+                CHECK(plans[i].n_entries == 4); /* two ports, two twins each */
+        }
+        for (size_t l = 0; l < json_object_array_length(links); l++) {
+                json_object *twins =
+                        json_object_object_get(json_object_array_get_idx(links, l), "twin_subnets");
+
+                for (size_t t = 0; t < json_object_array_length(twins); t++) {
+                        const char *subnet = json_object_get_string(
+                                json_object_object_get(json_object_array_get_idx(twins, t), "subnet"));
+                        size_t seen = 0;
+
+                        for (size_t s = 0; s < n_subnets; s++)
+                                CHECK(strcmp(subnets[s], subnet) != 0);
+                        snprintf(subnets[n_subnets++], sizeof(subnets[0]), "%s", subnet);
+                        /* Exactly two addresses in the plans of all nodes fall in it. */
+                        for (size_t i = 0; i < n_nodes; i++)
+                                for (size_t e = 0; e < plans[i].n_entries; e++)
+                                        for (size_t a = 0; a < plans[i].entries[e].n_addresses; a++)
+                                                seen += strncmp(plans[i].entries[e].addresses[a], subnet,
+                                                                strlen(subnet) - strlen("0/24")) == 0;
+                        CHECK(seen == 2);
+                }
+        }
+        CHECK(n_subnets == n_nodes * 2);
+        json_object_put(map);
+}
+
+static void test_netplan(void)
+{
+        json_object *map = golden_map("ring3");
+        struct topology_netplan plan;
+        char why[256], *yaml;
+
+        check_ring_plan("ring3", 3);
+        check_ring_plan("ring4", 4);
+        CHECK(topology_netplan_of(map, "0000000000000000000000005a002222", &plan, why, sizeof(why)) == 0);
+        CHECK_STREQ(plan.node, "spark2");
+        yaml = topology_netplan_yaml(&plan);
+        golden_compare(EXPECTED, "ring3-spark2.netplan.yaml", yaml);
+        free(yaml);
+        CHECK(topology_netplan_of(map, "spark9", &plan, why, sizeof(why)) == -ENOENT);
+        CHECK_STREQ(why, "node spark9 is not in the topology map (its nodes: spark1, spark2, spark3)");
+        json_object_put(map);
+}
+
+int main(void)
+{
+        RUN(test_table_and_dot);
+        RUN(test_netplan);
+        return test_result();
+}
