@@ -132,5 +132,9 @@ int memlock_read_login(const char *root, struct hostfacts *f)
                 f->memlock_login = use->value;
                 snprintf(f->memlock_login_source, sizeof(f->memlock_login_source), "%s", use->source);
         }
+        f->memlock_login_soft = soft.is_set ? soft.value : 0;
+        f->memlock_login_hard = hard.is_set ? hard.value : 0;
+        snprintf(f->memlock_login_soft_source, sizeof(f->memlock_login_soft_source), "%s", soft.source);
+        snprintf(f->memlock_login_hard_source, sizeof(f->memlock_login_hard_source), "%s", hard.source);
         return 0;
 }
