@@ -9,7 +9,7 @@
 
 /* The options of the commands that have their own. */
 extern const struct command_options env_options, doctor_options, probe_options, history_options,
-        keygen_options;
+        keygen_options, hostfile_options;
 
 /* status_cmd.c */
 int cmd_status(const struct client_options *o, int argc, char **argv);
@@ -23,6 +23,10 @@ int cmd_peers(const struct client_options *o, int argc, char **argv);
 int cmd_fabric(const struct client_options *o, int argc, char **argv);
 int cmd_env(const struct client_options *o, int argc, char **argv);
 int cmd_doctor(const struct client_options *o, int argc, char **argv);
+/* env_check_cmd.c: sparkc env --check */
+int cmd_env_check(const struct client_options *o);
+/* hostfile_cmd.c */
+int cmd_hostfile(const struct client_options *o, int argc, char **argv);
 /* probe_cmd.c */
 int cmd_probe(const struct client_options *o, int argc, char **argv);
 int cmd_history(const struct client_options *o, int argc, char **argv);

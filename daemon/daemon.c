@@ -193,6 +193,7 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .peers_userdata = d->peers,
                 .rail_verdicts = rail_verdicts,
                 .rail_verdicts_userdata = d->probes,
+                .node_id = d->node_id,
         };
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
         /* The first look: the AER counts every later one is compared with. */

@@ -55,6 +55,9 @@ struct sparkd_config {
         uint64_t heartbeat_usec;
         uint64_t peer_timeout_usec;
 
+        /* [cluster] */
+        char *cluster_head; /* the node every job's rendezvous is on; NULL: the first healthy by name */
+
         /* [probe] */
         char *probe_helper_dir;
         unsigned probe_history_size;

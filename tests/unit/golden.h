@@ -1,0 +1,88 @@
+/*
+ * What the golden-output tests share: loading a fixture host's facts as the daemon would have them,
+ * and comparing a text with its golden file under tests/fixtures/hosts/NAME/expected/
+ * (UPDATE_GOLDEN=1 rewrites it; read the diff before committing it).
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "inventory/fabric.h"
+#include "test.h"
+
+#ifndef FIXTURES_DIR
+#error "FIXTURES_DIR must name tests/fixtures/hosts (meson passes it)"
+#endif
+
+static char *read_file(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *mem;
+        int c;
+
+        if (!f)
+                return NULL;
+        mem = open_memstream(&buf, &size);
+        while ((c = fgetc(f)) != EOF)
+                fputc(c, mem);
+        fclose(mem);
+        fclose(f);
+        return buf;
+}
+
+static void compare_golden(const char *host, const char *name, const char *actual)
+{
+        char path[640], dir[512];
+        char *expected;
+
+        snprintf(dir, sizeof(dir), "%s/%s/expected", FIXTURES_DIR, host);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (getenv("UPDATE_GOLDEN")) {
+                FILE *f;
+
+                mkdir(dir, 0755);
+                f = fopen(path, "we");
+                fputs(actual, f);
+                fclose(f);
+                return;
+        }
+        expected = read_file(path);
+        CHECK(expected != NULL);
+        if (expected && strcmp(expected, actual) != 0) {
+                fprintf(stderr, "%s differs; got:\n%s\n(UPDATE_GOLDEN=1 rewrites it)\n", path, actual);
+                CHECK(false);
+        }
+        free(expected);
+}
+
+/* patterns: what [fabric] interfaces names on that host, or NULL. */
+static int load_host_with(const char *host, char *const *patterns, struct fabric_facts *f)
+{
+        char root[512], addresses[600];
+        int r;
+
+        snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
+        r = fabric_facts_read(root, patterns, false, f);
+        if (r < 0)
+                return r;
+        snprintf(addresses, sizeof(addresses), "%s/addresses", root);
+        r = fabric_facts_load_addresses(f, addresses);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        /* What the daemon adds from its own process and config, fixed here. */
+        f->memlock_daemon = HOSTFACTS_UNLIMITED;
+        f->mtu_wanted = 9000;
+        fabric_facts_add_sysctl(f, "net.core.rmem_max", "268435456", "268435456");
+        fabric_facts_add_sysctl(f, "net.core.wmem_max", "268435456", "268435456");
+        return 0;
+}
+
+static int load_host(const char *host, struct fabric_facts *f)
+{
+        return load_host_with(host, NULL, f);
+}
