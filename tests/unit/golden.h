@@ -17,7 +17,7 @@
 #error "FIXTURES_DIR must name tests/fixtures/hosts (meson passes it)"
 #endif
 
-static char *read_file(const char *path)
+static inline char *read_file(const char *path)
 {
         FILE *f = fopen(path, "re");
         char *buf = NULL;
@@ -35,7 +35,7 @@ static char *read_file(const char *path)
         return buf;
 }
 
-static void compare_golden(const char *host, const char *name, const char *actual)
+static inline void compare_golden(const char *host, const char *name, const char *actual)
 {
         char path[640], dir[512];
         char *expected;
@@ -61,7 +61,7 @@ static void compare_golden(const char *host, const char *name, const char *actua
 }
 
 /* patterns: what [fabric] interfaces names on that host, or NULL. */
-static int load_host_with(const char *host, char *const *patterns, struct fabric_facts *f)
+static inline int load_host_with(const char *host, char *const *patterns, struct fabric_facts *f)
 {
         char root[512], addresses[600];
         int r;
@@ -82,7 +82,7 @@ static int load_host_with(const char *host, char *const *patterns, struct fabric
         return 0;
 }
 
-static int load_host(const char *host, struct fabric_facts *f)
+static inline int load_host(const char *host, struct fabric_facts *f)
 {
         return load_host_with(host, NULL, f);
 }
