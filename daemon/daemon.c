@@ -11,6 +11,7 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
+#include "daemon/cluster/cluster_channel.h"
 
 static const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -63,6 +64,9 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = peers_configure(d->peers, d->config);
         if (r < 0)
                 return r;
+        /* Summaries are refreshed with the peer heartbeat: a silent node ages out with it. */
+        cluster_configure(d->cluster, d->config->node_name, d->config->heartbeat_usec,
+                          d->config->cluster_forget_after_usec);
         /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
         gid_watch_configure(d->gid_watch, d->config->recheck_usec);
         r = port_errors_configure(d->port_errors, d->config);
@@ -181,6 +185,14 @@ static json_object *rail_verdicts(void *probes)
         return probes_rail_verdicts(probes);
 }
 
+/* The doctor section another node published in the cluster view (borrowed). */
+static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemon)
+{
+        struct sparkd *d = daemon;
+
+        return d->cluster ? cluster_get_section(d->cluster, node_id, "doctor", NULL, is_stale) : NULL;
+}
+
 /* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
 static void sparkd_wire_fabric_facts(struct sparkd *d)
 {
@@ -194,6 +206,8 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .rail_verdicts = rail_verdicts,
                 .rail_verdicts_userdata = d->probes,
                 .node_id = d->node_id,
+                .node_doctor = node_doctor,
+                .node_doctor_userdata = d,
         };
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
         /* The first look: the AER counts every later one is compared with. */
@@ -301,6 +315,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
+        r = cluster_channel_new(d->base, d->peers, d->node_id, config->node_name, &d->cluster);
+        if (r < 0)
+                goto fail;
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
@@ -380,6 +397,7 @@ void sparkd_free(struct sparkd *d)
                 return;
         event_set_sink(NULL, NULL);
         metrics_writer_free(d->metrics);
+        cluster_channel_free(d->peers, d->cluster);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
         port_errors_free(d->port_errors);

@@ -55,9 +55,6 @@ struct sparkd_config {
         uint64_t heartbeat_usec;
         uint64_t peer_timeout_usec;
 
-        /* [cluster] */
-        char *cluster_head; /* the node every job's rendezvous is on; NULL: the first healthy by name */
-
         /* [probe] */
         char *probe_helper_dir;
         unsigned probe_history_size;
@@ -87,6 +84,10 @@ struct sparkd_config {
         double counters_symbol_error_per_sec;        /* 0: no threshold */
         double counters_link_error_recovery_per_min; /* 0: no threshold */
         double counters_roce_slow_restart_per_sec;   /* 0: no threshold */
+
+        /* [cluster] */
+        uint64_t cluster_forget_after_usec; /* a silent node's summary is dropped after this */
+        char *cluster_head; /* the node every job's rendezvous is on; NULL: the first healthy by name */
 
         /* [metrics] */
         char *metrics_textfile; /* NULL: not written */
