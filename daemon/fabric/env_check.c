@@ -57,7 +57,8 @@ static void format_limit(uint64_t v, char *buf, size_t size)
 /* The job's own limit is what NCCL's registrations hit, whatever sparkd's or a login's is. */
 static void judge_memlock(struct env_judge *j, const struct env_check_input *in)
 {
-        char soft[32], hard[32], fix[768];
+        const struct hostfacts *h = &j->f->host;
+        char soft[32], hard[32], login[32], fix[768];
 
         if (!in->has_memlock)
                 return;
@@ -74,12 +75,24 @@ static void judge_memlock(struct env_judge *j, const struct env_check_input *in)
                         soft, hard);
                 return;
         }
-        snprintf(fix, sizeof(fix),
-                 "raise it where the job starts: a login session through '* hard memlock unlimited' and "
-                 "'* soft memlock unlimited' in /etc/security/limits.d%s%s%s (then log in again); a "
-                 "systemd service through LimitMEMLOCK=infinity; a container through --ulimit memlock=-1",
-                 j->f->host.memlock_login_source[0] ? " (now set by " : "", j->f->host.memlock_login_source,
-                 j->f->host.memlock_login_source[0] ? ")" : "");
+        /* Never the limits.d line that is already there: a job at a low limit where login sessions
+         * get enough was started some other way. */
+        if (h->memlock_login_source[0] &&
+            (h->memlock_login == HOSTFACTS_UNLIMITED || h->memlock_login >= MEMLOCK_ENOUGH)) {
+                format_limit(h->memlock_login, login, sizeof(login));
+                snprintf(
+                        fix, sizeof(fix),
+                        "login sessions already get %s (%s), so this job was started another way: a systemd "
+                        "service needs LimitMEMLOCK=infinity, a container --ulimit memlock=-1, a session "
+                        "opened before that line was written a new login",
+                        login, h->memlock_login_source);
+        } else
+                snprintf(fix, sizeof(fix),
+                         "raise it where the job starts: login sessions through '* soft memlock unlimited' "
+                         "and "
+                         "'* hard memlock unlimited' in /etc/security/limits.d, then a new login (`sparkc "
+                         "doctor` names a line that keeps it low); a systemd service through "
+                         "LimitMEMLOCK=infinity; a container through --ulimit memlock=-1");
         env_finding(
                 j, true, NULL, fix,
                 "this job's memlock limit is %s, hard %s: NCCL's RDMA memory registrations fail past it, "
