@@ -80,16 +80,23 @@ _sparkc()
         --format)
                 if [[ $cmd == doctor ]]; then
                         COMPREPLY=($(compgen -W 'text line npd' -- "$cur"))
+                elif [[ $cmd == hostfile ]]; then
+                        COMPREPLY=($(compgen -W 'openmpi mpich plain' -- "$cur"))
                 else
                         COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
                 fi
+                return
+                ;;
+        --for)
+                COMPREPLY=($(compgen -W 'torchrun ray vllm sglang mpi' -- "$cur"))
                 return
                 ;;
         --socket)
                 _filedir
                 return
                 ;;
-        --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --check) return ;;
+        --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --slots) return ;;
+        --check) [[ $cmd == env ]] || return ;;
         esac
 
         case $cmd in
