@@ -32,34 +32,36 @@ int memlock_parse_unit_value(const char *value, uint64_t *out)
         return parse_size(soft, 0, UINT64_MAX, out);
 }
 
+struct unit_file {
+        const char *file;
+        struct hostfacts *f;
+};
+
 /* The last LimitMEMLOCK= of one file decides, as systemd reads it; "LimitMEMLOCK=" resets. */
+static void unit_line(char *line, unsigned lineno, void *userdata)
+{
+        struct unit_file *u = userdata;
+        char *v = str_strip(line);
+        uint64_t value;
+
+        if (strncmp(v, "LimitMEMLOCK=", 13) != 0)
+                return;
+        v = str_strip(v + 13);
+        if (!v[0]) {
+                u->f->memlock_unit = 0;
+                u->f->memlock_unit_source[0] = '\0';
+        } else if (memlock_parse_unit_value(v, &value) == 0) {
+                u->f->memlock_unit = value;
+                snprintf(u->f->memlock_unit_source, sizeof(u->f->memlock_unit_source), "/%s:%u", u->file,
+                         lineno);
+        }
+}
+
 static void unit_read_file(const char *root, const char *file, struct hostfacts *f)
 {
-        _cleanup_fclose_ FILE *in = NULL;
-        _cleanup_free_ char *line = NULL;
-        char path[PATH_MAX];
-        unsigned lineno = 0;
-        size_t cap = 0;
+        struct unit_file u = { file, f };
 
-        if (host_path(path, sizeof(path), root, "%s", file) < 0 || !(in = fopen(path, "re")))
-                return;
-        while (getline(&line, &cap, in) > 0) {
-                char *v = str_strip(line);
-                uint64_t value;
-
-                lineno++;
-                if (strncmp(v, "LimitMEMLOCK=", 13) != 0)
-                        continue;
-                v = str_strip(v + 13);
-                if (!v[0]) {
-                        f->memlock_unit = 0;
-                        f->memlock_unit_source[0] = '\0';
-                } else if (memlock_parse_unit_value(v, &value) == 0) {
-                        f->memlock_unit = value;
-                        snprintf(f->memlock_unit_source, sizeof(f->memlock_unit_source), "/%s:%u", file,
-                                 lineno);
-                }
-        }
+        host_each_line(root, file, unit_line, &u);
 }
 
 static bool is_listed(char **names, size_t n, const char *name)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
+
 #include "inventory/fabric.h"
 #include "test.h"
 
@@ -85,4 +87,21 @@ static inline int load_host_with(const char *host, char *const *patterns, struct
 static inline int load_host(const char *host, struct fabric_facts *f)
 {
         return load_host_with(host, NULL, f);
+}
+
+/* What a report function (report_doctor, report_env_check) writes for result, with its exit code
+ * appended, compared with host's golden file name; returns the exit code. */
+static inline int compare_golden_report(const char *host, const char *name,
+                                        int (*report)(FILE *, json_object *), json_object *result)
+{
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&text, &size);
+        int code = report(out, result);
+
+        fprintf(out, "(exit %d)\n", code);
+        fclose(out);
+        compare_golden(host, name, text);
+        free(text);
+        return code;
 }

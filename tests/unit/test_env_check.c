@@ -95,16 +95,7 @@ static const char *field(json_object *f, const char *key)
 /* What sparkc prints, compared with host's golden name; returns its exit status. */
 static int golden_report(const char *host, const char *name, json_object *result)
 {
-        char *text = NULL;
-        size_t size = 0;
-        FILE *out = open_memstream(&text, &size);
-        int code = report_env_check(out, result);
-
-        fprintf(out, "(exit %d)\n", code);
-        fclose(out);
-        compare_golden(host, name, text);
-        free(text);
-        return code;
+        return compare_golden_report(host, name, report_env_check, result);
 }
 
 static void input_free(struct env_check_input *in)

@@ -22,15 +22,8 @@
 static int golden_doctor(const char *host, const struct fabric_facts *f, const char *name)
 {
         json_object *doctor = doctor_run(f);
-        char *text = NULL;
-        size_t size = 0;
-        FILE *out = open_memstream(&text, &size);
-        int code = report_doctor(out, doctor);
+        int code = compare_golden_report(host, name, report_doctor, doctor);
 
-        fprintf(out, "(exit %d)\n", code);
-        fclose(out);
-        compare_golden(host, name, text);
-        free(text);
         json_object_put(doctor);
         return code;
 }
