@@ -27,10 +27,15 @@ static void doctor_verdict(json_object *doctor, struct job_node *n)
                 s = json_object_get_string(v);
         if (!s)
                 return;
-        snprintf(n->doctor, sizeof(n->doctor), "%s",
-                 strcmp(s, "fail") == 0 || strcmp(s, "failed") == 0    ? "failed"
-                 : strcmp(s, "warn") == 0 || strcmp(s, "warning") == 0 ? "warning"
-                                                                       : "ok");
+        /* Anything else ("unknown": the node could not run it) leaves the doctor not known. */
+        if (strcmp(s, "fail") == 0 || strcmp(s, "failed") == 0)
+                snprintf(n->doctor, sizeof(n->doctor), "failed");
+        else if (strcmp(s, "warn") == 0 || strcmp(s, "warning") == 0)
+                snprintf(n->doctor, sizeof(n->doctor), "warning");
+        else if (strcmp(s, "ok") == 0)
+                snprintf(n->doctor, sizeof(n->doctor), "ok");
+        else
+                return;
         if (strcmp(n->doctor, "failed") != 0 || !json_object_object_get_ex(doctor, "checks", &checks) ||
             !json_object_is_type(checks, json_type_array))
                 return;
