@@ -24,15 +24,19 @@ extern char **environ;
 #define MAX_CONF_BYTES (16 * 1024)
 
 /* Only what a job's fabric use depends on leaves this process: the rest of an environment may
- * hold secrets and is none of the daemon's business. */
+ * hold secrets (VLLM_API_KEY) and is none of the daemon's business. */
 static bool is_sent(const char *name, size_t len)
 {
-        static const char *const prefixes[] = { "NCCL_", "UCX_", "GLOO_", "OMPI_MCA_", "VLLM_", "SGLANG_" };
+        static const char *const prefixes[] = { "NCCL_", "UCX_", "GLOO_", "OMPI_MCA_" };
+        static const char *const names[] = { "VLLM_HOST_IP", "SGLANG_HOST_IP", "MASTER_ADDR" };
 
         for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
                 if (len > strlen(prefixes[i]) && strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
                         return true;
-        return len == strlen("MASTER_ADDR") && strncmp(name, "MASTER_ADDR", len) == 0;
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+                if (len == strlen(names[i]) && strncmp(name, names[i], len) == 0)
+                        return true;
+        return false;
 }
 
 static json_object *environ_json(void)
