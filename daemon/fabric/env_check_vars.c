@@ -132,9 +132,12 @@ static void judge_netdev_list(struct env_judge *j, const struct env_setting *s)
                         continue;
                 }
                 snprintf(net, sizeof(net), "%s", *it);
+                /* An entry longer than any subnet loses its '/' to the cut: not a subnet either. */
                 slash = strchr(net, '/');
-                *slash = '\0';
-                if (inet_pton(AF_INET, net, &want) != 1 || parse_uint64(slash + 1, 10, 0, 32, &prefix) < 0) {
+                if (slash)
+                        *slash = '\0';
+                if (!slash || inet_pton(AF_INET, net, &want) != 1 ||
+                    parse_uint64(slash + 1, 10, 0, 32, &prefix) < 0) {
                         env_finding(j, true, s, NULL, "%s is neither a netdev name nor an IPv4 subnet", *it);
                         continue;
                 }
