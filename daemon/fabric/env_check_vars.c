@@ -356,9 +356,35 @@ static void judge_gdr(struct env_judge *j, const struct env_setting *s)
                             h->dmabuf_reason);
 }
 
+/* The peer whose address this is, as the peers method's result says; NULL when none. */
+static const char *peer_with_address(const struct fabric_facts *f, const char *address)
+{
+        json_object *list, *v;
+
+        if (!f->peers || !json_object_object_get_ex(f->peers, "peers", &list))
+                return NULL;
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *addrs, *via;
+                bool hit = json_object_object_get_ex(p, "via", &via) && via &&
+                           json_object_object_get_ex(via, "remote", &v) &&
+                           strcmp(json_object_get_string(v), address) == 0;
+
+                for (size_t k = 0; !hit && json_object_object_get_ex(p, "addresses", &addrs) &&
+                                   k < json_object_array_length(addrs);
+                     k++)
+                        hit = strcmp(json_object_get_string(json_object_array_get_idx(addrs, k)), address) ==
+                              0;
+                if (hit && json_object_object_get_ex(p, "name", &v) && v)
+                        return json_object_get_string(v);
+        }
+        return NULL;
+}
+
 /* An address a framework announces as this node's (vLLM, SGLang). */
 static void judge_own_address(struct env_judge *j, const struct env_setting *s)
 {
+        const char *peer;
+
         for (size_t i = 0; i < j->f->n_addresses; i++) {
                 const char *a = j->f->addresses[i].address;
                 size_t len = strcspn(a, "/");
@@ -368,10 +394,17 @@ static void judge_own_address(struct env_judge *j, const struct env_setting *s)
                         return;
                 }
         }
-        env_finding(j, true, s, NULL,
-                    "%s is not an address of this node (copied from another node?): the framework would "
-                    "announce an address other nodes cannot reach it on",
-                    s->value);
+        peer = peer_with_address(j->f, s->value);
+        if (peer)
+                env_finding(j, true, s, NULL,
+                            "%s is %s's address, not this node's: the framework would announce another node",
+                            s->value, peer);
+        else
+                env_finding(
+                        j, true, s, NULL,
+                        "%s is not an address of this node (copied from another node?): the framework would "
+                        "announce an address other nodes cannot reach it on",
+                        s->value);
 }
 
 static void judge_ib_disable(struct env_judge *j, const struct env_setting *s)

@@ -203,6 +203,20 @@ static void test_gid_gdr_address(void)
         CHECK(finding(r, "VLLM_HOST_IP", "192.168.177.12 is not an address of this node") != NULL);
         CHECK(finding(r, "NCCL_IB_DISABLE", "turns RDMA off") != NULL);
         json_object_put(r);
+
+        /* Where the peers show whose address it is, the finding names that node. */
+        {
+                struct fabric_facts f;
+
+                CHECK(load_host("spark-twins", &f) == 0);
+                f.peers = json_tokener_parse("{\"peers\": [{\"name\": \"spark-b\", \"addresses\": "
+                                             "[\"192.168.177.12\"], \"via\": null}]}");
+                r = env_check_run(&f, &in);
+                CHECK(finding(r, "VLLM_HOST_IP", "192.168.177.12 is spark-b's address, not this node's") !=
+                      NULL);
+                json_object_put(r);
+                fabric_facts_free(&f);
+        }
         input_free(&in);
 
         /* direct-fabric: GB10 with nvidia_peermem loaded, where GPU Direct RDMA hangs NCCL. */
