@@ -1,6 +1,7 @@
-/* The API methods about the fabric: fabric (the inventory), env (the NCCL environment) and
- * doctor (the checks). Each gathers the facts afresh: sysfs reads are cheap and the answer is
- * then never older than the question. */
+/* The API methods about the fabric: fabric (the inventory), env (the NCCL environment, and a
+ * framework's on top), doctor (the checks), job-nodes (the nodes a job starts on) and env-check (a
+ * job's environment judged). Each gathers the facts afresh: sysfs reads are cheap and the answer
+ * is then never older than the question. */
 #include "fabric_api.h"
 
 #include <errno.h>
