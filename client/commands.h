@@ -9,7 +9,7 @@
 
 /* The options of the commands that have their own. */
 extern const struct command_options env_options, doctor_options, probe_options, history_options,
-        keygen_options, topology_options;
+        keygen_options, topology_options, hostfile_options;
 
 /* status_cmd.c */
 int cmd_status(const struct client_options *o, int argc, char **argv);
@@ -25,6 +25,10 @@ int cmd_env(const struct client_options *o, int argc, char **argv);
 int cmd_doctor(const struct client_options *o, int argc, char **argv);
 /* topology_cmd.c */
 int cmd_topology(const struct client_options *o, int argc, char **argv);
+/* env_check_cmd.c: sparkc env --check */
+int cmd_env_check(const struct client_options *o);
+/* hostfile_cmd.c */
+int cmd_hostfile(const struct client_options *o, int argc, char **argv);
 /* probe_cmd.c */
 int cmd_probe(const struct client_options *o, int argc, char **argv);
 int cmd_history(const struct client_options *o, int argc, char **argv);

@@ -22,6 +22,14 @@ enum {
         DOCTOR_EXIT_UNKNOWN = 3,
 };
 
+/* sparkc env --check: the worst finding decides. */
+enum {
+        ENV_CHECK_EXIT_OK = 0,
+        ENV_CHECK_EXIT_WARN = 1,
+        ENV_CHECK_EXIT_ERROR = 2,
+        ENV_CHECK_EXIT_UNKNOWN = 3,
+};
+
 /* sparkc probe: the worst result decides. */
 enum {
         PROBE_EXIT_OK = 0,

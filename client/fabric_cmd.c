@@ -17,6 +17,8 @@ const struct command_options env_options = {
                         { "mode", required_argument, NULL, 'm' },
                         { "format", required_argument, NULL, 'f' },
                         { "force", no_argument, NULL, 'F' },
+                        { "for", required_argument, NULL, 'R' },
+                        { "check", no_argument, NULL, 'C' },
                         {},
                 },
 };
@@ -24,8 +26,8 @@ const struct command_options env_options = {
 int cmd_env(const struct client_options *o, int argc, char **argv)
 {
         enum env_format format = ENV_FORMAT_SH;
-        const char *mode = "auto";
-        bool force = false;
+        const char *mode = "auto", *framework = NULL;
+        bool force = false, check = false, shaped = false;
         struct jsonrpc_response resp;
         json_object *params;
         int c, r;
@@ -41,29 +43,49 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
                                 return EXIT_DAEMON_ERROR;
                         }
                         mode = optarg;
+                        shaped = true;
+                        break;
+                case 'R':
+                        framework = optarg;
+                        shaped = true;
+                        break;
+                case 'C':
+                        check = true;
                         break;
                 case 'f':
                         if (env_format_from_string(optarg, &format) < 0) {
                                 fprintf(stderr, "sparkc: env: --format is sh, docker or systemd\n");
                                 return EXIT_DAEMON_ERROR;
                         }
+                        shaped = true;
                         break;
                 case 'F':
                         force = true;
                         break;
                 default:
                         fprintf(stderr, "usage: sparkc env [--mode auto|safe|dmabuf] [--format "
-                                        "sh|docker|systemd] [--force]\n");
+                                        "sh|docker|systemd] [--force] [--for torchrun|ray|vllm|sglang|mpi]\n"
+                                        "       sparkc env --check\n");
                         return EXIT_DAEMON_ERROR;
                 }
         }
+        if (check && (shaped || force)) {
+                fprintf(stderr,
+                        "sparkc: env: --check judges this shell's variables; it takes no other option\n");
+                return ENV_CHECK_EXIT_UNKNOWN;
+        }
+        if (check)
+                return cmd_env_check(o);
         params = json_object_new_object();
         json_object_object_add(params, "mode", json_object_new_string(mode));
+        if (framework)
+                json_object_object_add(params, "for", json_object_new_string(framework));
         r = client_call(o, "env", params, &resp);
         if (r < 0)
                 return -r;
         /* A mode that would hang NCCL is printed only when forced; --json shows why as well. */
-        if (report_env_refusal(stderr, resp.result, force) < 0) {
+        if (report_env_refusal(stderr, resp.result, force) < 0 ||
+            report_env_for_refusal(stderr, resp.result) < 0) {
                 if (o->json)
                         client_print_json(resp.result);
                 r = -EXIT_DAEMON_ERROR;

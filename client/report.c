@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *get_str(json_object *o, const char *key, const char *fallback)
@@ -54,6 +55,17 @@ int report_env_refusal(FILE *err, json_object *env, bool force)
         fprintf(err, "sparkc: env: use `%s` (or add --force to print this mode anyway)\n",
                 get_str(refused, "safe_command", "sparkc env --mode safe"));
         return -EPERM;
+}
+
+int report_env_for_refusal(FILE *err, json_object *env)
+{
+        const char *why = get_str(env, "for_refused", NULL);
+
+        if (!why)
+                return 0;
+        /* Half a rendezvous is worse than none: nothing goes to stdout. */
+        fprintf(err, "sparkc: env --for %s: %s\n", get_str(env, "for", "?"), why);
+        return -ENODATA;
 }
 
 int report_env(FILE *out, FILE *err, json_object *env, enum env_format format)
@@ -187,4 +199,98 @@ int report_doctor_line(char *line, size_t size, json_object *doctor, const char 
                          json_object_get_string(json_object_array_get_idx(evidence, 0)));
         fit_line(line, size, full);
         return rank;
+}
+
+int hostfile_format_from_string(const char *s, enum hostfile_format *out)
+{
+        if (strcmp(s, "openmpi") == 0)
+                *out = HOSTFILE_OPENMPI;
+        else if (strcmp(s, "mpich") == 0)
+                *out = HOSTFILE_MPICH;
+        else if (strcmp(s, "plain") == 0)
+                *out = HOSTFILE_PLAIN;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int hostfile_order(const void *a, const void *b)
+{
+        json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b, *sx, *sy;
+        bool self_x = json_object_object_get_ex(x, "self", &sx) && json_object_get_boolean(sx);
+        bool self_y = json_object_object_get_ex(y, "self", &sy) && json_object_get_boolean(sy);
+        int c;
+
+        if (self_x != self_y)
+                return self_x ? -1 : 1;
+        c = strcmp(get_str(x, "name", ""), get_str(y, "name", ""));
+        return c ? c : strcmp(get_str(x, "node_id", ""), get_str(y, "node_id", ""));
+}
+
+int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_format format, unsigned slots)
+{
+        json_object *nodes = NULL, *left = NULL, **sorted;
+        size_t n;
+
+        json_object_object_get_ex(plan, "nodes", &nodes);
+        json_object_object_get_ex(plan, "left_out", &left);
+        n = nodes && json_object_is_type(nodes, json_type_array) ? json_object_array_length(nodes) : 0;
+        sorted = calloc(n + 1, sizeof(*sorted));
+        if (!sorted)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                sorted[i] = json_object_array_get_idx(nodes, i);
+        qsort(sorted, n, sizeof(*sorted), hostfile_order);
+        for (size_t i = 0; i < n; i++) {
+                const char *address = get_str(sorted[i], "address", "?");
+                json_object *doctor;
+
+                if (format == HOSTFILE_OPENMPI)
+                        fprintf(out, "%s slots=%u\n", address, slots);
+                else if (format == HOSTFILE_MPICH)
+                        fprintf(out, "%s:%u\n", address, slots);
+                else
+                        fprintf(out, "%s\n", address);
+                if (!json_object_object_get_ex(sorted[i], "doctor", &doctor) || !doctor)
+                        fprintf(err,
+                                "sparkc: hostfile: %s (%s) included, but its doctor is not known here\n",
+                                get_str(sorted[i], "name", "?"), address);
+        }
+        for (size_t i = 0; left && i < json_object_array_length(left); i++) {
+                json_object *l = json_object_array_get_idx(left, i);
+
+                fprintf(err, "sparkc: hostfile: left out %s (%s): %s\n", get_str(l, "name", "?"),
+                        get_str(l, "address", "no address"), get_str(l, "reason", "?"));
+        }
+        free(sorted);
+        return (int)n;
+}
+
+int report_env_check(FILE *out, json_object *result)
+{
+        json_object *findings = NULL, *checked;
+        size_t errors = 0, warnings = 0;
+
+        json_object_object_get_ex(result, "findings", &findings);
+        for (size_t i = 0; findings && i < json_object_array_length(findings); i++) {
+                json_object *f = json_object_array_get_idx(findings, i);
+                bool is_error = strcmp(get_str(f, "severity", "error"), "warning") != 0;
+                const char *variable = get_str(f, "variable", NULL);
+
+                if (is_error)
+                        errors++;
+                else
+                        warnings++;
+                if (variable)
+                        fprintf(out, "%s: %s='%s' (%s): %s\n", is_error ? "error" : "warning", variable,
+                                get_str(f, "value", ""), get_str(f, "source", "?"),
+                                get_str(f, "problem", ""));
+                else
+                        fprintf(out, "%s: %s\n", is_error ? "error" : "warning", get_str(f, "problem", ""));
+                fprintf(out, "  fix: %s\n", get_str(f, "fix", ""));
+        }
+        fprintf(out, "%d variables judged: %zu error%s, %zu warning%s\n",
+                json_object_object_get_ex(result, "checked", &checked) ? json_object_get_int(checked) : 0,
+                errors, errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+        return errors ? 2 : warnings ? 1 : 0;
 }

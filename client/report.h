@@ -25,6 +25,10 @@ int report_env(FILE *out, FILE *err, json_object *env, enum env_format format);
  * returns 0. Returns 0 when nothing was refused. */
 int report_env_refusal(FILE *err, json_object *env, bool force);
 
+/* When env was asked for a framework's variables (--for) and they cannot be given (no
+ * rendezvous, this node left out): writes why to err and returns -ENODATA; else 0. */
+int report_env_for_refusal(FILE *err, json_object *env);
+
 /* Writes one line per check with its evidence and fix; returns the exit code to use:
  * 0 all ok, 1 a warning, 2 a failure. */
 int report_doctor(FILE *out, json_object *doctor);
@@ -41,3 +45,23 @@ int report_doctor_line(char *line, size_t size, json_object *doctor, const char 
 /* A buffer that holds report_doctor_line's longest line: a summary and an evidence line, each
  * as long as the daemon writes them (512 bytes). */
 #define REPORT_DOCTOR_LINE_SIZE 1024
+
+enum hostfile_format {
+        HOSTFILE_OPENMPI, /* "ADDRESS slots=N", Open MPI's --hostfile */
+        HOSTFILE_MPICH,   /* "ADDRESS:N", MPICH's and Hydra's -f */
+        HOSTFILE_PLAIN,   /* "ADDRESS" */
+};
+
+int hostfile_format_from_string(const char *s, enum hostfile_format *out);
+
+/*
+ * The hostfile of a job-nodes result: this node first (mpirun puts rank 0 on the first host, so
+ * it lands on the launcher), then the others by name, each by the fabric address this node
+ * reaches it on, with slots each. The nodes left out, and those included whose doctor is not
+ * known here, go to err with the reason. Returns how many hosts were written.
+ */
+int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_format format, unsigned slots);
+
+/* The findings of an env-check result, each with its fix, and a last line with the counts;
+ * returns 0 nothing found, 1 warnings, 2 errors. */
+int report_env_check(FILE *out, json_object *result);

@@ -62,8 +62,15 @@ static const struct command commands[] = {
         { "links", "fabric interfaces: twin, state, MTU, speed, flaps, corrections, drift; sysctls",
           cmd_links },
         { "fabric", "RDMA devices, ports, netdevs (ibdev2netdev), RoCE v2 GID index, twins", cmd_fabric },
-        { "env [--mode M] [--format F] [--force]",
-          "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env, &env_options },
+        { "env [--mode M] [--format F] [--force] [--for F] [--check]",
+          "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\"); --for "
+          "torchrun|ray|vllm|sglang|mpi "
+          "adds the framework's address, rendezvous and rank; --check judges this shell's variables, NCCL's "
+          "config files and memlock limit (exit 0 ok, 1 warnings, 2 errors)",
+          cmd_env, &env_options },
+        { "hostfile [--format openmpi|mpich|plain] [--slots N]",
+          "the nodes up whose doctor does not fail, this node first, by their fabric addresses (slots=1)",
+          cmd_hostfile, &hostfile_options },
         { "doctor [--format text|line|npd] [--check ID]",
           "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
           "unknown)",

@@ -82,9 +82,15 @@ _sparkc()
                         COMPREPLY=($(compgen -W 'text line npd' -- "$cur"))
                 elif [[ $cmd == topology ]]; then
                         COMPREPLY=($(compgen -W 'table dot' -- "$cur"))
+                elif [[ $cmd == hostfile ]]; then
+                        COMPREPLY=($(compgen -W 'openmpi mpich plain' -- "$cur"))
                 else
                         COMPREPLY=($(compgen -W 'sh docker systemd' -- "$cur"))
                 fi
+                return
+                ;;
+        --for)
+                COMPREPLY=($(compgen -W 'torchrun ray vllm sglang mpi' -- "$cur"))
                 return
                 ;;
         --socket | --from)
@@ -95,7 +101,8 @@ _sparkc()
                 COMPREPLY=($(compgen -W "$(_sparkc_peers "${sock[@]}")" -- "$cur"))
                 return
                 ;;
-        --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --check) return ;;
+        --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --slots) return ;;
+        --check) [[ $cmd == env ]] || return ;;
         esac
 
         case $cmd in

@@ -249,6 +249,14 @@ static json_object *software_nodes(void *daemon)
         return sc.nodes;
 }
 
+/* The doctor section another node published in the cluster view (borrowed). */
+static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemon)
+{
+        struct sparkd *d = daemon;
+
+        return d->cluster ? cluster_get_section(d->cluster, node_id, "doctor", NULL, is_stale) : NULL;
+}
+
 /* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
 static void sparkd_wire_fabric_facts(struct sparkd *d)
 {
@@ -265,6 +273,9 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .software_nodes_userdata = d,
                 .firewall = firewall_results,
                 .firewall_userdata = d->firewall,
+                .node_id = d->node_id,
+                .node_doctor = node_doctor,
+                .node_doctor_userdata = d,
         };
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
         sparkd_publish_software(d);

@@ -8,6 +8,7 @@
 #include "gpu.h"
 #include "kmod.h"
 #include "memlock.h"
+#include "memlock_unit.h"
 #include "nccl_lib.h"
 
 int hostfacts_read(const char *host_root, struct hostfacts *out)
@@ -23,6 +24,8 @@ int hostfacts_read(const char *host_root, struct hostfacts *out)
                 r = nccl_lib_find(host_root, &f);
         if (r >= 0)
                 r = memlock_read_login(host_root, &f);
+        if (r >= 0)
+                r = memlock_read_unit(host_root, &f);
         if (r < 0) {
                 hostfacts_free(&f);
                 return r;

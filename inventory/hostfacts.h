@@ -45,6 +45,14 @@ struct hostfacts {
          * from as "/etc/security/limits.d/x.conf:3" (host paths), "" when nothing sets it. */
         uint64_t memlock_login;
         char memlock_login_source[256];
+        /* The soft and the hard line apart (0 and "" when no line sets it), so a fix names the
+         * one that is low and never asks for a line that is already there. */
+        uint64_t memlock_login_soft, memlock_login_hard;
+        char memlock_login_soft_source[256], memlock_login_hard_source[256];
+        /* LimitMEMLOCK of sparkd's systemd unit as its files under the host root say (the last
+         * line of the unit and its drop-ins), UNLIMITED for infinity, 0 when none sets it. */
+        uint64_t memlock_unit;
+        char memlock_unit_source[256];
 };
 
 int hostfacts_read(const char *host_root, struct hostfacts *out);

@@ -74,28 +74,30 @@ static void limit_set(struct limit_seen *l, uint64_t value, const char *file, un
         snprintf(l->source, sizeof(l->source), "/%s:%u", file, lineno);
 }
 
+struct limits_file {
+        const char *file;
+        struct limit_seen *soft, *hard;
+};
+
+static void limits_line(char *line, unsigned lineno, void *userdata)
+{
+        struct limits_file *lf = userdata;
+        uint64_t value;
+        int which = hostfacts_parse_limits_line(line, &value);
+
+        /* pam_limits skips malformed lines too */
+        if (which > 0 && (which & HOSTFACTS_LIMIT_SOFT))
+                limit_set(lf->soft, value, lf->file, lineno);
+        if (which > 0 && (which & HOSTFACTS_LIMIT_HARD))
+                limit_set(lf->hard, value, lf->file, lineno);
+}
+
 static void limits_read_file(const char *root, const char *file, struct limit_seen *soft,
                              struct limit_seen *hard)
 {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        char path[PATH_MAX];
-        unsigned lineno = 0;
-        size_t cap = 0;
+        struct limits_file lf = { file, soft, hard };
 
-        if (host_path(path, sizeof(path), root, "%s", file) < 0 || !(f = fopen(path, "re")))
-                return;
-        while (getline(&line, &cap, f) > 0) {
-                uint64_t value;
-                int which = hostfacts_parse_limits_line(line, &value);
-
-                lineno++;
-                /* pam_limits skips malformed lines too */
-                if (which > 0 && (which & HOSTFACTS_LIMIT_SOFT))
-                        limit_set(soft, value, file, lineno);
-                if (which > 0 && (which & HOSTFACTS_LIMIT_HARD))
-                        limit_set(hard, value, file, lineno);
-        }
+        host_each_line(root, file, limits_line, &lf);
 }
 
 /*
@@ -132,5 +134,9 @@ int memlock_read_login(const char *root, struct hostfacts *f)
                 f->memlock_login = use->value;
                 snprintf(f->memlock_login_source, sizeof(f->memlock_login_source), "%s", use->source);
         }
+        f->memlock_login_soft = soft.is_set ? soft.value : 0;
+        f->memlock_login_hard = hard.is_set ? hard.value : 0;
+        snprintf(f->memlock_login_soft_source, sizeof(f->memlock_login_soft_source), "%s", soft.source);
+        snprintf(f->memlock_login_hard_source, sizeof(f->memlock_login_hard_source), "%s", hard.source);
         return 0;
 }

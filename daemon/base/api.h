@@ -26,6 +26,7 @@ enum api_param_type {
         API_PARAM_INTEGER,
         API_PARAM_BOOLEAN,
         API_PARAM_ARRAY,
+        API_PARAM_OBJECT,
 };
 
 /* One member a method's params object may have. */

@@ -55,6 +55,8 @@ static const char *type_name(enum api_param_type type)
                 return "true or false";
         case API_PARAM_ARRAY:
                 return "an array";
+        case API_PARAM_OBJECT:
+                return "an object";
         }
         return "a value";
 }
@@ -70,6 +72,8 @@ static bool has_type(json_object *value, enum api_param_type type)
                 return json_object_is_type(value, json_type_boolean);
         case API_PARAM_ARRAY:
                 return json_object_is_type(value, json_type_array);
+        case API_PARAM_OBJECT:
+                return json_object_is_type(value, json_type_object);
         }
         return false;
 }

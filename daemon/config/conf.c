@@ -409,6 +409,7 @@ void conf_free(struct sparkd_config *c)
         free(c->etc_root);
         free(c->key_file);
         free(c->probe_helper_dir);
+        free(c->cluster_head);
         free(c->metrics_textfile);
         strv_free(c->static_peers);
         strv_free(c->probe_kinds);

@@ -91,6 +91,7 @@ struct sparkd_config {
 
         /* [cluster] */
         uint64_t cluster_forget_after_usec; /* a silent node's summary is dropped after this */
+        char *cluster_head; /* the node every job's rendezvous is on; NULL: the first healthy by name */
 
         /* [metrics] */
         char *metrics_textfile; /* NULL: not written */

@@ -31,7 +31,7 @@ int conf_replace_string(char **dst, const char *value)
         return 0;
 }
 
-static int parse_node_name(struct conf_parse *p, const char *value, const char **why)
+static int check_node_name(const char *value, const char **why)
 {
         size_t len = strlen(value);
 
@@ -42,7 +42,28 @@ static int parse_node_name(struct conf_parse *p, const char *value, const char *
                 if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
                       strchr("-_.", *c)))
                         return -EINVAL;
-        return conf_replace_string(&p->config->node_name, value);
+        return 0;
+}
+
+static int parse_node_name(struct conf_parse *p, const char *value, const char **why)
+{
+        int r = check_node_name(value, why);
+
+        return r < 0 ? r : conf_replace_string(&p->config->node_name, value);
+}
+
+/* [cluster] head: a node name; empty for none (the first healthy node by name). */
+static int parse_cluster_head(struct conf_parse *p, const char *value, const char **why)
+{
+        int r;
+
+        if (!value[0]) {
+                free(p->config->cluster_head);
+                p->config->cluster_head = NULL;
+                return 0;
+        }
+        r = check_node_name(value, why);
+        return r < 0 ? r : conf_replace_string(&p->config->cluster_head, value);
 }
 
 static int parse_mode(struct conf_parse *p, const char *value, const char **why)
@@ -404,6 +425,7 @@ static const struct conf_key keys[] = {
         { "cluster", "topology",          CUSTOM_KEY(parse_cluster_topology) },
         { "cluster", "nodes",             UINT_KEY(cluster_nodes, 0, 254, 0),
           .why = "a number of nodes from 0 (no expectation) to 254" },
+        { "cluster", "head",              CUSTOM_KEY(parse_cluster_head) },
         { "probe", "helper_dir",          CUSTOM_KEY(parse_helper_dir) },
         { "probe", "history_size",        UINT_KEY(probe_history_size, 10, 100000, 1000),
           .why = "a number of results from 10 to 100000" },

@@ -53,14 +53,73 @@ static bool memlock_is_low(uint64_t v)
         return v != HOSTFACTS_UNLIMITED && v < MEMLOCK_ENOUGH;
 }
 
+/* sparkd's own limit comes from its systemd unit: name the line that keeps it low, or say that
+ * the unit is right and only systemd has not applied it, rather than asking for a line that is
+ * already there. */
+static void fix_daemon_limit(const struct fabric_facts *f, char *fix, size_t size)
+{
+        const struct hostfacts *h = &f->host;
+        char unit[32];
+
+        if (!f->is_daemon_under_systemd) {
+                snprintf(fix, size,
+                         "for sparkd: start it as the service (systemctl start sparkd; its unit sets "
+                         "LimitMEMLOCK=infinity), or run `ulimit -l unlimited` in the shell that starts it "
+                         "(limits.d does not apply to it)");
+                return;
+        }
+        if (!h->memlock_unit_source[0]) {
+                snprintf(fix, size,
+                         "for sparkd: systemctl edit sparkd, add '[Service]' and 'LimitMEMLOCK=infinity', "
+                         "then "
+                         "systemctl restart sparkd");
+                return;
+        }
+        format_memlock(h->memlock_unit, unit, sizeof(unit));
+        if (memlock_is_low(h->memlock_unit))
+                snprintf(fix, size,
+                         "for sparkd: LimitMEMLOCK at %s keeps it at %s: make it LimitMEMLOCK=infinity "
+                         "there, then "
+                         "systemctl daemon-reload and systemctl restart sparkd",
+                         h->memlock_unit_source, unit);
+        else
+                snprintf(fix, size,
+                         "for sparkd: its unit already sets LimitMEMLOCK=%s (%s), but systemd has not "
+                         "applied it "
+                         "to the running sparkd: systemctl daemon-reload and systemctl restart sparkd "
+                         "(`systemctl show sparkd -p LimitMEMLOCK` shows what systemd applies)",
+                         h->memlock_unit == HOSTFACTS_UNLIMITED ? "infinity" : unit, h->memlock_unit_source);
+}
+
+/* One pam_limits line of login sessions: fine as it is, to be changed where it is set, or to be
+ * added (collected in adds). */
+static void fix_login_line(const char *type, uint64_t value, const char *source, char *fix, size_t size,
+                           char *adds, size_t adds_size)
+{
+        size_t used = strlen(fix);
+        char v[32];
+
+        if (source[0] && !memlock_is_low(value))
+                return;
+        format_memlock(value, v, sizeof(v));
+        if (source[0])
+                snprintf(fix + used, size - used, "%schange %s (%s %s) to '* %s memlock unlimited'",
+                         used ? "; " : "", source, type, v, type);
+        else
+                snprintf(adds + strlen(adds), adds_size - strlen(adds), "%s'* %s memlock unlimited'",
+                         adds[0] ? " and " : "", type);
+}
+
 /* Each process gets its limit from where it was started: sparkd from its systemd unit or from the
  * shell that ran it, login sessions from pam_limits (limits.conf, limits.d), which applies to
- * neither systemd services nor sparkd. So each low limit has its own fix. */
+ * neither systemd services nor sparkd. So each low limit has its own fix, and a line that is
+ * already right is never asked for. */
 void doctor_check_memlock(struct check *c, const struct fabric_facts *f)
 {
-        char daemon[32], login[32], summary[160] = "", fix[640] = "";
+        const struct hostfacts *h = &f->host;
+        char daemon[32], login[32], summary[160] = "", fix[1024] = "", login_fix[640] = "", adds[128] = "";
         bool daemon_low = memlock_is_low(f->memlock_daemon);
-        bool login_low = f->host.memlock_login != HOSTFACTS_UNLIMITED;
+        bool login_low = !h->memlock_login_source[0] || memlock_is_low(h->memlock_login);
 
         check_begin(c, "memlock");
         format_memlock(f->memlock_daemon, daemon, sizeof(daemon));
@@ -71,9 +130,9 @@ void doctor_check_memlock(struct check *c, const struct fabric_facts *f)
                                                       "that started it");
         else
                 evidence(c, "sparkd: %s", daemon);
-        if (f->host.memlock_login) {
-                format_memlock(f->host.memlock_login, login, sizeof(login));
-                evidence(c, "login sessions: %s (%s)", login, f->host.memlock_login_source);
+        if (h->memlock_login_source[0]) {
+                format_memlock(h->memlock_login, login, sizeof(login));
+                evidence(c, "login sessions: %s (%s)", login, h->memlock_login_source);
         } else {
                 snprintf(login, sizeof(login), "the distribution's default");
                 evidence(c, "login sessions: not set in /etc/security/limits.conf or limits.d (the "
@@ -83,20 +142,21 @@ void doctor_check_memlock(struct check *c, const struct fabric_facts *f)
                 check_end(c, DOCTOR_OK, NULL, "memlock unlimited for sparkd and login sessions");
                 return;
         }
-        if (daemon_low && f->is_daemon_under_systemd)
-                snprintf(fix, sizeof(fix),
-                         "for sparkd: systemctl edit sparkd, add '[Service]' and 'LimitMEMLOCK=infinity', "
-                         "then systemctl restart sparkd");
-        else if (daemon_low)
-                snprintf(fix, sizeof(fix),
-                         "for sparkd: start it as the service (systemctl start sparkd; its unit sets "
-                         "LimitMEMLOCK=infinity), or run `ulimit -l unlimited` in the shell that starts it "
-                         "(limits.d does not apply to it)");
-        if (login_low)
+        if (daemon_low)
+                fix_daemon_limit(f, fix, sizeof(fix));
+        if (login_low) {
+                /* The hard limit caps the soft one: both must allow it, each fixed where it is set. */
+                fix_login_line("soft", h->memlock_login_soft, h->memlock_login_soft_source, login_fix,
+                               sizeof(login_fix), adds, sizeof(adds));
+                fix_login_line("hard", h->memlock_login_hard, h->memlock_login_hard_source, login_fix,
+                               sizeof(login_fix), adds, sizeof(adds));
+                if (adds[0])
+                        snprintf(login_fix + strlen(login_fix), sizeof(login_fix) - strlen(login_fix),
+                                 "%sadd %s to /etc/security/limits.d/90-rdma.conf", login_fix[0] ? "; " : "",
+                                 adds);
                 snprintf(fix + strlen(fix), sizeof(fix) - strlen(fix),
-                         "%sfor login sessions: add '* soft memlock unlimited' and '* hard memlock "
-                         "unlimited' to /etc/security/limits.d/90-rdma.conf and log in again",
-                         fix[0] ? "; " : "");
+                         "%sfor login sessions: %s and log in again", fix[0] ? "; " : "", login_fix);
+        }
         if (daemon_low)
                 snprintf(summary, sizeof(summary), "sparkd's memlock limit is %s%s", daemon,
                          login_low ? ", and login sessions' is " : "");

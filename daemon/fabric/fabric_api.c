@@ -1,6 +1,7 @@
-/* The API methods about the fabric: fabric (the inventory), env (the NCCL environment) and
- * doctor (the checks). Each gathers the facts afresh: sysfs reads are cheap and the answer is
- * then never older than the question. */
+/* The API methods about the fabric: fabric (the inventory), env (the NCCL environment, and a
+ * framework's on top), doctor (the checks), job-nodes (the nodes a job starts on) and env-check (a
+ * job's environment judged). Each gathers the facts afresh: sysfs reads are cheap and the answer
+ * is then never older than the question. */
 #include "fabric_api.h"
 
 #include <errno.h>
@@ -12,8 +13,11 @@
 #include "common/proto.h"
 #include "daemon/base/log.h"
 #include "doctor.h"
+#include "env_check.h"
 #include "envgen.h"
+#include "envgen_frameworks.h"
 #include "inventory/fabric.h"
+#include "job_api.h"
 #include "netplan_write.h"
 
 static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts *f)
@@ -54,17 +58,49 @@ static int check_env_mode(json_object *value, char *expected, size_t size)
         return -EINVAL;
 }
 
+static int check_framework(json_object *value, char *expected, size_t size)
+{
+        enum env_framework framework;
+
+        if (env_framework_from_string(json_object_get_string(value), &framework) == 0)
+                return 0;
+        snprintf(expected, size, "one of %s", env_framework_names());
+        return -EINVAL;
+}
+
+/* A framework's variables on top of the environment; when they cannot be given, the result
+ * says why ("for_refused") and keeps the rest. */
+static void add_framework(const struct fabric_api_context *ctx, const struct fabric_facts *f,
+                          json_object *env, const char *name)
+{
+        enum env_framework framework;
+        char own[64], ifname[IF_NAMESIZE];
+        json_object *plan, *found;
+
+        if (env_framework_from_string(name, &framework) < 0 ||
+            !json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
+                return;
+        plan = job_api_plan(ctx, f, own, ifname);
+        if (!plan) {
+                json_object_object_add(env, "for_refused", json_object_new_string("out of memory"));
+                return;
+        }
+        (void)envgen_add_framework(env, framework, plan, own, ifname);
+        json_object_put(plan);
+}
+
 static int method_env(struct api_request *req, json_object *params, void *userdata)
 {
         const struct fabric_api_context *ctx = userdata;
         enum env_mode mode = ENV_MODE_AUTO;
-        const char *mode_s = NULL;
+        const char *mode_s = NULL, *framework = NULL;
         struct fabric_facts f;
         json_object *o;
         int r;
 
         if (jsonrpc_param_string(params, "mode", &mode_s) > 0)
                 (void)env_mode_from_string(mode_s, &mode);
+        (void)jsonrpc_param_string(params, "for", &framework);
         /* A change not seen yet is logged first; this environment then matches the table. */
         gid_watch_check(ctx->gid_watch);
         r = read_facts(ctx, &f);
@@ -73,6 +109,8 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         gid_watch_env_served(ctx->gid_watch);
         o = envgen_build(&f, mode);
         json_object_object_add(o, "node", json_object_new_string(ctx->sources->config->node_name));
+        if (framework)
+                add_framework(ctx, &f, o, framework);
         api_request_reply(req, o);
         fabric_facts_free(&f);
         return 0;
@@ -148,8 +186,55 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
         return 0;
 }
 
+static int method_job_nodes(struct api_request *req, json_object *params, void *userdata)
+{
+        char own[64], ifname[IF_NAMESIZE];
+        struct fabric_facts f;
+        json_object *plan;
+        int r;
+
+        r = read_facts(userdata, &f);
+        if (r < 0)
+                return r;
+        plan = job_api_plan(userdata, &f, own, ifname);
+        fabric_facts_free(&f);
+        if (!plan)
+                return -ENOMEM;
+        api_request_reply(req, plan);
+        return 0;
+}
+
+/* Read-only: it judges what the caller sends and opens no file the caller names. */
+static int method_env_check(struct api_request *req, json_object *params, void *userdata)
+{
+        struct env_check_input in = { 0 };
+        struct fabric_facts f;
+        char why[512];
+        int r;
+
+        r = job_api_env_check_input(userdata, params, &in, why, sizeof(why));
+        if (r == -EINVAL) {
+                api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
+                r = 0;
+        } else if (r == 0 && (r = read_facts(userdata, &f)) == 0) {
+                api_request_reply(req, env_check_run(&f, &in));
+                fabric_facts_free(&f);
+        }
+        env_settings_free(&in.environ);
+        env_settings_free(&in.files);
+        return r;
+}
+
 static const struct api_param env_params[] = {
         { .name = "mode", .type = API_PARAM_STRING, .check = check_env_mode },
+        { .name = "for", .type = API_PARAM_STRING, .check = check_framework },
+        {},
+};
+
+static const struct api_param env_check_params[] = {
+        { .name = "environ", .type = API_PARAM_OBJECT },
+        { .name = "memlock", .type = API_PARAM_OBJECT },
+        { .name = "nccl_conf", .type = API_PARAM_OBJECT },
         {},
 };
 
@@ -158,6 +243,8 @@ static const struct api_method fabric_methods[] = {
         { "env", method_env, false, env_params },
         { "doctor", method_doctor, false },
         { "topology-netplan-write", method_topology_netplan_write, true },
+        { "job-nodes", method_job_nodes, false },
+        { "env-check", method_env_check, false, env_check_params },
 };
 
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context)

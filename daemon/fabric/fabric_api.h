@@ -1,10 +1,12 @@
 /*
- * The API methods about the fabric: fabric (the inventory), env (the NCCL environment) and
- * doctor (the checks), registered with what they read.
+ * The API methods about the fabric: fabric (the inventory), env (the NCCL environment, and with
+ * "for" a framework's), doctor (the checks), job-nodes (the nodes a job starts on) and env-check
+ * (a job's environment judged), registered with what they read.
  */
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 
 #include "daemon/base/api.h"
 #include "daemon/host/gid_watch.h"
@@ -30,6 +32,12 @@ struct fabric_api_context {
          * doctor's topology check and env by shape. */
         json_object *(*topology)(void *userdata);
         void *topology_userdata;
+        /* For the job methods: this node's id, and the doctor section another node published
+         * (borrowed; NULL when not known, the node then counts as not failing) with whether it is
+         * stale. node_doctor NULL: no node's doctor is known but this node's. */
+        const char *node_id;
+        json_object *(*node_doctor)(const char *node_id, bool *is_stale, void *userdata);
+        void *node_doctor_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it

@@ -226,6 +226,21 @@ def scenario_params():
     s.close()
 
 
+def scenario_env_check_bounds():
+    """env-check refuses what is past its bounds, and any member naming a path to read."""
+    s = connect()
+    expect_invalid_params(s, "env-check", {"environ": {"NCCL_X%d" % i: "1" for i in range(257)}},
+                          "more than 256 variables")
+    expect_invalid_params(s, "env-check", {"environ": {"NCCL_IB_HCA": "x" * 5000}}, "a value 4096")
+    expect_invalid_params(s, "env-check", {"nccl_conf": {"path": "/home/u/.nccl.conf", "text": "#" * 17000}},
+                          "at most 16384 bytes")
+    expect_invalid_params(s, "env-check", {"memlock": {"soft": -5, "hard": -1}}, "expected bytes, or -1")
+    expect_invalid_params(s, "env-check", {"home": "/root"}, '"home"')
+    r = request(s, "env-check", {"environ": {"NCCL_DEBUG": "INFO"}})
+    expect(r.get("result", {}).get("status") in ("ok", "warn", "fail"), "a request within bounds: %r" % r)
+    s.close()
+
+
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
 
 if __name__ == "__main__":

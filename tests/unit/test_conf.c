@@ -355,6 +355,34 @@ static void test_cluster(void)
                              "expectation) to 254") != NULL);
 }
 
+/* [cluster] head: a node name, empty for none; a drop-in may take it back. */
+static void test_cluster_head(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("none.conf", false, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && c->cluster_head == NULL);
+        conf_free(c);
+        c = NULL;
+        write_file("head.conf", "[cluster]\nhead = spark-a\n");
+        CHECK(load("head.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && c->cluster_head && strcmp(c->cluster_head, "spark-a") == 0);
+        conf_free(c);
+        c = NULL;
+        mkdir(path_of("head.conf.d"), 0755);
+        write_file("head.conf.d/50-none.conf", "[cluster]\nhead =\n");
+        CHECK(load("head.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && c->cluster_head == NULL);
+        conf_free(c);
+        c = NULL;
+        write_file("badhead.conf", "[cluster]\nhead = spark a\n");
+        CHECK(load("badhead.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK_STREQ(errors,
+                    "badhead.conf:2: head=\"spark a\": expected a node name of 1 to 63 letters, digits, "
+                    "'-', '_' or '.'\n");
+}
+
 /* Only regular files of bounded size are read, without waiting: each other kind, as the main file
  * or a drop-in, is an error naming the path and why. */
 static void test_files_that_are_not_config(void)
@@ -461,6 +489,7 @@ int main(void)
         RUN(test_files_that_are_not_config);
         RUN(test_dropins_that_are_not_config);
         RUN(test_nul_byte);
+        RUN(test_cluster_head);
         {
                 char cmd[600];
 

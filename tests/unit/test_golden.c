@@ -18,45 +18,12 @@
 #include "inventory/fabric.h"
 #include "test.h"
 
-#ifndef FIXTURES_DIR
-#error "FIXTURES_DIR must name tests/fixtures/hosts (meson passes it)"
-#endif
-
-static void compare_golden(const char *host, const char *name, const char *actual)
-{
-        char dir[512];
-
-        snprintf(dir, sizeof(dir), "%s/%s/expected", FIXTURES_DIR, host);
-        golden_compare(dir, name, actual);
-}
-
-/* patterns: what [fabric] interfaces names on that host, or NULL. */
-static int load_host_with(const char *host, char *const *patterns, struct fabric_facts *f)
-{
-        char root[512];
-
-        snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
-        return golden_load_host(root, patterns, f);
-}
-
-static int load_host(const char *host, struct fabric_facts *f)
-{
-        return load_host_with(host, NULL, f);
-}
-
 /* Compares doctor's text for facts f with host's golden file name; returns the exit code. */
 static int golden_doctor(const char *host, const struct fabric_facts *f, const char *name)
 {
         json_object *doctor = doctor_run(f);
-        char *text = NULL;
-        size_t size = 0;
-        FILE *out = open_memstream(&text, &size);
-        int code = report_doctor(out, doctor);
+        int code = compare_golden_report(host, name, report_doctor, doctor);
 
-        fprintf(out, "(exit %d)\n", code);
-        fclose(out);
-        compare_golden(host, name, text);
-        free(text);
         json_object_put(doctor);
         return code;
 }

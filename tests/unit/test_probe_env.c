@@ -4,26 +4,9 @@
 #include <stdlib.h>
 
 #include "daemon/probe/probe_env.h"
+#include "golden.h"
 #include "inventory/fabric.h"
 #include "test.h"
-
-#ifndef FIXTURES_DIR
-#error "FIXTURES_DIR must name tests/fixtures/hosts (meson passes it)"
-#endif
-
-static int load_host(const char *host, struct fabric_facts *f)
-{
-        char root[512], addresses[600];
-        int r;
-
-        snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
-        r = fabric_facts_read(root, NULL, false, f);
-        if (r < 0)
-                return r;
-        snprintf(addresses, sizeof(addresses), "%s/addresses", root);
-        r = fabric_facts_load_addresses(f, addresses);
-        return r == -ENOENT ? 0 : r;
-}
 
 static const char *source_of(const struct probe_env *e, const char *name)
 {

@@ -47,7 +47,7 @@ static size_t n_links(json_object *map)
         return json_object_array_length(json_object_object_get(map, "links"));
 }
 
-static void compare_golden(const char *name, json_object *map)
+static void compare_golden_map(const char *name, json_object *map)
 {
         char file[256], dir[512];
         char *text;
@@ -81,7 +81,7 @@ static json_object *derive(const char *name, const struct topology_expect *expec
         CHECK(strcmp(json_object_to_json_string(map), json_object_to_json_string(other)) == 0);
         json_object_put(other);
         if (!expect)
-                compare_golden(name, map);
+                compare_golden_map(name, map);
         return map;
 }
 
