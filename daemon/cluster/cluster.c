@@ -27,6 +27,11 @@ uint64_t cluster_stale_usec(const struct cluster *c)
         return CLUSTER_STALE_REFRESHES * c->refresh_usec;
 }
 
+const char *cluster_self_id(const struct cluster *c)
+{
+        return c->self_id;
+}
+
 uint64_t cluster_refused(const struct cluster *c)
 {
         return c->n_refused;
@@ -42,7 +47,32 @@ static uint64_t node_age(const struct cluster_node *n, int64_t now)
         return n->msg ? cluster_node_age_usec(n, now) : 0;
 }
 
-bool cluster_peer_is_up(const struct cluster *c, const char *peer_id)
+int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33])
+{
+        const struct cluster_node *found = NULL;
+        size_t len = strlen(what);
+        bool is_exact = false;
+
+        for (size_t i = 0; i < c->nodes.n; i++)
+                if (strcmp(c->nodes.v[i].name, what) == 0 || strcmp(c->nodes.v[i].node_id, what) == 0) {
+                        found = &c->nodes.v[i];
+                        is_exact = true;
+                        break;
+                }
+        /* A prefix of at least 4 digits, as peers take it. */
+        for (size_t i = 0; !is_exact && len >= 4 && i < c->nodes.n; i++)
+                if (strncmp(c->nodes.v[i].node_id, what, len) == 0) {
+                        if (found)
+                                return -EADDRNOTAVAIL;
+                        found = &c->nodes.v[i];
+                }
+        if (!found)
+                return -ENOENT;
+        snprintf(node_id, 33, "%s", found->node_id);
+        return 0;
+}
+
+bool cluster_is_peer_up(const struct cluster *c, const char *peer_id)
 {
         for (size_t i = 0; i < c->n_up; i++)
                 if (strcmp(c->up[i], peer_id) == 0)
@@ -251,7 +281,7 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
 
 void cluster_peer_up(struct cluster *c, const char *peer_id)
 {
-        if (!cluster_peer_is_up(c, peer_id)) {
+        if (!cluster_is_peer_up(c, peer_id)) {
                 char(*up)[33] = realloc(c->up, (c->n_up + 1) * sizeof(*up));
 
                 if (!up)

@@ -69,6 +69,12 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg);
 /* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
  * with nodes sorted by name then id and sections by name, so every node writes the same. */
 json_object *cluster_nodes_to_json(struct cluster *c);
+/* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.
+ * -ENOENT when none, -EADDRNOTAVAIL when several match. */
+int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33]);
+const char *cluster_self_id(const struct cluster *c);
+/* Whether peer_id is a peer up now (summaries go to it directly). */
+bool cluster_is_peer_up(const struct cluster *c, const char *peer_id);
 /* The stale limit, for those who explain it. */
 uint64_t cluster_stale_usec(const struct cluster *c);
 /* The number of summaries refused so far. */

@@ -50,4 +50,3 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
 /* A node's summary changed or was dropped: the watchers hear of it, and the deadline timer
  * follows the new ages. */
 void cluster_changed(struct cluster *c);
-bool cluster_peer_is_up(const struct cluster *c, const char *peer_id);
