@@ -11,6 +11,7 @@
 
 #include "client.h"
 #include "cluster_matrix.h"
+#include "daemon_names.h"
 #include "report.h"
 
 /* How often --watch asks again. */
@@ -192,7 +193,7 @@ int cmd_cluster(const struct client_options *o, int argc, char **argv)
                         if (!cluster_metric_of(optarg)) {
                                 fprintf(stderr,
                                         "sparkc: cluster: --matrix takes a probe kind (%s), not \"%s\"\n",
-                                        CLUSTER_MATRIX_KINDS, optarg);
+                                        SPARKD_PROBE_KINDS, optarg);
                                 return EXIT_DAEMON_ERROR;
                         }
                         matrix = optarg;

@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CLUSTER_MATRIX_KINDS "rtt, tcp, rdma, nccl, pathmtu"
-
 /* The number a kind's links carry ("gbps", "rtt_median_us"...); NULL for an unknown kind. */
 const char *cluster_metric_of(const char *kind);
 /* value with its unit: "9.41 Gb/s", "12.5 us", "9000". */
