@@ -34,7 +34,7 @@ static void update_doctor(struct cluster_feed *f, int64_t now)
         json_object_put(doctor);
 }
 
-void cluster_feed_update(struct cluster_feed *f, bool force)
+void cluster_feed_update(struct cluster_feed *f)
 {
         const struct sparkd_config *config = *f->s.config;
         json_object *links = links_to_json(f->s.links), *peers = peers_to_json(f->s.peers);
@@ -50,7 +50,7 @@ void cluster_feed_update(struct cluster_feed *f, bool force)
         (void)cluster_set_section(f->s.cluster, "links", cluster_section_links(links, &f->flaps, now));
         (void)cluster_set_section(f->s.cluster, "results", cluster_section_results(latest));
         (void)cluster_set_section(f->s.cluster, "alerts", cluster_section_alerts(problems, latest));
-        if (force || !f->doctor_at || now - f->doctor_at >= CLUSTER_FEED_DOCTOR_USEC)
+        if (!f->doctor_at || now - f->doctor_at >= CLUSTER_FEED_DOCTOR_USEC)
                 update_doctor(f, now);
         f->is_updating = false;
         json_object_put(links);
@@ -61,28 +61,23 @@ void cluster_feed_update(struct cluster_feed *f, bool force)
 
 static void on_soon(evutil_socket_t fd, short what, void *userdata)
 {
-        cluster_feed_update(userdata, false);
+        cluster_feed_update(userdata);
 }
 
 void cluster_feed_poke(struct cluster_feed *f)
 {
-        int64_t wait = CLUSTER_FEED_POKE_USEC, doctor_due;
-        struct timeval tv;
+        struct timeval tv = { .tv_sec = 0, .tv_usec = CLUSTER_FEED_POKE_USEC };
 
-        if (!f || f->is_updating || evtimer_pending(f->soon, NULL))
+        /* With no peer up nobody reads the sections but this node's API, which freshens them
+         * itself; a peer coming up gets them fresh. So an idle node does not wake for them. */
+        if (!f || f->is_updating || cluster_peers_up(f->s.cluster) == 0 || evtimer_pending(f->soon, NULL))
                 return;
-        /* Late enough that the doctor may run again: an event is what changes its verdict. */
-        doctor_due = f->doctor_at + CLUSTER_FEED_DOCTOR_USEC - now_usec();
-        if (doctor_due > wait)
-                wait = doctor_due;
-        tv = (struct timeval){ .tv_sec = (time_t)(wait / 1000000),
-                               .tv_usec = (suseconds_t)(wait % 1000000) };
         evtimer_add(f->soon, &tv);
 }
 
 static void on_refresh(void *userdata)
 {
-        cluster_feed_update(userdata, false);
+        cluster_feed_update(userdata);
 }
 
 int cluster_feed_new(struct event_base *base, const struct cluster_feed_sources *sources,

@@ -4,7 +4,7 @@
  * when the daemon reports an event (a link changed, a probe ended, a peer came or went), and
  * before each refresh the cluster view sends, so facts that change without an event (files under
  * the host root the doctor reads) show within a refresh; the doctor runs at most every 2 s.
- * Nothing runs while nothing happens and no peer is up.
+ * With no peer up they are made only when this node's API reads them: an idle node stays idle.
  */
 #pragma once
 
@@ -37,8 +37,9 @@ struct cluster_feed;
 int cluster_feed_new(struct event_base *base, const struct cluster_feed_sources *sources,
                      struct cluster_feed **ret);
 void cluster_feed_free(struct cluster_feed *f);
-/* Facts may have changed: the sections are made again within CLUSTER_FEED_POKE_USEC (the doctor
- * when its 2 s are up). Pokes while the sections are being made are theirs, and ignored. */
+/* Facts may have changed: while a peer is up, the sections are made again within
+ * CLUSTER_FEED_POKE_USEC (the doctor when its 2 s are up, else at the next refresh). Pokes while
+ * the sections are being made are theirs, and ignored. */
 void cluster_feed_poke(struct cluster_feed *f);
-/* Makes every section now; the doctor's again only when force or its 2 s are up. */
-void cluster_feed_update(struct cluster_feed *f, bool force);
+/* Makes every section now; the doctor's again only when its 2 s are up. */
+void cluster_feed_update(struct cluster_feed *f);

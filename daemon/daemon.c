@@ -208,7 +208,7 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
 
 static void freshen_cluster_sections(void *feed)
 {
-        cluster_feed_update(feed, false);
+        cluster_feed_update(feed);
 }
 
 static int sparkd_start_cluster_feed(struct sparkd *d)
@@ -409,7 +409,6 @@ int sparkd_run(struct sparkd *d)
                 log_error("cannot apply the host state settings: %s", strerror(-r));
                 return r;
         }
-        cluster_feed_update(d->cluster_feed, true);
         struct log_field f[] = { { "node", d->config->node_name }, { "socket", api_server_path(d->api) } };
         char status[512];
 

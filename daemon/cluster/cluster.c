@@ -72,12 +72,38 @@ int cluster_find_node(struct cluster *c, const char *what, char node_id[static 3
         return 0;
 }
 
+size_t cluster_peers_up(const struct cluster *c)
+{
+        return c->n_up;
+}
+
 bool cluster_is_peer_up(const struct cluster *c, const char *peer_id)
 {
         for (size_t i = 0; i < c->n_up; i++)
                 if (strcmp(c->up[i], peer_id) == 0)
                         return true;
         return false;
+}
+
+/* This node's summary as sent now, or NULL when it is over the limit (said once while it is). */
+static json_object *own_message(struct cluster *c, int64_t now)
+{
+        struct cluster_node *self = cluster_self(c);
+        json_object *msg = summary_new(c->self_id, self->name, c->instance, c->seq,
+                                       (uint64_t)(now - c->started_usec) / 1000, self->sections);
+        size_t len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+
+        if (len <= SUMMARY_MAX_BYTES) {
+                c->is_own_oversized = false;
+                return msg;
+        }
+        if (!c->is_own_oversized)
+                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
+                            "peers keep the previous one",
+                            len, SUMMARY_MAX_BYTES);
+        c->is_own_oversized = true;
+        json_object_put(msg);
+        return NULL;
 }
 
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
@@ -90,32 +116,20 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
                 json_object_object_add(msg, "age_ms",
                                        json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
         } else {
-                msg = summary_new(c->self_id, n->name, c->instance, c->seq,
-                                  (uint64_t)(now - c->started_usec) / 1000, n->sections);
+                msg = own_message(c, now);
+                if (!msg)
+                        return -EMSGSIZE;
         }
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
 
 static void send_own(struct cluster *c)
 {
-        struct cluster_node *self = cluster_self(c);
-        json_object *probe;
-        size_t len;
-
         if (c->n_up == 0)
                 return;
         c->seq++;
-        probe = summary_new(c->self_id, self->name, c->instance, c->seq, 0, self->sections);
-        len = strlen(json_object_to_json_string_ext(probe, JSON_C_TO_STRING_PLAIN));
-        json_object_put(probe);
-        if (len > SUMMARY_MAX_BYTES) {
-                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
-                            "peers keep the previous one",
-                            len, SUMMARY_MAX_BYTES);
-                return;
-        }
         for (size_t i = 0; i < c->n_up; i++)
-                (void)cluster_send_node(c, c->up[i], self);
+                (void)cluster_send_node(c, c->up[i], cluster_self(c));
 }
 
 static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
@@ -209,7 +223,8 @@ void cluster_changed(struct cluster *c)
 {
         struct timeval zero = { 0, 0 };
 
-        if (!evtimer_pending(c->notify, NULL))
+        /* No watcher, no wakeup. */
+        if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))
                 evtimer_add(c->notify, &zero);
         arm_deadline(c);
 }
@@ -289,7 +304,11 @@ void cluster_peer_up(struct cluster *c, const char *peer_id)
                 c->up = up;
                 snprintf(c->up[c->n_up++], sizeof(*up), "%s", peer_id);
         }
-        /* Whatever is held, stale ones too: the new peer learns of nodes it cannot reach. */
+        /* This node's sections as they are now, then whatever is held, stale ones too: the new
+         * peer learns of nodes it cannot reach. */
+        if (c->refresh_hook)
+                c->refresh_hook(c->refresh_hook_userdata);
+        evtimer_del(c->coalesce);
         c->seq++;
         for (size_t i = 0; i < c->nodes.n; i++)
                 if (strcmp(c->nodes.v[i].node_id, peer_id) != 0)

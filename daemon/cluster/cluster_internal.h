@@ -23,6 +23,7 @@ struct cluster {
         char self_id[33];
         char instance[33];
         uint64_t seq;
+        bool is_own_oversized; /* said once until it fits again */
         int64_t started_usec;
         uint64_t refresh_usec;
         uint64_t forget_after_usec;
