@@ -23,8 +23,9 @@ ip -n "$b" link set bc mtu 9000
 # d reads its host facts from a copy of a fixture Spark, which the test breaks and repairs.
 cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/d.host"
 profile=$TEST_TMP/d.host/etc/NetworkManager/system-connections/enp1s0f1np1.nmconnection
-peer_conf a "ab ad0" "10.61.1.2 10.61.4.4"
-peer_conf b "ba bc" "10.61.1.1 10.61.2.3" "[daemon]" "mode = audit"
+helpers=("[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}")
+peer_conf a "ab ad0" "10.61.1.2 10.61.4.4" "${helpers[@]}"
+peer_conf b "ba bc" "10.61.1.1 10.61.2.3" "${helpers[@]}" "[daemon]" "mode = audit"
 peer_conf c "cb cd" "10.61.2.2 10.61.3.4"
 peer_conf d "dc da" "10.61.3.3 10.61.4.1" "[daemon]" "host_root = $TEST_TMP/d.host"
 for n in $NODES; do sparkd_start $n "${!n}" -c "$TEST_TMP/$n.conf"; done
@@ -106,6 +107,22 @@ assert_contains "$out" "[ ok ]" "a's doctor --node d holds the checks that pass 
 assert_eq "$rc" 1 "a's doctor --node d exit status"
 sed -i 's/^mtu=1500$/mtu=9000/' "$profile"
 everywhere_within 5 "d's mtu-profile check cleared" "\"mtu-profile\" not in $(checks_of d)" a b c
+
+step "a probe's result shows on every node, in the link view and the matrix"
+sparkc_of a probe --peer b --kind rtt >/dev/null || fail "rtt probe from a to b: $(sparkc_of a probe --peer b --kind rtt 2>&1)"
+everywhere_within 5 "a's rtt to b" \
+        '[k["kind"] for l in d["links"] if (l["a"]["name"], l["b"]["name"]) == ("a", "b") for k in l["kinds"] if k["a_to_b"] and k["a_to_b"]["value"] > 0] == ["rtt"]' \
+        b c d
+out=$(sparkc_of c cluster)
+assert_contains "$out" "a <-> b" "c's link view"
+assert_contains "$out" "rtt      a -> b" "c's link view"
+out=$(sparkc_of d cluster --matrix rtt)
+assert_contains "$out" "rtt rtt_median_us (us), rows from, columns to" "d's rtt matrix"
+row=$(grep "^a " <<<"$out")
+[[ "$row" =~ ^a\ +x\ +[0-9]+\.[0-9]{2}\ +-\ +-$ ]] || fail "d's matrix row of a: '$row'"
+rc=0; out=$(sparkc_of d cluster --watch 2>&1) || rc=$?
+assert_eq "$rc" 1 "cluster --watch without a terminal"
+assert_contains "$out" "standard output is not a terminal" "cluster --watch without a terminal"
 
 step "the JSON is the same on every node, ages aside"
 everywhere_within 10 "four fresh nodes" 'len(d["nodes"]) == 4 and all(not n["stale"] for n in d["nodes"])' $NODES
