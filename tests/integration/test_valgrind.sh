@@ -2,9 +2,9 @@
 # Two daemons under valgrind memcheck for a whole start/serve/stop cycle: status, peers over TLS,
 # every other read-only command (the cluster view and a peer's doctor too), a watcher, tcp probes
 # each way, an rtt probe and a refused one, malformed and concurrent API clients, junk on the peer
-# port, reload, a refused reload, SIGHUP, then SIGTERM. Any memory error or definitely/indirectly lost block fails (valgrind's exit
-# status, and its summary is checked too). Skipped without valgrind, and for a sanitizer build
-# (the two cannot run together).
+# port, reload, a refused reload, SIGHUP, then SIGTERM. Any memory error or definitely/indirectly
+# lost block fails (valgrind's exit status, and its summary is checked too). Skipped without
+# valgrind, and for a sanitizer build (the two cannot run together).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
