@@ -4,15 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/jsonrpc.h"
+
 #define HOUR_USEC (3600LL * 1000000)
 
 static const char *jstr(json_object *o, const char *key, const char *fallback)
 {
-        json_object *v;
+        const char *s;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : fallback;
+        return jsonrpc_param_string(o, key, &s) > 0 ? s : fallback;
 }
 
 /* A copy of o's member key when it is a number; NULL otherwise. */

@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "cluster_internal.h"
 #include "common/macro.h"
 #include "daemon/base/log.h"
+#include "daemon/base/node_id.h"
 #include "summary.h"
 
 static struct timeval timeval_of(uint64_t usec)
@@ -357,17 +357,6 @@ void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_use
         }
 }
 
-static int make_instance(char instance[33])
-{
-        unsigned char bytes[16];
-
-        if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
-                return -errno;
-        for (size_t i = 0; i < sizeof(bytes); i++)
-                snprintf(instance + 2 * i, 3, "%02x", bytes[i]);
-        return 0;
-}
-
 int cluster_new(struct event_base *base, const char *node_id, const char *name,
                 const struct cluster_transport *transport, struct cluster **ret)
 {
@@ -382,7 +371,7 @@ int cluster_new(struct event_base *base, const char *node_id, const char *name,
         c->started_usec = cluster_now_usec();
         c->forget_after_usec = CLUSTER_FORGET_DEFAULT_USEC;
         snprintf(c->self_id, sizeof(c->self_id), "%s", node_id);
-        r = make_instance(c->instance);
+        r = node_id_random(c->instance);
         if (r < 0)
                 goto fail;
         self = cluster_table_add(&c->nodes, node_id);

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonrpc.h"
+
 static const char *jstr(json_object *o, const char *key, const char *fallback)
 {
-        json_object *v;
+        const char *s;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : fallback;
+        return jsonrpc_param_string(o, key, &s) > 0 ? s : fallback;
 }
 
 static json_object *section_of(json_object *node, const char *name)
