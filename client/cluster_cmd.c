@@ -275,8 +275,10 @@ int cluster_doctor_of_node(const struct client_options *o, const char *node)
                            : verdict_exit(client_get_string(member(resp.result, "summary"), "verdict",
                                                             "unknown"));
         } else if (doctor) {
-                printf("node %s (its own doctor, asked over the peer channel)\n",
-                       client_get_string(resp.result, "name", node));
+                printf("node %s (%s)\n", client_get_string(resp.result, "name", node),
+                       strcmp(client_get_string(resp.result, "source", ""), "self") == 0
+                               ? "this node's doctor"
+                               : "its own doctor, asked over the peer channel");
                 r = report_doctor(stdout, doctor);
         } else {
                 r = show_summary_doctor(resp.result);
