@@ -96,11 +96,25 @@ static void on_doctor_orphan(void *userdata)
         doctor_wait_free(w);
 }
 
+/* The names of the known nodes, for an error naming none of them. */
+struct known {
+        char text[384];
+};
+
+static void add_known(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
+                      void *userdata)
+{
+        struct known *k = userdata;
+        size_t used = strlen(k->text);
+
+        snprintf(k->text + used, sizeof(k->text) - used, "%s%s", used ? ", " : "", name);
+}
+
 static int method_cluster_doctor(struct api_request *req, json_object *params, void *userdata)
 {
         struct cluster_api_context *ctx = userdata;
         const char *what = NULL;
-        char node_id[33], why[160];
+        char node_id[33], why[512];
         struct doctor_wait *w;
         json_object *answer;
         int r;
@@ -109,10 +123,12 @@ static int method_cluster_doctor(struct api_request *req, json_object *params, v
         freshen(ctx);
         r = cluster_find_node(ctx->cluster, what, node_id);
         if (r < 0) {
-                snprintf(why, sizeof(why), "%s: %.64s",
-                         r == -ENOENT ? "no node of that name or id in the cluster view"
-                                      : "more than one node's id begins with",
-                         what);
+                struct known known = { .text = "" };
+
+                cluster_foreach_node(ctx->cluster, add_known, &known);
+                snprintf(why, sizeof(why), "%s \"%.64s\" in the cluster view; it knows %s",
+                         r == -ENOENT ? "no node named" : "more than one node's id begins with", what,
+                         known.text);
                 api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
                 return 0;
         }
@@ -144,10 +160,13 @@ static int method_cluster_doctor(struct api_request *req, json_object *params, v
                 return 0;
         }
         w->answer = NULL;
-        json_object_object_add(
-                answer, "note",
-                json_object_new_string("the node is not a peer up now: its summary shows only the "
-                                       "checks that are not ok"));
+        json_object_object_add(answer, "note",
+                               json_object_new_string(r == -ENOTCONN
+                                                              ? "the node is not a peer up now: its summary "
+                                                                "shows only the checks that are not ok"
+                                                              : "too many doctor requests wait for peers: "
+                                                                "its summary shows only the checks that "
+                                                                "are not ok"));
         api_request_reply(req, answer);
         doctor_wait_free(w);
         return 0;

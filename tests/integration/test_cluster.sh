@@ -105,6 +105,9 @@ assert_contains "$out" "its own doctor, asked over the peer channel" "a's doctor
 assert_contains "$out" "[WARN] mtu-profile" "a's doctor --node d"
 assert_contains "$out" "[ ok ]" "a's doctor --node d holds the checks that pass too"
 assert_eq "$rc" 1 "a's doctor --node d exit status"
+rc=0; out=$(sparkc_of a doctor --node nosuch 2>&1) || rc=$?
+assert_eq "$rc" 3 "doctor --node of an unknown node"
+assert_contains "$out" 'no node named "nosuch" in the cluster view; it knows a, b, c, d' "doctor --node of an unknown node"
 sed -i 's/^mtu=1500$/mtu=9000/' "$profile"
 everywhere_within 5 "d's mtu-profile check cleared" "\"mtu-profile\" not in $(checks_of d)" a b c
 
