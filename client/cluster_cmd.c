@@ -171,9 +171,11 @@ static int watch(const struct client_options *o, const char *matrix)
                 printf("sparkc cluster, every %d s (Ctrl-C ends), %s\n\n", WATCH_INTERVAL_SEC, when);
                 r = show_once(o, matrix);
                 fflush(stdout);
+                /* Ctrl-C during a look (its calls retry on EINTR) or the sleep: a clean end. */
+                if (client_interrupted)
+                        return EXIT_OK;
                 if (r != EXIT_OK)
                         return r;
-                /* Ctrl-C interrupts the sleep (sparkc's handler leaves EINTR): a clean end. */
                 if (nanosleep(&interval, NULL) < 0 && errno == EINTR)
                         return EXIT_OK;
         }

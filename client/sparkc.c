@@ -89,7 +89,9 @@ static const struct command commands[] = {
 
 static void on_interrupt(int sig)
 {
-        /* Leaves poll() with EINTR so watch ends with a clean exit code. */
+        /* Leaves poll() with EINTR so watch ends with a clean exit code; a command that loops
+         * and may be inside a call that retries on EINTR reads the flag. */
+        client_interrupted = 1;
 }
 
 int main(int argc, char **argv)

@@ -126,6 +126,27 @@ row=$(grep "^a " <<<"$out")
 rc=0; out=$(sparkc_of d cluster --watch 2>&1) || rc=$?
 assert_eq "$rc" 1 "cluster --watch without a terminal"
 assert_contains "$out" "standard output is not a terminal" "cluster --watch without a terminal"
+# On a terminal: two screens drawn in place, then Ctrl-C ends it with status 0.
+out=$(python3 - "$SPARKC" "$(sock_of d)" <<'PY'
+import os, pty, signal, sys
+signal.alarm(30)  # a watch that never draws, or never ends, fails the test rather than hanging it
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--socket", sys.argv[2], "cluster", "--watch"])
+seen = b""
+while seen.count(b"\033[H\033[2J") < 2:
+    chunk = os.read(fd, 65536)
+    if not chunk:
+        break
+    seen += chunk
+os.kill(pid, signal.SIGINT)
+_, status = os.waitpid(pid, 0)
+print("screens=%d exit=%s" % (seen.count(b"\033[H\033[2J"), os.waitstatus_to_exitcode(status)))
+print("ALERTS" in seen.decode(errors="replace") and "a (" not in seen.decode(errors="replace"))
+PY
+)
+assert_eq "$out" "screens=2 exit=0
+True" "cluster --watch on a terminal"
 
 step "the JSON is the same on every node, ages aside"
 everywhere_within 10 "four fresh nodes" 'len(d["nodes"]) == 4 and all(not n["stale"] for n in d["nodes"])' $NODES
