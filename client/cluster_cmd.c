@@ -88,7 +88,8 @@ static void format_cell(char *buf, size_t size, json_object *cell, const char *m
                 return;
         }
         cluster_metric_format(number, sizeof(number), json_object_get_double(value), metric);
-        snprintf(buf, size, "%s %s", number, client_get_string(cell, "verdict", "?"));
+        snprintf(buf, size, "%s %s%s", number, client_get_string(cell, "verdict", "?"),
+                 client_get_bool(cell, "stale") ? " (stale)" : "");
 }
 
 static void show_links(json_object *result)
@@ -106,7 +107,7 @@ static void show_links(json_object *result)
                 for (size_t k = 0; kinds && k < json_object_array_length(kinds); k++) {
                         json_object *e = json_object_array_get_idx(kinds, k);
                         const char *metric = client_get_string(e, "metric", "");
-                        char ab[48], ba[48];
+                        char ab[64], ba[64];
 
                         format_cell(ab, sizeof(ab), member(e, "a_to_b"), metric);
                         format_cell(ba, sizeof(ba), member(e, "b_to_a"), metric);

@@ -90,12 +90,13 @@ void cluster_matrix_print(FILE *out, json_object *result, const char *kind)
                         else if (!value)
                                 snprintf(text, sizeof(text), "-");
                         else
-                                snprintf(text, sizeof(text), "%.2f%s", json_object_get_double(value),
+                                snprintf(text, sizeof(text), "%.2f%s%s", json_object_get_double(value),
                                          strcmp(client_get_string(cell, "verdict", "ok"), "ok") == 0 ? ""
-                                                                                                     : "!");
+                                                                                                     : "!",
+                                         client_get_bool(cell, "stale") ? "~" : "");
                         fprintf(out, " %14s", text);
                 }
                 fprintf(out, "\n");
         }
-        fprintf(out, "(- not measured, ! not ok)\n");
+        fprintf(out, "(- not measured, ! not ok, ~ from a stale node)\n");
 }

@@ -119,7 +119,7 @@ static json_object *kind_entry(json_object *link, const struct kind_metric *m)
 /* Keeps the newer of what the direction holds and result's member; at equal times the one
  * measured by the node first in name order, so every node keeps the same. */
 static void offer(json_object *entry, const char *direction, json_object *result, const char *member,
-                  const char *measured_by)
+                  const char *measured_by, bool is_stale)
 {
         json_object *held = json_object_object_get(entry, direction), *value, *cell;
         int newer;
@@ -136,6 +136,8 @@ static void offer(json_object *entry, const char *direction, json_object *result
         json_object_object_add(cell, "verdict", json_object_new_string(jstr(result, "verdict", "?")));
         json_object_object_add(cell, "at", json_object_new_string(jstr(result, "at", "")));
         json_object_object_add(cell, "measured_by", json_object_new_string(measured_by));
+        /* From a node gone stale: shown as such, never as current. */
+        json_object_object_add(cell, "stale", json_object_new_boolean(is_stale));
         json_object_object_add(entry, direction, cell);
 }
 
@@ -143,6 +145,8 @@ static void add_results(json_object *links, json_object *nodes, json_object *nod
 {
         json_object *results = section_of(node, "results");
         const char *x = jstr(node, "node_id", "?"), *x_name = jstr(node, "name", "?");
+        json_object *stale = NULL;
+        bool is_stale = json_object_object_get_ex(node, "stale", &stale) && json_object_get_boolean(stale);
 
         if (!results || !json_object_is_type(results, json_type_array))
                 return;
@@ -156,9 +160,9 @@ static void add_results(json_object *links, json_object *nodes, json_object *nod
                         continue;
                 link = link_of(links, x, x_name, y, name_of(nodes, y, jstr(r, "peer", "?")), &x_is_a);
                 entry = kind_entry(link, m);
-                offer(entry, x_is_a ? "a_to_b" : "b_to_a", r, m->out, x_name);
+                offer(entry, x_is_a ? "a_to_b" : "b_to_a", r, m->out, x_name, is_stale);
                 if (m->in)
-                        offer(entry, x_is_a ? "b_to_a" : "a_to_b", r, m->in, x_name);
+                        offer(entry, x_is_a ? "b_to_a" : "a_to_b", r, m->in, x_name, is_stale);
         }
 }
 

@@ -173,6 +173,9 @@ wait "$(pid_of a)" 2>/dev/null || true
 everywhere_within 10 "a stale" "$(node_expr a)[\"stale\"] and $(node_expr a)[\"age_s\"] > 0.9" b c d
 out=$(sparkc_of c cluster)
 assert_contains "$out" "STALE" "c's view of a"
+assert_contains "$out" "(stale)" "c's view of what a measured"
+row=$(sparkc_of c cluster --matrix rtt | grep "^a ")
+[[ "$row" =~ ^a\ +x\ +[0-9]+\.[0-9]{2}~\ +-\ +-$ ]] || fail "c's matrix row of the stale a: '$row'"
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 everywhere_within 20 "a fresh again" "not $(node_expr a)[\"stale\"]" b c d
 

@@ -138,6 +138,9 @@ static void test_links_join_both_ends_and_keep_the_newest(void)
         CHECK_STREQ(at(links, "0.kinds.1.a_to_b.value"), "4");
         CHECK_STREQ(at(links, "0.kinds.1.a_to_b.measured_by"), "b");
         CHECK_STREQ(at(links, "0.kinds.1.a_to_b.verdict"), "degraded");
+        /* b is stale: what it measured says so. */
+        CHECK_STREQ(at(links, "0.kinds.1.a_to_b.stale"), "true");
+        CHECK_STREQ(at(links, "0.kinds.0.a_to_b.stale"), "false");
 
         CHECK(json_object_array_length(alerts) == 3);
         CHECK_STREQ(at(alerts, "0.summary"), "s2");
