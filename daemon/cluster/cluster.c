@@ -245,7 +245,8 @@ int cluster_set_section(struct cluster *c, const char *name, json_object *value)
         json_object *old = NULL;
         struct timeval tv = timeval_of(CLUSTER_COALESCE_USEC);
 
-        if (strlen(name) == 0 || strlen(name) > SUMMARY_SECTION_NAME_MAX) {
+        /* A name peers would refuse would cost this node's whole summary. */
+        if (!summary_is_section_name(name)) {
                 json_object_put(value);
                 return -EINVAL;
         }

@@ -172,6 +172,8 @@ static void test_a_change_reaches_the_opposite_node_through_a_relay(void)
         CHECK(watch_calls > 0);
         CHECK_STREQ(verdict_seen(0, 0, &age, &stale), "failed");
         CHECK(age == 0);
+        /* A name every peer would refuse is refused here. */
+        CHECK(cluster_set_section(nodes[0], "Not A Name", doctor_of("ok")) == -EINVAL);
 
         CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("ok")) == 0);
         run_for_ms(250);
