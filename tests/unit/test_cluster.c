@@ -310,6 +310,12 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         CHECK_STREQ(verdict_seen(1, 1, NULL, NULL) ? "" : "x", "x");
         CHECK(cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL, NULL) !=
               NULL);
+        /* spark1 is spark2's peer: a copy of its summary through another peer, however new, does
+         * not replace what spark1 says itself. */
+        m = summary_of(ids[0], "spark1", 1000000, "forged");
+        CHECK(cluster_receive(nodes[1], ids[2], m) == 0);
+        json_object_put(m);
+        CHECK(verdict_seen(1, 0, NULL, NULL) == NULL);
         /* An older or equal sequence is not newer. */
         m = summary_of("abababababababababababababababab", "far", 1, "ok");
         CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
