@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A peer that holds the cluster key (TLS 1.3 PSK through openssl s_client, as sparkd's peer
 channel is) and sends summaries the cluster view must refuse: oversized, malformed, one claiming
-the victim's own node id, and one naming itself unlike its hello; each ROUNDS times.
+the victim's own node id, and one naming itself unlike its hello; each ROUNDS times. Then one it
+passes on for a node of a newer sparkd (format 2, a field and a section this one does not know),
+which is believed.
 Usage: peer_hostile_summaries.py ADDRESS PORT KEY_FILE VICTIM_NODE_ID ROUNDS"""
 import json
 import os
@@ -43,6 +45,11 @@ for seq in range(1, rounds + 1):
     send(summary(me, "notmyname", seq, {"doctor": {"verdict": "failed", "checks": []}}))
     send({"type": "heartbeat", "ports": []})
     time.sleep(0.05)  # paces the rounds like a peer would, inside the daemon's peer timeout
+future = summary("9" * 32, "future", 1, {"doctor": {"verdict": "ok", "checks": []},
+                                          "newsection": {"x": 1}})
+future["format"] = 2
+future["new_field"] = [1, 2]
+send(future)
 send({"type": "heartbeat", "ports": []})
 tls.stdin.close()
 tls.wait(timeout=10)

@@ -5,7 +5,8 @@
 # every other node within 5 s, naming the node and the check, and clears within 5 s once fixed; a
 # killed node shows as stale with its age, fresh again once restarted; `sparkc cluster --json` is
 # the same on every node apart from ages; a peer holding the key that sends oversized, malformed
-# or forged summaries is refused, logged once, and the daemon serves on.
+# or forged summaries is refused, logged once, and the daemon serves on, while a summary of a
+# newer format with fields this sparkd does not know is kept and passed on.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -190,7 +191,9 @@ echo "    $(grep "refused a summary from peer hostile" "$(log_of c)")"
 assert_contains "$(grep "refused a summary from peer hostile" "$(log_of c)")" "over the limit of 57344 bytes" "the refusal names the limit"
 sparkc_of c status >/dev/null || fail "c does not serve after the hostile peer"
 json=$(sparkc_of c --json cluster)
-assert_eq "$(json_get "$json" 'sorted(n["name"] for n in d["nodes"])')" "['a', 'b', 'c', 'd']" "c's nodes after the hostile peer"
+assert_eq "$(json_get "$json" 'sorted(n["name"] for n in d["nodes"])')" "['a', 'b', 'c', 'd', 'future']" "c's nodes after the hostile peer"
+# The newer sparkd's node, passed on by c: its format and unknown section kept everywhere.
+everywhere_within 5 "the newer node's summary" "$(node_expr future)[\"format\"] == 2 and $(node_expr future)[\"sections\"][\"newsection\"] == {\"x\": 1}" a b d
 # The forged summaries said "failed" with no checks; c's own names its checks.
 assert_eq "$(json_get "$json" "len($(node_expr c)[\"sections\"][\"doctor\"][\"checks\"]) > 0")" True "c's own doctor, not the forged one"
 assert_eq "$(json_get "$(sparkc_of b --json cluster)" "len($(node_expr c)[\"sections\"][\"doctor\"][\"checks\"]) > 0")" True "c's doctor as b holds it"
