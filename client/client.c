@@ -9,6 +9,8 @@
 #include "common/proto.h"
 #include "rpc.h"
 
+volatile sig_atomic_t client_interrupted;
+
 int client_connect(const struct client_options *o, struct rpc_client **c)
 {
         int r = rpc_connect(o->socket_path, o->timeout_ms, c);

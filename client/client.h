@@ -5,6 +5,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdbool.h>
 
 #include "common/jsonrpc.h"
@@ -17,6 +18,9 @@ struct client_options {
 };
 
 struct rpc_client;
+
+/* Set by sparkc's SIGINT and SIGTERM handler: a command that loops ends at its next look. */
+extern volatile sig_atomic_t client_interrupted;
 
 /* Connects to the daemon's socket; returns 0, or -EXIT_UNREACHABLE after saying why not. */
 int client_connect(const struct client_options *o, struct rpc_client **c);

@@ -71,7 +71,7 @@ static const struct command commands[] = {
         { "hostfile [--format openmpi|mpich|plain] [--slots N]",
           "the nodes up whose doctor does not fail, this node first, by their fabric addresses (slots=1)",
           cmd_hostfile, &hostfile_options },
-        { "doctor [--format text|line|npd] [--check ID]",
+        { "doctor [--format text|line|npd] [--check ID] [--node NAME]",
           "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
           "unknown)",
           cmd_doctor, &doctor_options },
@@ -79,6 +79,9 @@ static const struct command commands[] = {
           "the cluster's cabling: shape, links, wiring findings, address plan (netplan)", cmd_topology,
           &topology_options },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
+        { "cluster [--matrix KIND] [--watch]",
+          "every node: verdict, checks not ok, version, age of its data; each link both ways; open alerts",
+          cmd_cluster, &cluster_options },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
           "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",
@@ -96,7 +99,9 @@ static const struct command commands[] = {
 
 static void on_interrupt(int sig)
 {
-        /* Leaves poll() with EINTR so watch ends with a clean exit code. */
+        /* Leaves poll() with EINTR so watch ends with a clean exit code; a command that loops
+         * and may be inside a call that retries on EINTR reads the flag. */
+        client_interrupted = 1;
 }
 
 int main(int argc, char **argv)

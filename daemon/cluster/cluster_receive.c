@@ -87,6 +87,10 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
                         return refuse(c, peer_id, -EPERM, why);
                 }
         }
+        /* A peer up now speaks for itself: copies of its summary through others are not needed,
+         * and a forged one (a high sequence) could otherwise hide what it says. */
+        if (strcmp(s.origin, peer_id) != 0 && cluster_is_peer_up(c, s.origin))
+                return 0;
         made = now - (int64_t)s.age_ms * 1000;
         if (s.age_ms * 1000 > c->forget_after_usec)
                 return 0; /* older than what is kept: nothing to show, nothing to pass on */

@@ -25,7 +25,7 @@ static bool is_node_name(const char *s)
         return true;
 }
 
-static bool is_section_name(const char *s)
+bool summary_is_section_name(const char *s)
 {
         size_t len = strlen(s);
 
@@ -72,7 +72,7 @@ static int check_sections(json_object *sections, char *why, size_t why_size)
                 REFUSE("\"sections\" is not an object");
         json_object_object_foreach(sections, key, value) {
                 (void)value;
-                if (!is_section_name(key))
+                if (!summary_is_section_name(key))
                         REFUSE("section name \"%.40s\" is not 1 to %d of a-z, 0-9, '_' or '-'", key,
                                SUMMARY_SECTION_NAME_MAX);
                 if (++n > SUMMARY_MAX_SECTIONS)

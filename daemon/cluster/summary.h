@@ -47,5 +47,7 @@ int summary_parse(const char *text, size_t len, struct summary *ret, char *why, 
 /* A new message: this node's sections (a reference is taken), age 0. */
 json_object *summary_new(const char *origin, const char *name, const char *instance, uint64_t seq,
                          uint64_t uptime_ms, json_object *sections);
+/* 1 to SUMMARY_SECTION_NAME_MAX of a-z, 0-9, '_' and '-'. */
+bool summary_is_section_name(const char *s);
 /* 32 lowercase hex digits. */
 bool summary_is_id(const char *s);

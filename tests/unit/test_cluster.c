@@ -172,6 +172,8 @@ static void test_a_change_reaches_the_opposite_node_through_a_relay(void)
         CHECK(watch_calls > 0);
         CHECK_STREQ(verdict_seen(0, 0, &age, &stale), "failed");
         CHECK(age == 0);
+        /* A name every peer would refuse is refused here. */
+        CHECK(cluster_set_section(nodes[0], "Not A Name", doctor_of("ok")) == -EINVAL);
 
         CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("ok")) == 0);
         run_for_ms(250);
@@ -308,6 +310,12 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         CHECK_STREQ(verdict_seen(1, 1, NULL, NULL) ? "" : "x", "x");
         CHECK(cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL, NULL) !=
               NULL);
+        /* spark1 is spark2's peer: a copy of its summary through another peer, however new, does
+         * not replace what spark1 says itself. */
+        m = summary_of(ids[0], "spark1", 1000000, "forged");
+        CHECK(cluster_receive(nodes[1], ids[2], m) == 0);
+        json_object_put(m);
+        CHECK(verdict_seen(1, 0, NULL, NULL) == NULL);
         /* An older or equal sequence is not newer. */
         m = summary_of("abababababababababababababababab", "far", 1, "ok");
         CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
@@ -317,6 +325,52 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
                                                 NULL),
                             "verdict")),
                     "warning");
+        free(big);
+        teardown();
+}
+
+static void test_at_most_256_nodes_are_kept(void)
+{
+        char origin[33];
+        json_object *m;
+
+        setup_ring();
+        /* This node and its three ring mates are four of them. */
+        run_for_ms(100);
+        for (int i = 0; i < CLUSTER_MAX_NODES - N; i++) {
+                snprintf(origin, sizeof(origin), "%032x", 0x1000 + i);
+                m = summary_of(origin, "many", 1, "ok");
+                CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
+                json_object_put(m);
+        }
+        m = summary_of("abababababababababababababababab", "one-too-many", 1, "ok");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -ENOSPC);
+        json_object_put(m);
+        CHECK(cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL, NULL) ==
+              NULL);
+        teardown();
+}
+
+static void test_an_oversized_own_summary_is_not_sent(void)
+{
+        char *big = malloc(SUMMARY_MAX_BYTES + 1);
+        json_object *d = doctor_of("failed");
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("ok")) == 0);
+        run_for_ms(250);
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "ok");
+        memset(big, 'x', SUMMARY_MAX_BYTES);
+        big[SUMMARY_MAX_BYTES] = '\0';
+        json_object_object_add(d, "pad", json_object_new_string(big));
+        CHECK(cluster_set_section(nodes[0], "doctor", d) == 0);
+        run_for_ms(250);
+        /* The peers keep the previous summary, refreshed no more: it goes stale. */
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "ok");
+        CHECK(cluster_refused(nodes[1]) == 0);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("warning")) == 0);
+        run_for_ms(250);
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "warning");
         free(big);
         teardown();
 }
@@ -370,6 +424,8 @@ int main(void)
         RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
         RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
         RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
+        RUN(test_at_most_256_nodes_are_kept);
+        RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
         RUN(test_summary_parse_bounds);
         return test_result();

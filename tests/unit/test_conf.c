@@ -383,6 +383,30 @@ static void test_cluster_head(void)
                     "'-', '_' or '.'\n");
 }
 
+static void test_cluster_forget_after(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("none.conf", false, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK(c->cluster_forget_after_usec == 24ULL * 3600 * 1000000);
+        conf_free(c);
+        c = NULL;
+
+        write_file("cluster.conf", "[cluster]\nforget_after = 2h\n");
+        CHECK(load("cluster.conf", true, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK(c->cluster_forget_after_usec == 2ULL * 3600 * 1000000);
+        conf_free(c);
+        c = NULL;
+
+        write_file("badcluster.conf", "[cluster]\nforget_after = 10s\n");
+        CHECK(load("badcluster.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors,
+                     "badcluster.conf:2: forget_after=\"10s\": expected a duration from 1m to 30d") != NULL);
+}
+
 /* Only regular files of bounded size are read, without waiting: each other kind, as the main file
  * or a drop-in, is an error naming the path and why. */
 static void test_files_that_are_not_config(void)
@@ -490,6 +514,7 @@ int main(void)
         RUN(test_dropins_that_are_not_config);
         RUN(test_nul_byte);
         RUN(test_cluster_head);
+        RUN(test_cluster_forget_after);
         {
                 char cmd[600];
 
