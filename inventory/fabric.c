@@ -54,6 +54,7 @@ void fabric_facts_free(struct fabric_facts *f)
         free(f->sysctls);
         json_object_put(f->peers);
         json_object_put(f->rail_verdicts);
+        free(f->lldpd_status);
         *f = (struct fabric_facts){ 0 };
 }
 

@@ -47,6 +47,7 @@ struct fabric_facts {
         size_t n_sysctls;
         json_object *peers;         /* the peers method's result, owned; NULL: not known (offline) */
         json_object *rail_verdicts; /* probes_rail_verdicts(), owned; NULL: not known (offline) */
+        char *lldpd_status; /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

@@ -25,6 +25,8 @@ json_object *doctor_run(const struct fabric_facts *f)
         doctor_check_port_counters(&c, f);
         if (f->peers)
                 doctor_check_peers(&c, f);
+        if (f->lldpd_status)
+                doctor_check_lldpd(&c, f);
         json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(c.worst)));
         json_object_object_add(o, "checks", c.checks);
         return o;

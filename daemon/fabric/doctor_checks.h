@@ -29,5 +29,7 @@ void doctor_check_profiles(struct check *c, const struct fabric_facts *f);
 void doctor_check_rails(struct check *c, const struct fabric_facts *f);
 /* doctor_counters.c: the error counters of every RDMA port and the watch's alarms. */
 void doctor_check_port_counters(struct check *c, const struct fabric_facts *f);
+/* doctor_lldpd.c: lldpd, which names the far end of every cable; only when the facts say. */
+void doctor_check_lldpd(struct check *c, const struct fabric_facts *f);
 /* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
 void doctor_check_peers(struct check *c, const struct fabric_facts *f);

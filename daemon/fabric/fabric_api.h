@@ -20,6 +20,10 @@ struct fabric_api_context {
         void *peers_userdata;
         json_object *(*rail_verdicts)(void *userdata);
         void *rail_verdicts_userdata;
+        /* lldpd as the LLDP watch sees it: "running", "absent" or "error: TEXT" (a new string;
+         * NULL: not known). */
+        char *(*lldpd_status)(void *userdata);
+        void *lldpd_status_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
