@@ -1,0 +1,37 @@
+/*
+ * The cabling as the daemon knows it: this node's neighbour table (daemon/fabric/neighbours.c
+ * from the links, the LLDP watch and the peers) published as the cluster's "neighbours" section,
+ * and the methods neighbours (this node's table) and topology (the map every node derives from
+ * all tables, with its findings). Rebuilt when lldpd, a link or the cluster changes.
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+
+#include "daemon/base/api.h"
+#include "daemon/cluster/cluster.h"
+#include "daemon/config/conf.h"
+#include "daemon/host/links.h"
+#include "daemon/host/lldp_watch.h"
+#include "daemon/peers/peers.h"
+
+struct cabling;
+
+struct cabling_sources {
+        struct links *links;
+        struct lldp_watch *lldp;
+        struct peers *peers;
+        struct cluster *cluster;
+        const char *node_id;
+};
+
+int cabling_new(struct event_base *base, const struct cabling_sources *sources, struct cabling **ret);
+void cabling_free(struct cabling *c);
+/* Takes the expectations of the map ([cluster] topology and nodes). */
+void cabling_configure(struct cabling *c, const struct sparkd_config *config);
+/* Something this node's table is built from changed: rebuild and publish it. */
+void cabling_update(struct cabling *c);
+/* The topology map with "self" (a new reference), NULL while not known. */
+json_object *cabling_topology(struct cabling *c);
+int cabling_register(struct cabling *c, struct api_server *api);
