@@ -55,6 +55,7 @@ void fabric_facts_free(struct fabric_facts *f)
         json_object_put(f->peers);
         json_object_put(f->rail_verdicts);
         free(f->lldpd_status);
+        json_object_put(f->topology);
         *f = (struct fabric_facts){ 0 };
 }
 

@@ -296,6 +296,7 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->socket_group = strdup(DEFAULT_SOCKET_GRP);
         c->admin_group = strdup(DEFAULT_ADMIN_GRP);
         c->mode = ENFORCE_MODE_ENFORCE;
+        snprintf(c->cluster_topology, sizeof(c->cluster_topology), "auto");
         c->log_level = LOG_INFO;
         conf_keys_set_defaults(c);
         if (conf_set_host_root(c, "/") < 0)

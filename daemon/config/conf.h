@@ -59,6 +59,10 @@ struct sparkd_config {
         uint64_t heartbeat_usec;
         uint64_t peer_timeout_usec;
 
+        /* [cluster]: what the cabling is meant to be, checked against the derived topology */
+        char cluster_topology[8]; /* "auto", "pair", "ring", "mesh" or "switch" */
+        unsigned cluster_nodes;   /* 0: no expectation */
+
         /* [probe] */
         char *probe_helper_dir;
         unsigned probe_history_size;

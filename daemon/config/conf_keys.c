@@ -223,6 +223,22 @@ static int parse_lldpd_socket(struct conf_parse *p, const char *value, const cha
         return r < 0 ? r : conf_replace_string(&p->config->lldpd_socket, value);
 }
 
+/* The shapes topology.h derives that a site may expect; the topology engine sits above the
+ * config, so the list is said here too. */
+static int parse_cluster_topology(struct conf_parse *p, const char *value, const char **why)
+{
+        static const char *const shapes[] = { "auto", "pair", "ring", "mesh", "switch" };
+
+        *why = "one of auto, pair, ring, mesh, switch";
+        for (size_t i = 0; i < ARRAY_SIZE(shapes); i++)
+                if (strcmp(value, shapes[i]) == 0) {
+                        snprintf(p->config->cluster_topology, sizeof(p->config->cluster_topology), "%s",
+                                 value);
+                        return 0;
+                }
+        return -EINVAL;
+}
+
 static int parse_static_peers(struct conf_parse *p, const char *value, const char **why)
 {
         char **peers = NULL;
@@ -393,6 +409,9 @@ static const struct conf_key keys[] = {
           .why = "a duration from 1s to 10m" },
         { "cluster", "forget_after",      USEC_KEY(cluster_forget_after_usec, 60 * SEC, 30 * DAY, DAY),
           .why = "a duration from 1m to 30d, such as 1d" },
+        { "cluster", "topology",          CUSTOM_KEY(parse_cluster_topology) },
+        { "cluster", "nodes",             UINT_KEY(cluster_nodes, 0, 254, 0),
+          .why = "a number of nodes from 0 (no expectation) to 254" },
         { "probe", "helper_dir",          CUSTOM_KEY(parse_helper_dir) },
         { "probe", "history_size",        UINT_KEY(probe_history_size, 10, 100000, 1000),
           .why = "a number of results from 10 to 100000" },

@@ -24,6 +24,10 @@ struct fabric_api_context {
          * NULL: not known). */
         char *(*lldpd_status)(void *userdata);
         void *lldpd_status_userdata;
+        /* The cluster's topology map (topology.h; a new reference, NULL: not known), for the
+         * doctor's topology check and env by shape. */
+        json_object *(*topology)(void *userdata);
+        void *topology_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
