@@ -8,6 +8,7 @@
 
 #include <event2/event.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 
 #include "daemon/base/api.h"
 #include "daemon/cluster/cluster.h"
@@ -32,6 +33,9 @@ void cabling_free(struct cabling *c);
 void cabling_configure(struct cabling *c, const struct sparkd_config *config);
 /* Something this node's table is built from changed: rebuild and publish it. */
 void cabling_update(struct cabling *c);
-/* The topology map with "self" (a new reference), NULL while not known. */
+/* The topology map (a new reference), NULL while not known. */
 json_object *cabling_topology(struct cabling *c);
+/* Does the map join this node and peer_id by a cable (or a switch)? true while no map with a
+ * link is known, so the probe schedule then probes every pair. */
+bool cabling_joins(struct cabling *c, const char *peer_id);
 int cabling_register(struct cabling *c, struct api_server *api);

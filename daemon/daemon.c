@@ -201,6 +201,16 @@ static json_object *rail_verdicts(void *probes)
         return probes_rail_verdicts(probes);
 }
 
+static json_object *topology_map(void *cabling)
+{
+        return cabling_topology(cabling);
+}
+
+static bool pair_is_cabled(void *cabling, const char *peer_id)
+{
+        return cabling_joins(cabling, peer_id);
+}
+
 static char *lldpd_status(void *lldp)
 {
         char buf[200];
@@ -223,7 +233,10 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .rail_verdicts_userdata = d->probes,
                 .lldpd_status = lldpd_status,
                 .lldpd_status_userdata = d->lldp,
+                .topology = topology_map,
+                .topology_userdata = d->cabling,
         };
+        probes_set_link_filter(d->probes, pair_is_cabled, d->cabling);
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
         /* The first look: the AER counts every later one is compared with. */
         if (fabric_sources_gather(&d->fabric_sources, &f) == 0)

@@ -132,3 +132,28 @@ for port, nb in mine.items():
         sys.exit("%s: chassis id %r in sparkd, %r in lldpcli" % (port, nb["chassis_id"], cid))
 PY
 }
+
+# topology_of NAME: NAME's topology map without "self" and api_version, canonical JSON.
+topology_of() {
+        local json
+        json=$(sparkd_call "$1" topology) || return 1
+        json_get "$json" "json.dumps({k: v for k, v in d.items() if k not in ('self', 'api_version')}, sort_keys=True)"
+}
+
+# maps_agree SHAPE NODES LINKS NAME...: true when every named node's map has that shape, node and
+# link count, every link ok, and all maps are the same.
+maps_agree() {
+        local shape=$1 nodes=$2 links=$3 first="" name map
+        shift 3
+        for name in "$@"; do
+                map=$(topology_of "$name") || return 1
+                [ "$(json_get "$map" "(d.get('shape'), len(d.get('nodes', [])), len(d.get('links', [])), all(l['state'] == 'ok' for l in d.get('links', [])))")" = "('$shape', $nodes, $links, True)" ] || return 1
+                if [ -z "$first" ]; then first=$map; elif [ "$map" != "$first" ]; then return 1; fi
+        done
+}
+
+# maps_report NAME...: each node's map, for a failure's message.
+maps_report() {
+        local name
+        for name in "$@"; do echo "$name: $(topology_of "$name" 2>&1 | head -c 3000)"; done
+}
