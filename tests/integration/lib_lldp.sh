@@ -15,7 +15,7 @@ lldp_sock_of() { echo "$TEST_TMP/lldpd-$1.sock"; }
 lldpd_start() {
         local name=$1 ns=$2 ifaces=$3 sock pid
         sock=$(lldp_sock_of "$name")
-        ip netns exec "$ns" unshare --uts sh -c "hostname $name; exec lldpd -d -u $sock -I $ifaces" \
+        ip netns exec "$ns" unshare --uts sh -c "hostname $name; exec lldpd -d -u $sock -I '$ifaces'" \
                 >>"$TEST_TMP/lldpd-$name.log" 2>&1 &
         pid=$!
         DAEMON_PIDS+=("$pid")
@@ -46,7 +46,7 @@ PY
 }
 
 # lldp_node_start NAME NS IFACES STATIC [EXTRA...]: lldpd and sparkd of node NAME, managing IFACES
-# (space-separated), peering with STATIC.
+# (space-separated names or globs), peering with STATIC.
 lldp_node_start() {
         local name=$1 ns=$2 ifaces=$3 static=$4
         shift 4
@@ -57,8 +57,9 @@ lldp_node_start() {
 }
 
 # ring_make N [MISWIRE]: namespaces for nodes n0..n(N-1), node i's p0 cabled to node i+1's p1
-# (link i: 10.77.i.1/24 on n(i).p0, 10.77.i.2/24 on the other end). MISWIRE=1 cables link 0 from
-# n0.p0 to n1.p0 instead (and n1.p1 to n2.p0's neighbour: see below). Sets RING_NS[i].
+# (link i: 10.77.i.1/24 on n(i).p0, 10.77.i.2/24 on the other end). MISWIRE=1 swaps n1's two
+# cables: link 0 then ends on n1.p0 (p0<->p0) and link 1 leaves from n1.p1 (p1<->p1). Sets
+# RING_NS[i].
 declare -a RING_NS=()
 ring_make() {
         local n=$1 miswire=${2:-0} i j far
@@ -66,7 +67,6 @@ ring_make() {
         for ((i = 0; i < n; i++)); do
                 j=$(((i + 1) % n))
                 far=p1
-                # Miswired: link 0 ends on n1's p0, and n1's p1 goes to n2 (where its p0 should).
                 if [ "$miswire" = 1 ] && [ $i = 0 ]; then far=p0; fi
                 if [ "$miswire" = 1 ] && [ $i = 1 ]; then
                         veth_pair "${RING_NS[i]}" p1 "${RING_NS[j]}" p1 10.77.$i.1/24 10.77.$i.2/24
@@ -88,7 +88,7 @@ ring_start() {
         shift
         "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
         for ((i = 0; i < n; i++)); do
-                lldp_node_start "n$i" "${RING_NS[i]}" "p0 p1" "$(ring_static $i "$n")" "$@"
+                lldp_node_start "n$i" "${RING_NS[i]}" "p*" "$(ring_static $i "$n")" "$@"
         done
 }
 
@@ -157,3 +157,23 @@ maps_report() {
         local name
         for name in "$@"; do echo "$name: $(topology_of "$name" 2>&1 | head -c 3000)"; done
 }
+
+# ports_heard NAME COUNT: true once NAME's daemon has a neighbour on COUNT ports.
+ports_heard() {
+        local json
+        json=$(sparkd_call "$1" neighbours) || return 1
+        [ "$(json_get "$json" "sum(1 for p in d['ports'] if p['neighbour'])")" = "$2" ]
+}
+
+# has_link NAME A_NODE:A_PORT B_NODE:B_PORT: true when NAME's map has that link (either way round).
+has_link() {
+        local map
+        map=$(topology_of "$1") || return 1
+        [ "$(json_get "$map" "any({(l['a'].get('name'), l['a'].get('netdev')), (l['b'].get('name'), l['b'].get('netdev'))} == {tuple('$2'.split(':')), tuple('$3'.split(':'))} for l in d.get('links', []))")" = True ]
+}
+
+# logged NAME EVENT: true once NAME's daemon logged EVENT.
+logged() { grep -q " event=$2\( \|\$\)" "$(log_of "$1")"; }
+
+# neighbour_is NAME NETDEV PYEXPR EXPECTED: true when neighbour_of prints EXPECTED (for wait_until).
+neighbour_is() { [ "$(neighbour_of "$1" "$2" "$3")" = "$4" ]; }
