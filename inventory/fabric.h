@@ -47,8 +47,8 @@ struct fabric_facts {
         size_t n_sysctls;
         json_object *peers;         /* the peers method's result, owned; NULL: not known (offline) */
         json_object *rail_verdicts; /* probes_rail_verdicts(), owned; NULL: not known (offline) */
-        char *lldpd_status; /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
-        json_object *topology;      /* the cluster's topology map, owned; NULL: not known */
+        char *lldpd_status;    /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
+        json_object *topology; /* the cluster's topology map, owned; NULL: not known */
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added
