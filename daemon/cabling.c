@@ -11,11 +11,16 @@
 #include "daemon/fabric/topology.h"
 #include "daemon/fabric/topology_pairs.h"
 
+/* How long a map must hold still before its changes are events. */
+#define SETTLE_SEC 2
+
 struct cabling {
         struct event_base *base;
         struct cabling_sources src;
         json_object *section;  /* this node's neighbours, as last published */
         json_object *map;      /* the topology map, NULL while not known */
+        json_object *reported; /* the map the journal was last told of */
+        struct event *settle_timer;
         char shape[8];         /* [cluster] topology */
         unsigned nodes;        /* [cluster] nodes */
         char parse_error[256]; /* the last node table the engine refused, logged once */
@@ -152,9 +157,23 @@ static void cabling_derive(struct cabling *c)
                 json_object_put(map);
                 return;
         }
-        emit_if_changed(c->map, map);
         json_object_put(c->map);
         c->map = map;
+        /* While nodes start or a cable moves, the maps in between (a node's table before its
+         * peer's, lldpd's neighbour on a port that left until its TTL ends) are not news: the
+         * journal hears of the map once it held still for a moment. */
+        evtimer_add(c->settle_timer, &(struct timeval){ .tv_sec = SETTLE_SEC });
+}
+
+static void on_settled(evutil_socket_t fd, short what, void *userdata)
+{
+        struct cabling *c = userdata;
+
+        if (!c->map)
+                return;
+        emit_if_changed(c->reported, c->map);
+        json_object_put(c->reported);
+        c->reported = json_object_get(c->map);
 }
 
 static json_object *neighbours_now(struct cabling *c)
@@ -203,6 +222,11 @@ int cabling_new(struct event_base *base, const struct cabling_sources *sources, 
                 return -ENOMEM;
         c->base = base;
         c->src = *sources;
+        c->settle_timer = evtimer_new(base, on_settled, c);
+        if (!c->settle_timer) {
+                free(c);
+                return -ENOMEM;
+        }
         r = peers_add_message_handler(c->src.peers, "cabling-", on_peer, c);
         if (r >= 0)
                 r = cluster_watch(c->src.cluster, on_cluster_changed, c);
@@ -219,8 +243,11 @@ void cabling_free(struct cabling *c)
         if (!c)
                 return;
         peers_remove_message_handler(c->src.peers, "cabling-");
+        if (c->settle_timer)
+                event_free(c->settle_timer);
         json_object_put(c->section);
         json_object_put(c->map);
+        json_object_put(c->reported);
         free(c);
 }
 

@@ -2,7 +2,9 @@
  * The cabling as the daemon knows it: this node's neighbour table (daemon/fabric/neighbours.c
  * from the links, the LLDP watch and the peers) published as the cluster's "neighbours" section,
  * and the methods neighbours (this node's table) and topology (the map every node derives from
- * all tables, with its findings). Rebuilt when lldpd, a link or the cluster changes.
+ * all tables, with its findings). Rebuilt when lldpd, a link or the cluster changes; once a new
+ * map held still for 2 s, a change of its shape or links is a topology-changed event and each
+ * finding it did not have a wiring-problem event.
  */
 #pragma once
 
