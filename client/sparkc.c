@@ -69,6 +69,8 @@ static const struct command commands[] = {
           "unknown)",
           cmd_doctor, &doctor_options },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
+        { "neighbours", "what is at the far end of each fabric port (lldpd, or the peer channel without it)",
+          cmd_neighbours },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
           "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",

@@ -27,6 +27,7 @@ assert_eq "$(json_get "$check" "d['fix']")" "apt install lldpd && systemctl enab
 step "peers and probes work as before; neighbours and the map from the peer channel"
 sparkc_of a probe --peer b --kind rtt >/dev/null || fail "rtt probe a -> b failed without lldpd"
 assert_eq "$(json_get "$(sparkd_call a neighbours)" "d['lldpd']")" absent "a's neighbours' lldpd"
+assert_contains "$(sparkc_of a neighbours)" "lldpd absent: neighbours from the peer channel only" "sparkc neighbours"
 wait_until 10 neighbour_is a fa "(nb['source'], nb['sysname'], nb['port_id'])" "('peer', 'b', 'fb')" ||
         fail "a's neighbour on fa is not b's fb from the peer channel: $(sparkd_call a neighbours)"
 wait_until 15 maps_agree pair 2 1 a b || { maps_report a b; fail "the maps differ or are not a pair"; }

@@ -20,6 +20,9 @@ for n in n0 n1 n2; do
 done
 assert_eq "$(neighbour_of n0 p0 "(nb['sysname'], nb['port_descr'], nb['source'], nb['node_id'] is not None)")" \
         "('n1', 'p1', 'lldp', True)" "n0's neighbour on p0"
+out=$(sparkc_of n0 neighbours)
+assert_contains "$out" "lldpd running, this node's chassis" "sparkc neighbours"
+grep -qE '^p0 +0 +10G +up +n1 +p1 +10G +lldp +[0-9a-f]{8}$' <<<"$out" || fail "sparkc neighbours has no row p0 -> n1 p1: $out"
 
 step "every node derives the same ring"
 wait_until 30 maps_agree ring 3 3 n0 n1 n2 || { maps_report n0 n1 n2; fail "the maps differ or are not a ring of 3"; }
