@@ -137,6 +137,15 @@ static void emit_if_changed(json_object *old, json_object *map)
         }
 }
 
+static bool map_is_empty(json_object *map)
+{
+        json_object *links = json_object_object_get(map, "links");
+        json_object *findings = json_object_object_get(map, "findings");
+
+        return (!links || json_object_array_length(links) == 0) &&
+               (!findings || json_object_array_length(findings) == 0);
+}
+
 /* The map from every node's table now; events when its links or findings changed. */
 static void cabling_derive(struct cabling *c)
 {
@@ -161,8 +170,11 @@ static void cabling_derive(struct cabling *c)
         c->map = map;
         /* While nodes start or a cable moves, the maps in between (a node's table before its
          * peer's, lldpd's neighbour on a port that left until its TTL ends) are not news: the
-         * journal hears of the map once it held still for a moment. */
-        evtimer_add(c->settle_timer, &(struct timeval){ .tv_sec = SETTLE_SEC });
+         * journal hears of the map once it held still for a moment. A map with neither links nor
+         * findings before any was reported (a node alone, or one without fabric ports) is no news
+         * at all, and no reason to wake. */
+        if (c->reported || !map_is_empty(map))
+                evtimer_add(c->settle_timer, &(struct timeval){ .tv_sec = SETTLE_SEC });
 }
 
 static void on_settled(evutil_socket_t fd, short what, void *userdata)

@@ -14,9 +14,14 @@
 
 #include "common/macro.h"
 #include "daemon/base/log.h"
+#include "path_watch.h"
 
 #define BACKOFF_FIRST_SEC 1
 #define BACKOFF_MAX_SEC   10
+/* After the socket appears: lldpd binds before it listens, so a refusal then is retried. */
+#define RETRIES_AFTER_APPEARING 4
+/* Where the socket's folder cannot be watched: a look this often while lldpd is absent. */
+#define ABSENT_POLL_SEC 60
 /* lldpd notifies neighbour changes but not a new hostname or a new interface: a backstop. */
 #define REFRESH_SEC 30
 /* Changes come in bursts (a cable moved: one deleted, one added); one read after them. */
@@ -46,6 +51,8 @@ struct lldp_watch {
         struct event *retry_timer;
         struct event *query_timer;
         unsigned backoff_sec;
+        unsigned retries_left;      /* of an absent lldpd, since its socket appeared */
+        struct path_watch *appears; /* the socket being made; NULL: the folder cannot be watched */
         void (*on_change)(void *userdata);
         void *change_userdata;
 };
@@ -151,7 +158,18 @@ static void watch_fail(struct lldp_watch *w, enum lldp_status status, const char
                 next.error[0] = '\0';
         watch_disconnect(w);
         watch_publish(w, &next);
-        watch_schedule_retry(w);
+        /* An absent lldpd is waited for without waking: its socket appearing is the news. */
+        if (status == LLDP_ABSENT && w->appears) {
+                if (w->retries_left) {
+                        w->retries_left--;
+                        watch_schedule_retry(w);
+                }
+                return;
+        }
+        if (status == LLDP_ABSENT)
+                evtimer_add(w->retry_timer, &(struct timeval){ .tv_sec = ABSENT_POLL_SEC });
+        else
+                watch_schedule_retry(w);
 }
 
 /* A failed call of liblldpctl: wait for the socket, or give the connection up. */
@@ -431,6 +449,18 @@ static void on_retry_timer(evutil_socket_t fd, short what, void *userdata)
         watch_connect(userdata);
 }
 
+static void on_socket_appeared(void *userdata)
+{
+        struct lldp_watch *w = userdata;
+
+        if (w->query.conn)
+                return;
+        evtimer_del(w->retry_timer);
+        w->backoff_sec = BACKOFF_FIRST_SEC;
+        w->retries_left = RETRIES_AFTER_APPEARING;
+        watch_connect(w);
+}
+
 int lldp_watch_new(struct event_base *base, struct lldp_watch **ret)
 {
         struct lldp_watch *w = calloc(1, sizeof(*w));
@@ -457,6 +487,7 @@ void lldp_watch_free(struct lldp_watch *w)
         if (!w)
                 return;
         watch_disconnect(w);
+        path_watch_free(w->appears);
         if (w->retry_timer)
                 event_free(w->retry_timer);
         if (w->query_timer)
@@ -469,6 +500,7 @@ void lldp_watch_free(struct lldp_watch *w)
 int lldp_watch_configure(struct lldp_watch *w, const char *socket_path)
 {
         char *path;
+        int r;
 
         if (w->path && strcmp(w->path, socket_path) == 0)
                 return 0;
@@ -477,6 +509,13 @@ int lldp_watch_configure(struct lldp_watch *w, const char *socket_path)
                 return -ENOMEM;
         free(w->path);
         w->path = path;
+        path_watch_free(w->appears);
+        w->appears = NULL;
+        r = path_watch_new(w->base, path, on_socket_appeared, w, &w->appears);
+        if (r < 0)
+                log_notice("lldpd's socket %s: cannot watch its folder (%s); while lldpd is absent, "
+                           "looking every %d s",
+                           path, strerror(-r), ABSENT_POLL_SEC);
         watch_disconnect(w);
         evtimer_del(w->retry_timer);
         w->backoff_sec = BACKOFF_FIRST_SEC;

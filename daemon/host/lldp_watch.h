@@ -3,8 +3,10 @@
  * loop without ever blocking. Two connections to lldpd's control socket: one asks for the local
  * chassis and every interface's neighbours, the other subscribes to lldpd's neighbour changes,
  * and each change (and every link change the daemon passes on) reads the table again. When the
- * socket is not there or lldpd goes away, the table says "absent" and the watch reconnects with
- * backoff (1 s doubling to 10 s), so an lldpd started or restarted later is picked up.
+ * socket is not there or lldpd goes away, the table says "absent" and the watch sleeps until
+ * the socket is made again (inotify on its folder; where that cannot be watched, a look every
+ * 60 s), then connects, retrying a refusal with backoff (1 s doubling to 10 s), so an lldpd
+ * started or restarted later is picked up at once. Other errors are retried with that backoff.
  */
 #pragma once
 

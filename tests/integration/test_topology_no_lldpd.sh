@@ -35,7 +35,7 @@ wait_until 15 maps_agree pair 2 1 a b || { maps_report a b; fail "the maps diffe
 step "an lldpd started later is picked up, one that stops is absent again"
 lldpd_start a "$a" fa
 lldpd_start b "$b" fb
-# The watch retries with backoff up to 10 s.
+# The watch connects when the socket appears.
 wait_until 20 neighbour_is a fa "(nb['source'], nb['sysname'], nb['port_descr'])" "('lldp', 'b', 'fb')" ||
         fail "a does not read b from lldpd: $(sparkd_call a neighbours)"
 lldp_agrees a || fail "a: sparkd and lldpcli disagree"
