@@ -3,6 +3,7 @@
  * (the neighbour table and the cluster's map rest on it). Without it sparkd falls back to what
  * the peer channel shows, which sees only other sparkd nodes on addressed ports, never a switch.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "doctor_checks.h"
@@ -22,6 +23,12 @@ void doctor_check_lldpd(struct check *c, const struct fabric_facts *f)
                 return;
         }
         evidence(c, "%s", f->lldpd_status);
+        if (strstr(f->lldpd_status, strerror(EACCES))) {
+                check_end(c, DOCTOR_WARN, "usermod -a -G _lldpd sparkd && systemctl restart sparkd",
+                          "sparkd may not open lldpd's socket (it is for the group _lldpd): neighbours "
+                          "come from the peer channel only");
+                return;
+        }
         check_end(c, DOCTOR_WARN, "check lldpd (systemctl status lldpd; lldpcli show neighbors)",
                   "lldpd cannot be read: neighbours come from the peer channel only");
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/fabric/doctor.h"
 #include "daemon/fabric/neighbours.h"
 #include "daemon/fabric/topology_pairs.h"
 #include "daemon/host/lldp_table.h"
@@ -246,8 +247,44 @@ static void test_chassis_message(void)
         json_object_put(m);
 }
 
+/* The lldpd check of the doctor for a status: its status and fix. */
+static void lldpd_check(const char *status, const char *want_status, const char *want_fix)
+{
+        struct fabric_facts f = { 0 };
+        json_object *report, *checks;
+        bool is_found = false;
+
+        f.lldpd_status = strdup(status);
+        report = doctor_run(&f);
+        checks = json_object_object_get(report, "checks");
+        for (size_t i = 0; i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+
+                if (strcmp(json_object_get_string(json_object_object_get(c, "id")), "lldpd") != 0)
+                        continue;
+                is_found = true;
+                CHECK_STREQ(json_object_get_string(json_object_object_get(c, "status")), want_status);
+                if (want_fix)
+                        CHECK_STREQ(json_object_get_string(json_object_object_get(c, "fix")), want_fix);
+        }
+        CHECK(is_found);
+        json_object_put(report);
+        fabric_facts_free(&f);
+}
+
+static void test_doctor_lldpd(void)
+{
+        lldpd_check("running", "ok", NULL);
+        lldpd_check("absent", "warn", "apt install lldpd && systemctl enable --now lldpd");
+        lldpd_check("error: cannot connect to /run/lldpd.socket: Permission denied", "warn",
+                    "usermod -a -G _lldpd sparkd && systemctl restart sparkd");
+        lldpd_check("error: reading a port: Unable to unserialize received data", "warn",
+                    "check lldpd (systemctl status lldpd; lldpcli show neighbors)");
+}
+
 int main(void)
 {
+        RUN(test_doctor_lldpd);
         RUN(test_mau_speeds);
         RUN(test_status);
         RUN(test_from_lldp);
