@@ -6,16 +6,7 @@
 . "$(dirname "$0")/lib_peers.sh"
 . "$(dirname "$0")/lib_lldp.sh"
 
-command -v valgrind >/dev/null || skip "needs valgrind"
-ldd "$SPARKD" 2>/dev/null | grep -E 'lib(asan|ubsan)' >/dev/null && skip "sparkd is a sanitizer build"
-cat >"$TEST_TMP/sparkd-valgrind" <<WRAP
-exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
-        --show-leak-kinds=definite,indirect --error-exitcode=99 --child-silent-after-fork=yes \\
-        --log-file="$TEST_TMP/valgrind-%p.log" "$SPARKD" "\$@"
-WRAP
-chmod +x "$TEST_TMP/sparkd-valgrind"
-SPARKD=$TEST_TMP/sparkd-valgrind
-SPARKD_START_TIMEOUT=60
+sparkd_under_valgrind
 step "two nodes under valgrind, each with its lldpd"
 "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
 a=$(netns_new a); b=$(netns_new b)
