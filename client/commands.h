@@ -16,9 +16,10 @@ int cmd_status(const struct client_options *o, int argc, char **argv);
 int cmd_version(const struct client_options *o, int argc, char **argv);
 int cmd_reload(const struct client_options *o, int argc, char **argv);
 int cmd_metrics(const struct client_options *o, int argc, char **argv);
-/* links_cmd.c, peers_cmd.c */
+/* links_cmd.c, peers_cmd.c, neighbours_cmd.c */
 int cmd_links(const struct client_options *o, int argc, char **argv);
 int cmd_peers(const struct client_options *o, int argc, char **argv);
+int cmd_neighbours(const struct client_options *o, int argc, char **argv);
 /* fabric_cmd.c */
 int cmd_fabric(const struct client_options *o, int argc, char **argv);
 int cmd_env(const struct client_options *o, int argc, char **argv);

@@ -15,6 +15,6 @@
         "    admin-state-corrected, admin-state-drift, sysctl-corrected, peer-up, peer-down,\n"             \
         "    peer-rejected, mtu-mismatch, probe-done, probe-degraded, probe-failed, "                       \
         "stale-initialization,\n"                                                                           \
-        "    gid-changed, port-errors, sysctl-drift"
+        "    gid-changed, port-errors, sysctl-drift, topology-changed, wiring-problem"
 
 #define SPARKD_ADMIN_METHODS "reload, topology-netplan-write, probe, probe-cancel"

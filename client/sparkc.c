@@ -82,6 +82,8 @@ static const struct command commands[] = {
         { "cluster [--matrix KIND] [--watch]",
           "every node: verdict, checks not ok, version, age of its data; each link both ways; open alerts",
           cmd_cluster, &cluster_options },
+        { "neighbours", "what is at the far end of each fabric port (lldpd, or the peer channel without it)",
+          cmd_neighbours },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
           "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",

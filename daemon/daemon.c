@@ -70,6 +70,10 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = firewall_check_configure(d->firewall, d->config);
         if (r < 0)
                 return r;
+        r = lldp_watch_configure(d->lldp, d->config->lldpd_socket);
+        if (r < 0)
+                return r;
+        cabling_configure(d->cabling, d->config);
         /* Summaries are refreshed with the peer heartbeat: a silent node ages out with it. */
         cluster_configure(d->cluster, d->config->node_name, d->config->heartbeat_usec,
                           d->config->cluster_forget_after_usec);
@@ -98,6 +102,18 @@ static void on_links_changed(void *userdata)
 
         gid_watch_poke(d->gid_watch);
         port_errors_poke(d->port_errors);
+        /* lldpd drops a moved port's neighbour only when it sees the interface go. */
+        lldp_watch_refresh(d->lldp);
+        cabling_update(d->cabling);
+}
+
+static void on_lldp_changed(void *userdata)
+{
+        struct sparkd *d = userdata;
+        const struct lldp_table *t = lldp_watch_table(d->lldp);
+
+        peers_set_chassis(d->peers, t->has_chassis ? t->chassis_id : NULL, t->chassis_name);
+        cabling_update(d->cabling);
 }
 
 /* Re-reads the config. On errors the running config stays and errors says why. */
@@ -259,6 +275,24 @@ static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemo
         return d->cluster ? cluster_get_section(d->cluster, node_id, "doctor", NULL, is_stale) : NULL;
 }
 
+static json_object *topology_map(void *cabling)
+{
+        return cabling_topology(cabling);
+}
+
+static bool pair_is_cabled(void *cabling, const char *peer_id)
+{
+        return cabling_joins(cabling, peer_id);
+}
+
+static char *lldpd_status(void *lldp)
+{
+        char buf[200];
+
+        lldp_table_status(lldp_watch_table(lldp), buf, sizeof(buf));
+        return strdup(buf);
+}
+
 /* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
 static void sparkd_wire_fabric_facts(struct sparkd *d)
 {
@@ -278,7 +312,12 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .node_id = d->node_id,
                 .node_doctor = node_doctor,
                 .node_doctor_userdata = d,
+                .lldpd_status = lldpd_status,
+                .lldpd_status_userdata = d->lldp,
+                .topology = topology_map,
+                .topology_userdata = d->cabling,
         };
+        probes_set_link_filter(d->probes, pair_is_cabled, d->cabling);
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
         sparkd_publish_software(d);
         /* The first look: the AER counts every later one is compared with. */
@@ -427,6 +466,19 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = cluster_channel_new(d->base, d->peers, d->node_id, config->node_name, &d->cluster);
         if (r < 0)
                 goto fail;
+        r = lldp_watch_new(d->base, &d->lldp);
+        if (r < 0)
+                goto fail;
+        lldp_watch_set_change_hook(d->lldp, on_lldp_changed, d);
+        r = cabling_new(d->base,
+                        &(struct cabling_sources){ .links = d->links,
+                                                   .lldp = d->lldp,
+                                                   .peers = d->peers,
+                                                   .cluster = d->cluster,
+                                                   .node_id = d->node_id },
+                        &d->cabling);
+        if (r < 0)
+                goto fail;
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
@@ -460,6 +512,8 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 r = probes_register(d->probes, d->api);
         if (r >= 0)
                 r = cluster_api_register(d->api, &d->cluster_api);
+        if (r >= 0)
+                r = cabling_register(d->cabling, d->api);
         if (r < 0)
                 goto fail;
         event_set_sink(on_event_for_subscribers, d);
@@ -514,6 +568,9 @@ void sparkd_free(struct sparkd *d)
         cluster_doctor_free(d->cluster_doctor);
         cluster_feed_free(d->cluster_feed);
         cluster_channel_free(d->peers, d->cluster);
+        /* After the cluster, which calls it on changes; before the peers and links it reads. */
+        cabling_free(d->cabling);
+        lldp_watch_free(d->lldp);
         probes_free(d->probes);
         firewall_check_free(d->firewall);
         aer_watch_free(d->aer_watch);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "cabling.h"
 #include "cluster_feed.h"
 #include "control.h"
 #include "daemon/base/api.h"
@@ -25,6 +26,7 @@
 #include "daemon/host/aer_watch.h"
 #include "daemon/host/gid_watch.h"
 #include "daemon/host/links.h"
+#include "daemon/host/lldp_watch.h"
 #include "daemon/host/port_errors.h"
 #include "daemon/host/sysctl.h"
 #include "daemon/peers/peers.h"
@@ -56,6 +58,8 @@ struct sparkd {
         struct cluster_feed *cluster_feed;
         struct cluster_doctor *cluster_doctor;
         struct cluster_api_context cluster_api;
+        struct lldp_watch *lldp;     /* lldpd's neighbours */
+        struct cabling *cabling;     /* the neighbour table and the topology map */
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
         struct port_errors *port_errors; /* the fabric ports' error counters */

@@ -56,6 +56,7 @@ void fabric_facts_free(struct fabric_facts *f)
         json_object_put(f->rail_verdicts);
         json_object_put(f->software_nodes);
         json_object_put(f->firewall);
+        free(f->lldpd_status);
         json_object_put(f->topology);
         *f = (struct fabric_facts){ 0 };
 }

@@ -53,6 +53,7 @@ struct fabric_facts {
         /* The firewall checks with peers: [{peer, iface, ...}] (firewall_check.h), owned; NULL:
          * not known (offline). */
         json_object *firewall;
+        char *lldpd_status;    /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
         json_object *topology; /* the cluster's topology map, owned; NULL: not known */
 };
 

@@ -9,12 +9,12 @@ build_packages=(
         build-essential meson ninja-build pkg-config
         libevent-dev libjson-c-dev libsystemd-dev libinih-dev
         libnl-3-dev libnl-route-3-dev libssl-dev libavahi-client-dev libibverbs-dev librdmacm-dev
-        libyaml-dev systemd scdoc
+        liblldpctl-dev libyaml-dev systemd scdoc
 )
 test_packages=(
         "${build_packages[@]}"
         iproute2 procps util-linux python3
-        avahi-daemon avahi-utils dbus
+        avahi-daemon avahi-utils dbus lldpd
         iperf3 prometheus prometheus-node-exporter python3-yaml
         clang-format
         clang libclang-rt-dev valgrind

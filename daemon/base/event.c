@@ -40,6 +40,8 @@ static const struct event_info event_table[_EVENT_TYPE_MAX] = {
         [EVENT_GID_CHANGED] = { "gid-changed", "2742b663cdc3475b9254e1bfebc7a59e", LOG_WARNING },
         [EVENT_PORT_ERRORS] = { "port-errors", "ddbea50699014395b9477bee383622b2", LOG_WARNING },
         [EVENT_SYSCTL_DRIFT] = { "sysctl-drift", "3695865f89ff47b8bde8d62e63f97631", LOG_WARNING },
+        [EVENT_TOPOLOGY_CHANGED] = { "topology-changed", "9d322fb4640e4f5bb799c0a7910b0eab", LOG_NOTICE },
+        [EVENT_WIRING_PROBLEM] = { "wiring-problem", "765299643d504b1b9a1b8db7c64ed155", LOG_WARNING },
 };
 
 static event_sink_fn event_sink;

@@ -35,6 +35,8 @@ enum event_type {
         EVENT_STALE_INITIALIZATION,
         EVENT_GID_CHANGED,
         EVENT_PORT_ERRORS,
+        EVENT_TOPOLOGY_CHANGED,
+        EVENT_WIRING_PROBLEM,
         _EVENT_TYPE_MAX,
 };
 

@@ -306,7 +306,8 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
             strv_split(CONF_COUNTERS_FATAL_DEFAULT, &c->counters_fatal) < 0)
                 return -ENOMEM;
         c->key_file = strdup(SPARKD_KEY_PATH);
-        if (!c->key_file)
+        c->lldpd_socket = strdup(CONF_LLDPD_SOCKET_DEFAULT);
+        if (!c->key_file || !c->lldpd_socket)
                 return -ENOMEM;
         /* Seed 002's socket buffer sizes: NCCL's socket transport and TCP probes need them. */
         if (conf_set_sysctl(c, "net.core.rmem_max", "268435456") < 0 ||
@@ -408,6 +409,7 @@ void conf_free(struct sparkd_config *c)
         free(c->procfs_root);
         free(c->etc_root);
         free(c->key_file);
+        free(c->lldpd_socket);
         free(c->probe_helper_dir);
         free(c->cluster_head);
         free(c->metrics_textfile);

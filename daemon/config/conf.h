@@ -22,6 +22,9 @@ struct conf_sysctl {
         char *value; /* NULL: not managed (set to empty in a drop-in to undo a default) */
 };
 
+/* Where Debian's lldpd listens (lldpctl_get_default_transport()). */
+#define CONF_LLDPD_SOCKET_DEFAULT "/run/lldpd.socket"
+
 struct sparkd_config {
         char *path;        /* the main file asked for */
         bool path_found;   /* false: it did not exist and built-in defaults apply */
@@ -43,6 +46,7 @@ struct sparkd_config {
         /* [fabric] */
         char **fabric_patterns; /* netdevs managed besides the RDMA-backed ones (globs) */
         char **fabric_down;     /* netdevs kept administratively down */
+        char *lldpd_socket;     /* lldpd's control socket, read for the LLDP neighbours */
         unsigned fabric_mtu;
         unsigned flap_threshold;
         uint64_t flap_window_usec;

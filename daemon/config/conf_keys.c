@@ -237,6 +237,13 @@ static int parse_key_file(struct conf_parse *p, const char *value, const char **
         return r < 0 ? r : conf_replace_string(&p->config->key_file, value);
 }
 
+static int parse_lldpd_socket(struct conf_parse *p, const char *value, const char **why)
+{
+        int r = parse_absolute_path(value, sizeof(((struct sockaddr_un *)0)->sun_path), why);
+
+        return r < 0 ? r : conf_replace_string(&p->config->lldpd_socket, value);
+}
+
 /* The shapes topology.h derives that a site may expect; the topology engine sits above the
  * config, so the list is said here too. */
 static int parse_cluster_topology(struct conf_parse *p, const char *value, const char **why)
@@ -410,6 +417,7 @@ static const struct conf_key keys[] = {
           .why = "a number of link changes from 2 to 1000" },
         { "fabric", "flap_window",        USEC_KEY(flap_window_usec, SEC, HOUR, 60 * SEC),
           .why = "a duration from 1s to 1h, such as 60s" },
+        { "fabric", "lldpd_socket",       CUSTOM_KEY(parse_lldpd_socket) },
         { "peers", "port",                UINT_KEY(peer_port, 1, 65535, 7471),
           .why = "a TCP port from 1 to 65535" },
         { "peers", "key_file",            CUSTOM_KEY(parse_key_file) },

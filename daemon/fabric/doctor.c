@@ -29,6 +29,8 @@ json_object *doctor_run(const struct fabric_facts *f)
                 doctor_check_firewall(&c, f);
         if (f->software_nodes)
                 doctor_check_consistency(&c, f);
+        if (f->lldpd_status)
+                doctor_check_lldpd(&c, f);
         if (f->topology)
                 doctor_check_topology(&c, f);
         json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(c.worst)));

@@ -33,6 +33,8 @@ void doctor_check_port_counters(struct check *c, const struct fabric_facts *f);
 void doctor_check_consistency(struct check *c, const struct fabric_facts *f);
 /* doctor_firewall.c: the firewall checks with the peers; only when the facts have them. */
 void doctor_check_firewall(struct check *c, const struct fabric_facts *f);
+/* doctor_lldpd.c: lldpd, which names the far end of every cable; only when the facts say. */
+void doctor_check_lldpd(struct check *c, const struct fabric_facts *f);
 /* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
 void doctor_check_peers(struct check *c, const struct fabric_facts *f);
 /* doctor_topology.c: the cabling's findings from the topology map; only when the facts have one. */

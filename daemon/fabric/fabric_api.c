@@ -30,6 +30,7 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->rail_verdicts = ctx->rail_verdicts ? ctx->rail_verdicts(ctx->rail_verdicts_userdata) : NULL;
         f->software_nodes = ctx->software_nodes ? ctx->software_nodes(ctx->software_nodes_userdata) : NULL;
         f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
+        f->lldpd_status = ctx->lldpd_status ? ctx->lldpd_status(ctx->lldpd_status_userdata) : NULL;
         f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
         return 0;
 }

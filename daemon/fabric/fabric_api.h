@@ -28,6 +28,10 @@ struct fabric_api_context {
         void *software_nodes_userdata;
         json_object *(*firewall)(void *userdata);
         void *firewall_userdata;
+        /* lldpd as the LLDP watch sees it: "running", "absent" or "error: TEXT" (a new string;
+         * NULL: not known). */
+        char *(*lldpd_status)(void *userdata);
+        void *lldpd_status_userdata;
         /* The cluster's topology map (topology.h; a new reference, NULL: not known), for the
          * doctor's topology check and env by shape. */
         json_object *(*topology)(void *userdata);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/jsonrpc.h"
@@ -17,6 +18,13 @@ static json_object *message_new(struct peers *ps, const char *type)
         json_object_object_add(m, "type", json_object_new_string(type));
         json_object_object_add(m, "ports", peer_ports_to_json(&mine));
         link_ports_clear(&mine);
+        if (ps->chassis.id[0]) {
+                json_object *chassis = json_object_new_object();
+
+                json_object_object_add(chassis, "id", json_object_new_string(ps->chassis.id));
+                json_object_object_add(chassis, "name", json_object_new_string(ps->chassis.name));
+                json_object_object_add(m, "chassis", chassis);
+        }
         return m;
 }
 
@@ -48,6 +56,24 @@ int peer_message_read_ports(json_object *m, json_object **ret)
         return 0;
 }
 
+int peer_message_read_chassis(json_object *m, struct peer_chassis *ret)
+{
+        json_object *chassis;
+        const char *id = NULL, *name = NULL;
+
+        *ret = (struct peer_chassis){ 0 };
+        /* Older sparkd, or no lldpd at the other end: no chassis. */
+        if (!json_object_object_get_ex(m, "chassis", &chassis) || !chassis)
+                return 0;
+        if (!json_object_is_type(chassis, json_type_object) ||
+            jsonrpc_param_string(chassis, "id", &id) <= 0 || strlen(id) >= sizeof(ret->id) ||
+            jsonrpc_param_string(chassis, "name", &name) < 0 || (name && strlen(name) >= sizeof(ret->name)))
+                return -EBADMSG;
+        snprintf(ret->id, sizeof(ret->id), "%s", id);
+        snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "");
+        return 0;
+}
+
 static bool is_hex_id(const char *s)
 {
         return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
@@ -68,7 +94,7 @@ int peer_message_read_hello(json_object *m, struct peer_hello *ret)
         r = jsonrpc_param_string(m, "instance", &h.instance);
         if (r < 0 || (r > 0 && !is_hex_id(h.instance)))
                 return -EBADMSG;
-        if (peer_message_read_ports(m, &h.ports) < 0)
+        if (peer_message_read_ports(m, &h.ports) < 0 || peer_message_read_chassis(m, &h.chassis) < 0)
                 return -EBADMSG;
         *ret = h;
         return 0;

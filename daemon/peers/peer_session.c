@@ -288,6 +288,7 @@ static int session_handle_hello(struct peer_conn *c, json_object *m)
         snprintf(p->version, sizeof(p->version), "%s", hello.version ? hello.version : "?");
         json_object_put(p->ports);
         p->ports = json_object_get(hello.ports);
+        p->chassis = hello.chassis;
         if (!c->is_outbound && !strv_contains(p->addresses, c->remote))
                 (void)strv_push(&p->addresses, c->remote);
 
@@ -311,10 +312,13 @@ static int session_handle_hello(struct peer_conn *c, json_object *m)
 
 static int session_handle_heartbeat(struct peer_conn *c, json_object *m)
 {
+        struct peer_chassis chassis;
         json_object *ports;
 
-        if (peer_message_read_ports(m, &ports) < 0)
+        if (peer_message_read_ports(m, &ports) < 0 || peer_message_read_chassis(m, &chassis) < 0)
                 return -EBADMSG;
+        if (c->peer && !c->is_retiring)
+                c->peer->chassis = chassis;
         /* A retiring connection's heartbeat may predate the hello that replaced it. */
         if (ports && c->peer && !c->is_retiring) {
                 json_object_put(c->peer->ports);

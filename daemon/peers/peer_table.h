@@ -34,6 +34,12 @@ enum peer_state {
         PEER_DUPLICATE_ID, /* another node runs with this node's id */
 };
 
+/* A node's LLDP chassis as lldpd there advertises it, so LLDP neighbours can be matched to nodes. */
+struct peer_chassis {
+        char id[256];
+        char name[256];
+};
+
 struct peer {
         struct peers *owner;
         LIST_ENTRY(peer) link;
@@ -51,7 +57,8 @@ struct peer {
         unsigned backoff_ms;
         unsigned next_address;
         char version[32];
-        json_object *ports; /* the peer's fabric ports from its last hello or heartbeat */
+        struct peer_chassis chassis; /* from its last hello or heartbeat; "" when it sent none */
+        json_object *ports;          /* the peer's fabric ports from its last hello or heartbeat */
         char via_ifname[IF_NAMESIZE];
         char via_local[64];
         char via_remote[64];
@@ -68,7 +75,8 @@ struct peers {
          * same id (a cloned disk image, or two daemons on one state directory). */
         char instance[33];
         char name[64];
-        char node_id_file[512]; /* where the id is kept, for the fix of a duplicate */
+        struct peer_chassis chassis; /* this node's, sent in hello and heartbeat; "" unknown */
+        char node_id_file[512];      /* where the id is kept, for the fix of a duplicate */
         SSL_CTX *tls;
         char key_id[17];
         char key_file[256];

@@ -315,3 +315,9 @@ int peers_send(struct peers *ps, const char *node_id, json_object *msg)
         peer_conn_send(p->conn, msg);
         return 0;
 }
+
+void peers_set_chassis(struct peers *ps, const char *id, const char *name)
+{
+        snprintf(ps->chassis.id, sizeof(ps->chassis.id), "%s", id ? id : "");
+        snprintf(ps->chassis.name, sizeof(ps->chassis.name), "%s", id && name ? name : "");
+}

@@ -36,6 +36,8 @@ typedef void (*peers_message_fn)(const char *node_id, const char *type, json_obj
 /* -EEXIST when prefix has a handler already, -ENOSPC past PEERS_MAX_HANDLERS. */
 int peers_add_message_handler(struct peers *peers, const char *prefix, peers_message_fn fn, void *userdata);
 void peers_remove_message_handler(struct peers *peers, const char *prefix);
+/* This node's LLDP chassis (NULL id: not known), sent from the next heartbeat on. */
+void peers_set_chassis(struct peers *peers, const char *id, const char *name);
 /* Sends msg (taken over) to an up peer; -ENOTCONN when it is not up. */
 int peers_send(struct peers *peers, const char *node_id, json_object *msg);
 /* Sends msg (not taken over) to every up peer; the number of peers it was queued for. */

@@ -32,6 +32,16 @@ static json_object *peer_to_json(const struct peer *p)
                 json_object_object_add(via, "remote", json_object_new_string(p->via_remote));
         }
         json_object_object_add(o, "via", via);
+        if (p->chassis.id[0]) {
+                json_object *chassis = json_object_new_object();
+
+                json_object_object_add(chassis, "id", json_object_new_string(p->chassis.id));
+                json_object_object_add(chassis, "name", json_object_new_string(p->chassis.name));
+                json_object_object_add(o, "chassis", chassis);
+        } else {
+                json_object_object_add(o, "chassis", NULL);
+        }
+        json_object_object_add(o, "ports", json_object_get(p->ports));
         json_object_object_add(o, "version", p->version[0] ? json_object_new_string(p->version) : NULL);
         mtu = json_object_new_object();
         json_object_object_add(mtu, "local", p->local_mtu ? json_object_new_int((int)p->local_mtu) : NULL);

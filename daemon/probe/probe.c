@@ -28,6 +28,12 @@ void probes_set_counter_watch(struct probes *ps, const struct counter_watch *wat
         ps->counter_watch = watch;
 }
 
+void probes_set_link_filter(struct probes *ps, probes_linked_fn linked, void *userdata)
+{
+        ps->linked = linked;
+        ps->linked_userdata = userdata;
+}
+
 /* ---- set-up ---- */
 
 int probes_new(struct event_base *base, struct peers *peers, struct store *store, const char *node_id,

@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 
 #include "daemon/base/api.h"
 #include "daemon/base/store.h"
@@ -38,6 +39,10 @@ void probes_set_facts_source(struct probes *probes, probes_facts_fn gather, void
 /* The fabric links' throughput, which defers scheduled bandwidth probes past [probe] busy_gbps
  * (borrowed; NULL: never busy). */
 void probes_set_counter_watch(struct probes *probes, const struct counter_watch *watch);
+/* Whether a cable joins this node and peer_id (directly, or through one switch): the schedule
+ * probes only such pairs. NULL, or a function answering true, probes every pair. */
+typedef bool (*probes_linked_fn)(void *userdata, const char *peer_id);
+void probes_set_link_filter(struct probes *probes, probes_linked_fn linked, void *userdata);
 /* The rails' verdict of the newest result per peer and kind that has one:
  * [{peer, kind, started_at, diagnosis}], for the doctor. */
 json_object *probes_rail_verdicts(struct probes *probes);

@@ -70,6 +70,8 @@ struct probes {
         struct probe *bandwidth;      /* the one bandwidth probe this node takes part in */
         probes_facts_fn gather_facts; /* this node's fabric facts, for helpers' environments */
         void *facts_userdata;
+        probes_linked_fn linked; /* the pairs the schedule probes; NULL: all */
+        void *linked_userdata;
         /* The queue's: a probe ended, so the bandwidth slot may be free for a queued one. */
         void (*on_probe_ended)(struct probes *ps);
         struct event *tick;

@@ -39,6 +39,13 @@ static char **schedule_members(struct probes *ps, json_object **peers_json)
         return ids;
 }
 
+/* Pairs without a cable between them (two nodes apart on a ring) are not probed: what crosses
+ * a third node measures that node's forwarding, not a cable. */
+static bool schedule_is_linked(struct probes *ps, const char *peer_id)
+{
+        return !ps->linked || ps->linked(ps->linked_userdata, peer_id);
+}
+
 /* A kind's parameters for a scheduled run: the config's duration and streams where the kind
  * takes them, its defaults for the rest. NULL when the config's values do not fit the kind. */
 static json_object *scheduled_params(struct probes *ps, const struct probe_kind *kind)
@@ -109,8 +116,9 @@ static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
                 goto out;
         }
         round = rounds_at(s, (uint64_t)now, ps->interval_sec);
-        if (rounds_partner(s, round, ps->node_id, &partner, &is_initiator) < 0) {
-                ps->last_slot = slot; /* idle this round (odd number of nodes) */
+        if (rounds_partner(s, round, ps->node_id, &partner, &is_initiator) < 0 ||
+            !schedule_is_linked(ps, partner)) {
+                ps->last_slot = slot; /* idle this round (odd number of nodes, or no cable to the partner) */
                 goto out;
         }
         /* The pair waits its jitter into the slot, the same on both nodes, so pairs of one round
@@ -141,9 +149,11 @@ static uint64_t schedule_rtt(struct probes *ps, time_t now)
                 return (uint64_t)(ps->last_rtt_round + (time_t)ps->rtt_interval_sec - now);
         ps->last_rtt_round = now;
         ids = schedule_members(ps, &peers_json);
-        /* RTT is cheap: every pair, started by the lower id. The path MTU is measured in the
+        /* RTT is cheap: every linked pair, started by the lower id. The path MTU is measured in the
          * initiator's direction (the answers are small), so every node checks its way to each. */
         for (char **id = ids + 1; id && *id; id++) {
+                if (!schedule_is_linked(ps, *id))
+                        continue;
                 if (strcmp(ps->node_id, *id) < 0)
                         schedule_start(ps, "rtt", *id);
                 schedule_start(ps, "pathmtu", *id);

@@ -8,21 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-command -v valgrind >/dev/null || skip "needs valgrind"
-ldd "$SPARKD" 2>/dev/null | grep -E 'lib(asan|ubsan)' >/dev/null && skip "sparkd is a sanitizer build"
+sparkd_under_valgrind
 : "${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}"
-
-# Every daemon lib.sh starts runs under memcheck (exec keeps the PID lib.sh waits on); the probe
-# helpers it spawns run natively.
-cat >"$TEST_TMP/sparkd-valgrind" <<WRAP
-#!/bin/sh
-exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
-        --show-leak-kinds=definite,indirect --error-exitcode=99 --child-silent-after-fork=yes \\
-        --log-file="$TEST_TMP/valgrind-%p.log" "$SPARKD" "\$@"
-WRAP
-chmod +x "$TEST_TMP/sparkd-valgrind"
-SPARKD=$TEST_TMP/sparkd-valgrind
-SPARKD_START_TIMEOUT=60
 
 "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
 a=$(netns_new a)

@@ -228,13 +228,14 @@ static void test_fabric_and_sysctl(void)
                 CHECK_STREQ(c->sysctls[0].name, "net.core.rmem_max");
                 CHECK_STREQ(c->sysctls[0].value, "268435456");
                 CHECK(c->fabric_patterns == NULL && c->fabric_down == NULL);
+                CHECK_STREQ(c->lldpd_socket, "/run/lldpd.socket");
         }
         conf_free(c);
 
         write_file("fabric.conf",
                    "[daemon]\nhost_root = " FIXTURES_DIR "/spark-twins\nrecheck_interval = 5s\n"
                    "[fabric]\ninterfaces = enp1s0f1np1, enP2p*\ndown = enp1s0f0np0 nosuch0\n"
-                   "mtu = 4200\nflap_threshold = 5\nflap_window = 2m\n"
+                   "mtu = 4200\nflap_threshold = 5\nflap_window = 2m\nlldpd_socket = /tmp/l.sock\n"
                    "[sysctl]\nnet.core.wmem_max =\nnet.ipv4.tcp_rmem = 4096 87380 6291456\n");
         CHECK(load("fabric.conf", true, &c, errors, sizeof(errors)) == 0);
         CHECK_STREQ(errors,
@@ -247,6 +248,7 @@ static void test_fabric_and_sysctl(void)
                 CHECK(c->fabric_mtu == 4200 && c->flap_threshold == 5 &&
                       c->flap_window_usec == 120000000ULL);
                 CHECK(c->recheck_usec == 5000000ULL);
+                CHECK_STREQ(c->lldpd_socket, "/tmp/l.sock");
                 CHECK(c->n_sysctls == 3);
                 CHECK(c->sysctls[1].value == NULL); /* wmem_max no longer managed */
                 CHECK_STREQ(c->sysctls[2].value, "4096 87380 6291456");
@@ -255,7 +257,8 @@ static void test_fabric_and_sysctl(void)
 
         write_file("badfabric.conf",
                    "[fabric]\nmtu = 100000\nflap_threshold = 1\ninterfaces = bad/name\n"
-                   "flap_window = soon\n[sysctl]\nnet.core.no_such_thing = 1\n../etc = 1\n");
+                   "flap_window = soon\nlldpd_socket = lldpd.socket\n[sysctl]\nnet.core.no_such_thing = 1\n"
+                   "../etc = 1\n");
         CHECK(load("badfabric.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
         CHECK_STREQ(
                 errors,
@@ -265,9 +268,10 @@ static void test_fabric_and_sysctl(void)
                 "as "
                 "enp1s0f1np1 or enP2p*), separated by spaces\n"
                 "badfabric.conf:5: flap_window=\"soon\": expected a duration from 1s to 1h, such as 60s\n"
-                "badfabric.conf:7: unknown sysctl \"net.core.no_such_thing\" (no "
+                "badfabric.conf:6: lldpd_socket=\"lldpd.socket\": expected an absolute path\n"
+                "badfabric.conf:8: unknown sysctl \"net.core.no_such_thing\" (no "
                 "/proc/sys/net/core/no_such_thing)\n"
-                "badfabric.conf:8: \"../etc\" is not a sysctl name (such as net.core.rmem_max)\n");
+                "badfabric.conf:9: \"../etc\" is not a sysctl name (such as net.core.rmem_max)\n");
 }
 
 static void test_probe_kinds(void)

@@ -1,0 +1,256 @@
+#include "neighbours.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/macro.h"
+
+static const char *jstr(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v)
+                       : NULL;
+}
+
+static json_object *jarray(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+/* "10.0.0.1/24" into its network and prefix; false for anything else (IPv6 included). */
+static bool ipv4_network(const char *s, uint32_t *net, unsigned *prefix)
+{
+        char buf[64];
+        const char *slash = strchr(s, '/');
+        struct in_addr a;
+        char *end;
+        unsigned long p = 32;
+
+        if (!slash || (size_t)(slash - s) >= sizeof(buf))
+                return false;
+        memcpy(buf, s, (size_t)(slash - s));
+        buf[slash - s] = '\0';
+        p = strtoul(slash + 1, &end, 10);
+        if (*end || p > 32 || inet_pton(AF_INET, buf, &a) != 1)
+                return false;
+        *prefix = (unsigned)p;
+        *net = p == 0 ? 0 : ntohl(a.s_addr) & (0xffffffffu << (32 - p));
+        return true;
+}
+
+static bool same_subnet(const char *a, const char *b)
+{
+        uint32_t na, nb;
+        unsigned pa, pb;
+
+        return ipv4_network(a, &na, &pa) && ipv4_network(b, &nb, &pb) && pa == pb && na == nb;
+}
+
+/* The peer and its port with an address on the subnet of one of addresses; NULL when none or
+ * more than one peer is there (a switch or a shared segment: the far end is not one node). */
+static json_object *peer_on_subnet(json_object *peers, json_object *addresses, json_object **port)
+{
+        json_object *list = peers ? jarray(peers, "peers") : NULL, *found = NULL;
+
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *ports = jarray(p, "ports");
+                const char *state = jstr(p, "state");
+
+                if (!jstr(p, "node_id") || !state || strcmp(state, "self") == 0)
+                        continue;
+                for (size_t k = 0; ports && k < json_object_array_length(ports); k++) {
+                        json_object *pp = json_object_array_get_idx(ports, k),
+                                    *theirs = jarray(pp, "addresses");
+                        bool is_match = false;
+
+                        for (size_t a = 0; addresses && a < json_object_array_length(addresses); a++)
+                                for (size_t b = 0; theirs && b < json_object_array_length(theirs); b++)
+                                        is_match |=
+                                                same_subnet(json_object_get_string(
+                                                                    json_object_array_get_idx(addresses, a)),
+                                                            json_object_get_string(
+                                                                    json_object_array_get_idx(theirs, b)));
+                        if (!is_match)
+                                continue;
+                        if (found && found != p)
+                                return NULL;
+                        found = p;
+                        *port = pp;
+                }
+        }
+        return found;
+}
+
+/* The sparkd node an LLDP neighbour is: chassis id, then chassis name, then node name. */
+static const char *peer_node_of(json_object *peers, const struct lldp_neighbour *nb)
+{
+        json_object *list = peers ? jarray(peers, "peers") : NULL;
+        const char *by_name = NULL, *by_node_name = NULL;
+
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i), *chassis = NULL;
+                const char *id = jstr(p, "node_id"), *cid, *cname, *name = jstr(p, "name");
+
+                if (!id)
+                        continue;
+                json_object_object_get_ex(p, "chassis", &chassis);
+                cid = chassis ? jstr(chassis, "id") : NULL;
+                cname = chassis ? jstr(chassis, "name") : NULL;
+                if (cid && nb->chassis_id[0] && strcasecmp(cid, nb->chassis_id) == 0)
+                        return id;
+                if (!by_name && cname && cname[0] && nb->sysname[0] && strcmp(cname, nb->sysname) == 0)
+                        by_name = id;
+                if (!by_node_name && name && nb->sysname[0] && strcmp(name, nb->sysname) == 0)
+                        by_node_name = id;
+        }
+        return by_name ? by_name : by_node_name;
+}
+
+static json_object *neighbour_from_lldp(const struct lldp_neighbour *nb, json_object *peers)
+{
+        json_object *o = json_object_new_object();
+        const char *node_id = peer_node_of(peers, nb);
+
+        json_object_object_add(o, "source", json_object_new_string("lldp"));
+        json_object_object_add(o, "chassis_id", json_object_new_string(nb->chassis_id));
+        json_object_object_add(o, "chassis_id_subtype", json_object_new_string(nb->chassis_id_subtype));
+        json_object_object_add(o, "sysname", json_object_new_string(nb->sysname));
+        json_object_object_add(o, "port_id", json_object_new_string(nb->port_id));
+        json_object_object_add(o, "port_id_subtype", json_object_new_string(nb->port_id_subtype));
+        json_object_object_add(o, "port_descr", json_object_new_string(nb->port_descr));
+        json_object_object_add(o, "speed_mbps", json_object_new_int64(nb->speed_mbps));
+        json_object_object_add(o, "is_bridge", json_object_new_boolean(nb->is_bridge));
+        json_object_object_add(o, "node_id", node_id ? json_object_new_string(node_id) : NULL);
+        return o;
+}
+
+static json_object *neighbour_from_peer(json_object *peer, json_object *port)
+{
+        json_object *o = json_object_new_object(), *chassis = NULL;
+        const char *ifname = jstr(port, "ifname"), *cid = NULL;
+
+        json_object_object_get_ex(peer, "chassis", &chassis);
+        cid = chassis ? jstr(chassis, "id") : NULL;
+        json_object_object_add(o, "source", json_object_new_string("peer"));
+        json_object_object_add(o, "chassis_id", json_object_new_string(cid ? cid : ""));
+        json_object_object_add(o, "chassis_id_subtype", json_object_new_string(cid ? "mac" : ""));
+        json_object_object_add(o, "sysname",
+                               json_object_new_string(jstr(peer, "name") ? jstr(peer, "name") : ""));
+        json_object_object_add(o, "port_id", json_object_new_string(ifname ? ifname : ""));
+        json_object_object_add(o, "port_id_subtype", json_object_new_string("ifname"));
+        json_object_object_add(o, "port_descr", json_object_new_string(ifname ? ifname : ""));
+        json_object_object_add(o, "speed_mbps", json_object_new_int64(-1));
+        json_object_object_add(o, "is_bridge", json_object_new_boolean(false));
+        json_object_object_add(o, "node_id", json_object_new_string(jstr(peer, "node_id")));
+        return o;
+}
+
+static const struct lldp_neighbour *lldp_on(const struct lldp_table *t, const char *ifname)
+{
+        for (size_t i = 0; i < t->n; i++)
+                if (strcmp(t->v[i].ifname, ifname) == 0)
+                        return &t->v[i];
+        return NULL;
+}
+
+/* Rails number the physical ports in name order; twins (two halves of one port) share one. */
+static int rail_of(json_object *links, size_t index)
+{
+        int rail = 0;
+
+        for (size_t i = 0; i <= index; i++) {
+                json_object *l = json_object_array_get_idx(links, i);
+                const char *twin = jstr(l, "twin"), *name = jstr(l, "name");
+                bool is_second_half = false;
+
+                /* The half whose twin comes earlier in name order rides on the twin's rail. */
+                for (size_t k = 0; twin && name && k < i; k++)
+                        is_second_half |=
+                                jstr(json_object_array_get_idx(links, k), "name") &&
+                                strcmp(jstr(json_object_array_get_idx(links, k), "name"), twin) == 0;
+                if (i == index)
+                        return is_second_half ? rail - 1 : rail;
+                if (!is_second_half)
+                        rail++;
+        }
+        return rail;
+}
+
+static json_object *port_json(json_object *links, size_t i, const struct lldp_table *lldp,
+                              json_object *peers)
+{
+        json_object *l = json_object_array_get_idx(links, i), *o = json_object_new_object(), *v;
+        const char *name = jstr(l, "name") ? jstr(l, "name") : "";
+        json_object *addresses = jarray(l, "addresses"), *neighbour = NULL;
+
+        json_object_object_add(o, "netdev", json_object_new_string(name));
+        json_object_object_add(o, "mac", json_object_new_string(jstr(l, "mac") ? jstr(l, "mac") : ""));
+        json_object_object_add(o, "twin", json_object_new_string(jstr(l, "twin") ? jstr(l, "twin") : ""));
+        json_object_object_add(o, "rail", json_object_new_int(rail_of(links, i)));
+        json_object_object_add(o, "speed_mbps",
+                               json_object_new_int64(json_object_object_get_ex(l, "speed_mbps", &v) && v
+                                                             ? json_object_get_int64(v)
+                                                             : -1));
+        json_object_object_add(
+                o, "mtu",
+                json_object_new_int(json_object_object_get_ex(l, "mtu", &v) ? json_object_get_int(v) : 0));
+        json_object_object_add(
+                o, "oper", json_object_new_string(jstr(l, "operstate") ? jstr(l, "operstate") : "unknown"));
+        json_object_object_add(o, "addresses",
+                               addresses ? json_object_get(addresses) : json_object_new_array());
+        if (lldp->status == LLDP_RUNNING) {
+                const struct lldp_neighbour *nb = lldp_on(lldp, name);
+
+                if (nb)
+                        neighbour = neighbour_from_lldp(nb, peers);
+        } else {
+                json_object *port = NULL, *peer = peer_on_subnet(peers, addresses, &port);
+
+                if (peer)
+                        neighbour = neighbour_from_peer(peer, port);
+        }
+        json_object_object_add(o, "neighbour", neighbour);
+        return o;
+}
+
+static int link_name_compare(const void *a, const void *b)
+{
+        const char *x = jstr(*(json_object *const *)a, "name"), *y = jstr(*(json_object *const *)b, "name");
+
+        return strcmp(x ? x : "", y ? y : "");
+}
+
+json_object *neighbours_build(json_object *links, const struct lldp_table *lldp, json_object *peers)
+{
+        json_object *o = json_object_new_object(), *ports = json_object_new_array(), *sorted;
+        char status[200];
+
+        lldp_table_status(lldp, status, sizeof(status));
+        json_object_object_add(o, "lldpd", json_object_new_string(status));
+        if (lldp->status == LLDP_RUNNING && lldp->has_chassis) {
+                json_object *chassis = json_object_new_object();
+
+                json_object_object_add(chassis, "id", json_object_new_string(lldp->chassis_id));
+                json_object_object_add(chassis, "name", json_object_new_string(lldp->chassis_name));
+                json_object_object_add(o, "chassis", chassis);
+        } else {
+                json_object_object_add(o, "chassis", NULL);
+        }
+        /* The links method lists by name already; sorting a copy keeps the rails' order explicit. */
+        sorted = json_object_new_array();
+        for (size_t i = 0; links && i < json_object_array_length(links); i++)
+                json_object_array_add(sorted, json_object_get(json_object_array_get_idx(links, i)));
+        json_object_array_sort(sorted, link_name_compare);
+        for (size_t i = 0; i < json_object_array_length(sorted); i++)
+                json_object_array_add(ports, port_json(sorted, i, lldp, peers));
+        json_object_put(sorted);
+        json_object_object_add(o, "ports", ports);
+        return o;
+}

@@ -1,0 +1,18 @@
+/*
+ * This node's neighbour table, the "neighbours" section other nodes read to draw the cluster's
+ * map: every fabric netdev (with or without an address) with its link-layer facts (MAC, twin,
+ * rail, speed, MTU, state, addresses) and what is at the other end of its cable. The far end
+ * comes from lldpd when it runs (a node or a switch, with its port and advertised speed); where
+ * lldpd is absent, from the peer channel (the peer with a port on this port's subnet). A far
+ * end is matched to a sparkd node by the LLDP chassis the peers sent (id, then name) or by the
+ * peer's name. Pure: the links, the LLDP table and the peers are its inputs.
+ */
+#pragma once
+
+#include <json-c/json.h>
+
+#include "daemon/host/lldp_table.h"
+
+/* links: the links method's list; peers: the peers method's result (NULL: none known).
+ * {"lldpd", "chassis", "ports": [...]} as the cluster's "neighbours" section holds it. */
+json_object *neighbours_build(json_object *links, const struct lldp_table *lldp, json_object *peers);

@@ -1,0 +1,55 @@
+/*
+ * What lldpd knows, as one table: whether it runs, this node's chassis as lldpd advertises it,
+ * and every neighbour it has heard on each interface (chassis, port, the speed the far end
+ * advertises from its MAU type, whether it is a bridge). Plain data, so the watch (lldp_watch.c)
+ * fills it and the neighbour table (daemon/fabric/neighbours.c) reads it without liblldpctl.
+ */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LLDP_ID_MAX   256
+#define LLDP_NAME_MAX 256
+/* More neighbours than this on one host is not a fabric but a flood; the rest are left out. */
+#define LLDP_MAX_NEIGHBOURS 256
+
+enum lldp_status {
+        LLDP_ABSENT,  /* no lldpd listening on the socket */
+        LLDP_RUNNING, /* connected and read */
+        LLDP_ERROR,   /* lldpd there but unusable: error says why */
+};
+
+struct lldp_neighbour {
+        char ifname[IF_NAMESIZE]; /* the local interface it was heard on */
+        char chassis_id[LLDP_ID_MAX];
+        char chassis_id_subtype[24]; /* "mac", "local", "ifname", ... as lldpd names them */
+        char sysname[LLDP_NAME_MAX];
+        char port_id[LLDP_ID_MAX];
+        char port_id_subtype[24];
+        char port_descr[LLDP_NAME_MAX];
+        int64_t speed_mbps; /* from the advertised MAU type; -1 when not advertised or unknown */
+        bool is_bridge;     /* the bridge capability is enabled */
+};
+
+struct lldp_table {
+        enum lldp_status status;
+        char error[160]; /* LLDP_ERROR: what went wrong */
+        bool has_chassis;
+        char chassis_id[LLDP_ID_MAX]; /* this node's, as lldpd advertises it */
+        char chassis_name[LLDP_NAME_MAX];
+        struct lldp_neighbour *v;
+        size_t n;
+};
+
+void lldp_table_clear(struct lldp_table *t);
+/* A deep copy; -ENOMEM. */
+int lldp_table_copy(const struct lldp_table *from, struct lldp_table *to);
+bool lldp_table_equal(const struct lldp_table *a, const struct lldp_table *b);
+/* "running", "absent" or "error: TEXT", as the neighbours section and the doctor say it. */
+void lldp_table_status(const struct lldp_table *t, char *buf, size_t size);
+/* The Ethernet speed of an IEEE 802.3 MAU type (IANA-MAU-MIB, lldp-const.h) in Mb/s; -1 when
+ * the type is 0 (not advertised) or not one this table knows. */
+int64_t lldp_mau_speed_mbps(int mau_type);

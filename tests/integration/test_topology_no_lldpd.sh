@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Two nodes on one cable and no lldpd: the doctor's lldpd check warns with how to install it,
+# the peers come up, a probe runs, and the neighbour table and the map come from the peer
+# channel. An lldpd started later is picked up (running, neighbours from LLDP), and one that
+# stops is absent again.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/lib_peers.sh"
+. "$TESTS_DIR/lib_lldp.sh"
+
+step "two nodes, their lldpd sockets with no lldpd behind them"
+cable_nodes
+for n in a b; do
+        printf '[fabric]\nlldpd_socket = %s\n[probe]\nhelper_dir = %s\n' "$(lldp_sock_of $n)" \
+                "${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}" >>"$TEST_TMP/$n.conf"
+done
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+sparkd_start b "$b" -c "$TEST_TMP/b.conf"
+wait_peer_state a b up 10 || fail "peers not up: $(sparkc_of a peers)"
+
+step "the doctor says lldpd is missing and how to install it"
+out=$(sparkc_of a --json doctor || true)
+check=$(json_get "$out" "json.dumps([c for c in d['checks'] if c['id'] == 'lldpd'][0])")
+assert_eq "$(json_get "$check" "d['status']")" warn "lldpd check status"
+assert_contains "$(json_get "$check" "d['summary']")" "lldpd is not running" "the lldpd check's summary"
+assert_eq "$(json_get "$check" "d['fix']")" "apt install lldpd && systemctl enable --now lldpd" "the lldpd check's fix"
+
+step "peers and probes work as before; neighbours and the map from the peer channel"
+sparkc_of a probe --peer b --kind rtt >/dev/null || fail "rtt probe a -> b failed without lldpd"
+assert_eq "$(json_get "$(sparkd_call a neighbours)" "d['lldpd']")" absent "a's neighbours' lldpd"
+assert_contains "$(sparkc_of a neighbours)" "lldpd absent: neighbours from the peer channel only" "sparkc neighbours"
+wait_until 10 neighbour_is a fa "(nb['source'], nb['sysname'], nb['port_id'])" "('peer', 'b', 'fb')" ||
+        fail "a's neighbour on fa is not b's fb from the peer channel: $(sparkd_call a neighbours)"
+wait_until 15 maps_agree pair 2 1 a b || { maps_report a b; fail "the maps differ or are not a pair"; }
+
+step "an lldpd started later is picked up, one that stops is absent again"
+lldpd_start a "$a" fa
+lldpd_start b "$b" fb
+# The watch connects when the socket appears.
+wait_until 20 neighbour_is a fa "(nb['source'], nb['sysname'], nb['port_descr'])" "('lldp', 'b', 'fb')" ||
+        fail "a does not read b from lldpd: $(sparkd_call a neighbours)"
+lldp_agrees a || fail "a: sparkd and lldpcli disagree"
+kill "$(pid_of lldpd-a)"
+lldpd_absent() { [ "$(json_get "$(sparkd_call a neighbours)" "d['lldpd']")" = absent ]; }
+wait_until 10 lldpd_absent || fail "a's lldpd stopped but the table says $(sparkd_call a neighbours)"
+pass
