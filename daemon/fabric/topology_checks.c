@@ -243,7 +243,9 @@ static size_t node_links(const struct topology_graph *g, size_t x, enum topology
 }
 
 /* Links the expected shape wants and the map lacks; links seen from one end only; nodes with no
- * link at all. */
+ * link at all where LLDP runs. Without lldpd a node's far ends come from the peer channel, which
+ * cannot name one on a shared segment (a switch): no link there is not knowing, not a fault (the
+ * lldpd check says how to know). */
 static void check_missing_links(struct topology_graph *g)
 {
         const char *want = g->expect && g->expect->shape ? g->expect->shape : "auto";
@@ -272,7 +274,8 @@ static void check_missing_links(struct topology_graph *g)
                 }
                 if ((strcmp(want, "ring") == 0 && peers < 2) || (strcmp(want, "pair") == 0 && peers < 1) ||
                     (strcmp(want, "switch") == 0 && !node_links(g, x, TOPOLOGY_FAR_SWITCH)) ||
-                    (g->n_nodes > 1 && !peers && !node_links(g, x, TOPOLOGY_FAR_SWITCH))) {
+                    (g->n_nodes > 1 && !peers && !node_links(g, x, TOPOLOGY_FAR_SWITCH) &&
+                     strcmp(g->nodes[x]->lldpd, "running") == 0)) {
                         finding_node(&f, name);
                         is_failed = true;
                         snprintf(list + strlen(list), sizeof(list) - strlen(list),

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 addr, port, key_file, victim, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
@@ -36,6 +37,9 @@ send({"type": "hello", "proto": 1, "node_id": me, "instance": "d" * 32, "name": 
 # The daemon's own hello comes back once the handshake and ours are through.
 if not tls.stdout.readline():
     sys.exit("no answer from %s:%s" % (addr, port))
+# What the daemon sends from now on (summaries it relays, heartbeats) is read and dropped: a full
+# pipe would stop s_client before it sees the daemon close the connection.
+threading.Thread(target=lambda: [None for _ in tls.stdout], daemon=True).start()
 for seq in range(1, rounds + 1):
     # Oversized: under the 64 KiB line of the peer channel, over the summary's limit.
     send(summary("a" * 32, "big", seq, {"doctor": {"pad": "x" * (60 * 1024)}}))
