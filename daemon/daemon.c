@@ -63,8 +63,13 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = peers_configure(d->peers, d->config);
         if (r < 0)
                 return r;
-        /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
-        gid_watch_configure(d->gid_watch, d->config->recheck_usec);
+        gid_watch_check(d->gid_watch);
+        /* One timer for the three: an idle daemon wakes once per recheck_interval. Links change
+         * with netlink events in between; sysctls and the GID tables (sysfs) tell nobody. */
+        recheck_set_interval(d->recheck, d->recheck_links, d->config->recheck_usec);
+        recheck_set_interval(d->recheck, d->recheck_sysctls,
+                             sysctl_keeper_count(d->sysctls) ? d->config->recheck_usec : 0);
+        recheck_set_interval(d->recheck, d->recheck_gids, d->config->recheck_usec);
         r = port_errors_configure(d->port_errors, d->config);
         if (r < 0)
                 return r;
@@ -88,6 +93,35 @@ static void on_links_changed(void *userdata)
 
         gid_watch_poke(d->gid_watch);
         port_errors_poke(d->port_errors);
+        peers_fabric_changed(d->peers);
+}
+
+static void recheck_links(void *links)
+{
+        links_recheck(links);
+}
+
+static void recheck_sysctls(void *sysctls)
+{
+        (void)sysctl_keeper_check(sysctls);
+}
+
+static void recheck_gids(void *gid_watch)
+{
+        gid_watch_check(gid_watch);
+}
+
+static int sparkd_wire_recheck(struct sparkd *d)
+{
+        int r = recheck_new(d->base, &d->recheck);
+
+        if (r >= 0)
+                r = recheck_add(d->recheck, recheck_links, d->links, &d->recheck_links);
+        if (r >= 0)
+                r = recheck_add(d->recheck, recheck_sysctls, d->sysctls, &d->recheck_sysctls);
+        if (r >= 0)
+                r = recheck_add(d->recheck, recheck_gids, d->gid_watch, &d->recheck_gids);
+        return r;
 }
 
 /* Re-reads the config. On errors the running config stays and errors says why. */
@@ -318,6 +352,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         if (r < 0)
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
+        r = sparkd_wire_recheck(d);
+        if (r < 0)
+                goto fail;
         sparkd_wire_fabric_facts(d);
         r = sparkd_start_metrics(d);
         if (r < 0)
@@ -383,6 +420,7 @@ void sparkd_free(struct sparkd *d)
         aer_watch_free(d->aer_watch);
         port_errors_free(d->port_errors);
         gid_watch_free(d->gid_watch);
+        recheck_free(d->recheck);
         peers_free(d->peers);
         links_free(d->links);
         sysctl_keeper_free(d->sysctls);

@@ -362,7 +362,7 @@ static const struct conf_key keys[] = {
         { "daemon", "mode",               CUSTOM_KEY(parse_mode) },
         { "daemon", "state_dir",          CUSTOM_KEY(parse_state_dir) },
         { "daemon", "log_level",          CUSTOM_KEY(parse_log_level) },
-        { "daemon", "recheck_interval",   USEC_KEY(recheck_usec, SEC, HOUR, 30 * SEC),
+        { "daemon", "recheck_interval",   USEC_KEY(recheck_usec, SEC, HOUR, 60 * SEC),
           .why = "a duration from 1s to 1h, such as 30s or 5m" },
         { "daemon", "host_root",          CUSTOM_KEY(parse_host_root) },
         { "fabric", "interfaces",         CUSTOM_KEY(parse_fabric_interfaces) },
