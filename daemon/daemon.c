@@ -415,12 +415,13 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        /* Before the modules whose checks it runs. */
+        recheck_free(d->recheck);
         metrics_writer_free(d->metrics);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
         port_errors_free(d->port_errors);
         gid_watch_free(d->gid_watch);
-        recheck_free(d->recheck);
         peers_free(d->peers);
         links_free(d->links);
         sysctl_keeper_free(d->sysctls);
