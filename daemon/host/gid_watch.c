@@ -171,6 +171,8 @@ void gid_watch_check(struct gid_watch *w)
         size_t n = 0;
         int r;
 
+        /* This read sees every change so far: a settle read pending for them would repeat it. */
+        evtimer_del(w->settle);
         r = w->read(w->userdata, &now);
         if (r < 0) {
                 log_warning("gid watch: cannot read the GID tables: %s", strerror(-r));

@@ -193,10 +193,22 @@ int probe_schedule_new(struct probes *ps)
         return 0;
 }
 
+static bool has_peer_up(struct probes *ps)
+{
+        json_object *peers_json;
+        char **ids = schedule_members(ps, &peers_json);
+        bool up = strv_length(ids) >= 2;
+
+        strv_free(ids);
+        json_object_put(peers_json);
+        return up;
+}
+
 void probe_schedule_start(struct probes *ps)
 {
         event_del(ps->tick);
-        if (ps->interval_sec || ps->rtt_interval_sec)
+        /* Alone (as every node is at start) nothing can be due: a peer that comes up starts it. */
+        if ((ps->interval_sec || ps->rtt_interval_sec) && has_peer_up(ps))
                 evtimer_add(ps->tick, &(struct timeval){ .tv_sec = 1 });
 }
 

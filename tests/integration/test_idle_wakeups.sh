@@ -2,14 +2,15 @@
 # An idle daemon (no peers, no probes due, no fabric port, no metrics textfile) sleeps: its
 # timers are set to what is due, and the rechecks of links, sysctls and GID tables share one timer
 # at the default recheck_interval (60s), so over a minute it wakes once for that recheck, besides
-# the end of its start-up (the status client leaving, the debounced saves). Measured with mDNS
+# the end of its start-up. Measured with mDNS
 # off, and with mDNS on in a namespace with its own avahi-daemon where Avahi is installed.
 # voluntary_ctxt_switches in /proc/PID/status counts each time it comes back from a wait.
 # tests/bench/idle_wakeups.sh measures the same over minutes.
 . "$(dirname "$0")/lib.sh"
 
-# The start-up's last wakeups may fall into the window: at most this many besides the recheck.
-START_UP_TAIL=2
+# The start-up's last wakeup may fall into the window (the status client's goodbye, Avahi's last
+# answers): at most this many besides the recheck.
+START_UP_TAIL=1
 WINDOW_SEC=65
 
 nodes=(quiet)
