@@ -6,13 +6,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
-helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-a=$(netns_new a)
-b=$(netns_new b)
-veth_pair "$a" fa "$b" fb 10.98.0.1/24 10.98.0.2/24
-peer_conf a fa 10.98.0.2 "[probe]" "helper_dir = $helpers" "rtt_interval = 2s"
-peer_conf b fb 10.98.0.1 "[probe]" "helper_dir = $helpers" "rtt_interval = 2s"
+cable_nodes
+for n in a b; do
+        printf '[probe]\nhelper_dir = %s\nrtt_interval = 2s\n' \
+                "${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}" >>"$TEST_TMP/$n.conf"
+done
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 
 step "a is alone past its first rtt round"
