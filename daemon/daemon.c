@@ -12,9 +12,7 @@
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
 #include "daemon/cluster/cluster_channel.h"
-#include "inventory/software.h"
-
-static void sparkd_publish_software(struct sparkd *d);
+#include "daemon/cluster/software_section.h"
 
 static const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -77,8 +75,13 @@ static int sparkd_apply_host_state(struct sparkd *d)
         /* Summaries are refreshed with the peer heartbeat: a silent node ages out with it. */
         cluster_configure(d->cluster, d->config->node_name, d->config->heartbeat_usec,
                           d->config->cluster_forget_after_usec);
-        /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
-        gid_watch_configure(d->gid_watch, d->config->recheck_usec);
+        gid_watch_check(d->gid_watch);
+        /* One timer for the three: an idle daemon wakes once per recheck_interval. Links change
+         * with netlink events in between; sysctls and the GID tables (sysfs) tell nobody. */
+        recheck_set_interval(d->recheck, d->recheck_links, d->config->recheck_usec);
+        recheck_set_interval(d->recheck, d->recheck_sysctls,
+                             sysctl_keeper_count(d->sysctls) ? d->config->recheck_usec : 0);
+        recheck_set_interval(d->recheck, d->recheck_gids, d->config->recheck_usec);
         r = port_errors_configure(d->port_errors, d->config);
         if (r < 0)
                 return r;
@@ -105,6 +108,7 @@ static void on_links_changed(void *userdata)
         /* lldpd drops a moved port's neighbour only when it sees the interface go. */
         lldp_watch_refresh(d->lldp);
         cabling_update(d->cabling);
+        peers_fabric_changed(d->peers);
 }
 
 static void on_lldp_changed(void *userdata)
@@ -114,6 +118,34 @@ static void on_lldp_changed(void *userdata)
 
         peers_set_chassis(d->peers, t->has_chassis ? t->chassis_id : NULL, t->chassis_name);
         cabling_update(d->cabling);
+}
+
+static void recheck_links(void *links)
+{
+        links_recheck(links);
+}
+
+static void recheck_sysctls(void *sysctls)
+{
+        (void)sysctl_keeper_check(sysctls);
+}
+
+static void recheck_gids(void *gid_watch)
+{
+        gid_watch_check(gid_watch);
+}
+
+static int sparkd_wire_recheck(struct sparkd *d)
+{
+        int r = recheck_new(d->base, &d->recheck);
+
+        if (r >= 0)
+                r = recheck_add(d->recheck, recheck_links, d->links, &d->recheck_links);
+        if (r >= 0)
+                r = recheck_add(d->recheck, recheck_sysctls, d->sysctls, &d->recheck_sysctls);
+        if (r >= 0)
+                r = recheck_add(d->recheck, recheck_gids, d->gid_watch, &d->recheck_gids);
+        return r;
 }
 
 /* Re-reads the config. On errors the running config stays and errors says why. */
@@ -142,7 +174,7 @@ static int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         d->fabric_sources.config = next;
         d->reloads++;
         /* The host root may have changed, and a reload is when an upgrade is expected to show. */
-        sparkd_publish_software(d);
+        software_section_publish(d->cluster, d->config->host_root);
         r = sparkd_apply_host_state(d);
         if (r < 0)
                 log_error("config: applying the new host state settings failed: %s", strerror(-r));
@@ -216,55 +248,12 @@ static json_object *firewall_results(void *firewall)
         return firewall_check_results(firewall);
 }
 
-/* This node's "software" section, read now. */
-static json_object *software_section(const struct sparkd *d)
-{
-        struct software_facts s;
-
-        if (software_read(d->config->host_root, &s) < 0)
-                return NULL;
-        return software_to_json(&s, SPARKD_VERSION);
-}
-
-/* Reads this node's software afresh and hands it to the cluster view (which sends it only when
- * it changed). */
-static void sparkd_publish_software(struct sparkd *d)
-{
-        json_object *software = software_section(d);
-
-        if (software && cluster_set_section(d->cluster, "software", software) < 0)
-                log_warning("cluster: cannot publish this node's software section: out of memory");
-}
-
-struct software_collect {
-        struct sparkd *d;
-        json_object *nodes;
-};
-
-static void collect_software(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
-                             void *userdata)
-{
-        struct software_collect *sc = userdata;
-        json_object *software = cluster_get_section(sc->d->cluster, node_id, "software", NULL, NULL), *node;
-
-        /* A stale node is not up: what it runs is not what a job would meet now. */
-        if (is_stale || !software)
-                return;
-        node = json_object_new_object();
-        json_object_object_add(node, "node_id", json_object_new_string(node_id));
-        json_object_object_add(node, "name", name ? json_object_new_string(name) : NULL);
-        json_object_object_add(node, "software", json_object_get(software));
-        json_object_array_add(sc->nodes, node);
-}
-
 /* The up nodes' software sections for the consistency check, this node's read now. */
 static json_object *software_nodes(void *daemon)
 {
-        struct software_collect sc = { .d = daemon, .nodes = json_object_new_array() };
+        struct sparkd *d = daemon;
 
-        sparkd_publish_software(sc.d);
-        cluster_foreach_node(sc.d->cluster, collect_software, &sc);
-        return sc.nodes;
+        return software_section_nodes(d->cluster, d->config->host_root);
 }
 
 /* The doctor section another node published in the cluster view (borrowed). */
@@ -319,7 +308,7 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
         };
         probes_set_link_filter(d->probes, pair_is_cabled, d->cabling);
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
-        sparkd_publish_software(d);
+        software_section_publish(d->cluster, d->config->host_root);
         /* The first look: the AER counts every later one is compared with. */
         if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
                 fabric_facts_free(&f);
@@ -497,6 +486,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         if (r < 0)
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
+        r = sparkd_wire_recheck(d);
+        if (r < 0)
+                goto fail;
         sparkd_wire_fabric_facts(d);
         r = sparkd_start_cluster_feed(d);
         if (r < 0)
@@ -564,6 +556,8 @@ void sparkd_free(struct sparkd *d)
         if (!d)
                 return;
         event_set_sink(NULL, NULL);
+        /* Before the modules whose checks it runs. */
+        recheck_free(d->recheck);
         metrics_writer_free(d->metrics);
         cluster_doctor_free(d->cluster_doctor);
         cluster_feed_free(d->cluster_feed);

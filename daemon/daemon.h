@@ -15,6 +15,7 @@
 #include "daemon/base/api.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
+#include "daemon/base/recheck.h"
 #include "daemon/base/store.h"
 #include "daemon/cluster/cluster.h"
 #include "daemon/cluster/cluster_api.h"
@@ -62,6 +63,8 @@ struct sparkd {
         struct cabling *cabling;     /* the neighbour table and the topology map */
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
+        struct recheck *recheck; /* one timer for the links', sysctls' and GID tables' rechecks */
+        unsigned recheck_links, recheck_sysctls, recheck_gids;
         struct port_errors *port_errors; /* the fabric ports' error counters */
         struct metrics_writer *metrics;
         struct fabric_sources fabric_sources; /* its config follows reloads */

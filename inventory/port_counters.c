@@ -10,6 +10,7 @@
 
 #include "common/macro.h"
 #include "common/strutil.h"
+#include "driver_stats.h"
 #include "rdma.h"
 #include "sysfs.h"
 
@@ -17,6 +18,7 @@ enum counter_dir {
         DIR_IB,
         DIR_HW,
         DIR_NETDEV,
+        DIR_DRIVER,
 };
 
 static const struct {
@@ -38,6 +40,12 @@ static const struct {
         [PORT_COUNTER_RX_CRC_ERRORS] = { "rx_crc_errors", DIR_NETDEV },
         [PORT_COUNTER_RX_BYTES] = { "rx_bytes", DIR_NETDEV },
         [PORT_COUNTER_TX_BYTES] = { "tx_bytes", DIR_NETDEV },
+        [PORT_COUNTER_LINK_DOWN_EVENTS_PHY] = { "link_down_events_phy", DIR_DRIVER },
+        [PORT_COUNTER_RX_DISCARDS_PHY] = { "rx_discards_phy", DIR_DRIVER },
+        [PORT_COUNTER_TX_DISCARDS_PHY] = { "tx_discards_phy", DIR_DRIVER },
+        [PORT_COUNTER_RX_OUT_OF_BUFFER] = { "rx_out_of_buffer", DIR_DRIVER },
+        [PORT_COUNTER_RX_PAUSE_CTRL_PHY] = { "rx_pause_ctrl_phy", DIR_DRIVER },
+        [PORT_COUNTER_TX_PAUSE_CTRL_PHY] = { "tx_pause_ctrl_phy", DIR_DRIVER },
 };
 
 const char *port_counter_name(enum port_counter counter)
@@ -57,9 +65,10 @@ int port_counter_from_name(const char *name, enum port_counter *out)
 
 const char *port_counter_dir(enum port_counter counter)
 {
-        static const char *const dirs[] = {
-                [DIR_IB] = "counters", [DIR_HW] = "hw_counters", [DIR_NETDEV] = "statistics"
-        };
+        static const char *const dirs[] = { [DIR_IB] = "counters",
+                                            [DIR_HW] = "hw_counters",
+                                            [DIR_NETDEV] = "statistics",
+                                            [DIR_DRIVER] = "driver" };
 
         return counter < _PORT_COUNTER_MAX ? dirs[counters[counter].dir] : NULL;
 }
@@ -69,11 +78,38 @@ bool port_counter_is_traffic(enum port_counter counter)
         return counter == PORT_COUNTER_RX_BYTES || counter == PORT_COUNTER_TX_BYTES;
 }
 
+void port_counters_take_driver_stats(struct port_counter_sample *s, const struct driver_stats *stats)
+{
+        for (size_t i = 0; i < _PORT_COUNTER_MAX; i++) {
+                const struct driver_stat *d;
+
+                if (counters[i].dir != DIR_DRIVER)
+                        continue;
+                d = driver_stats_find(stats, counters[i].name);
+                s->has[i] = d != NULL;
+                s->values[i] = d ? d->value : 0;
+        }
+}
+
+/* A netdev without driver statistics here (another namespace's, a fixture's, a driver that keeps
+ * none) has none of the table's. */
+static void read_driver_stats(struct port_counter_sample *s)
+{
+        struct driver_stats stats;
+
+        if (!s->netdev[0] || driver_stats_read(s->netdev, &stats) < 0)
+                return;
+        port_counters_take_driver_stats(s, &stats);
+        driver_stats_free(&stats);
+}
+
 static void read_port(const char *root, struct port_counter_sample *s)
 {
         for (size_t i = 0; i < _PORT_COUNTER_MAX; i++) {
                 int r;
 
+                if (counters[i].dir == DIR_DRIVER)
+                        continue;
                 if (counters[i].dir == DIR_NETDEV || !s->device[0]) {
                         if (!s->netdev[0] || counters[i].dir != DIR_NETDEV)
                                 continue;
@@ -87,6 +123,7 @@ static void read_port(const char *root, struct port_counter_sample *s)
                 if (r < 0)
                         s->values[i] = 0;
         }
+        read_driver_stats(s);
 }
 
 static int add_port(const char *root, struct port_counter_list *out, const char *device, unsigned port,

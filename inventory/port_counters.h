@@ -1,8 +1,10 @@
 /*
  * The error and traffic counters of every RDMA port, read from sysfs under the host root: the
  * InfiniBand port counters (class/infiniband/DEV/ports/N/counters), the driver's RDMA counters
- * (hw_counters) and the port's netdev statistics (class/net/IF/statistics). Only the counters in
- * the table below are read, so one look costs a few small files per port. A counter the kernel
+ * (hw_counters) and the port's netdev statistics (class/net/IF/statistics); and the NIC's own
+ * Ethernet counters among the netdev's driver statistics (`ethtool -S`, driver_stats.h: one
+ * ioctl set per netdev, in the caller's network namespace). Only the counters in the table below
+ * are kept, so one look costs a few small files per port. A counter the kernel or the driver
  * does not offer is left unread, never an error.
  */
 #pragma once
@@ -32,6 +34,13 @@ enum port_counter {
         PORT_COUNTER_RX_CRC_ERRORS,
         PORT_COUNTER_RX_BYTES,
         PORT_COUNTER_TX_BYTES,
+        /* the driver's statistics (mlx5's names): what the Ethernet port itself dropped or saw */
+        PORT_COUNTER_LINK_DOWN_EVENTS_PHY,
+        PORT_COUNTER_RX_DISCARDS_PHY,
+        PORT_COUNTER_TX_DISCARDS_PHY,
+        PORT_COUNTER_RX_OUT_OF_BUFFER,
+        PORT_COUNTER_RX_PAUSE_CTRL_PHY,
+        PORT_COUNTER_TX_PAUSE_CTRL_PHY,
         _PORT_COUNTER_MAX,
 };
 
@@ -39,7 +48,8 @@ enum port_counter {
 const char *port_counter_name(enum port_counter counter);
 /* -ENOENT for a name not in the table. */
 int port_counter_from_name(const char *name, enum port_counter *out);
-/* Where the kernel keeps it: "counters", "hw_counters" or "statistics". */
+/* Where the kernel keeps it: "counters", "hw_counters", "statistics" or "driver" (the
+ * netdev's driver statistics). */
 const char *port_counter_dir(enum port_counter counter);
 /* The byte counters count traffic, not errors: no threshold applies to them. */
 bool port_counter_is_traffic(enum port_counter counter);
@@ -73,6 +83,10 @@ struct port_counter_list {
         struct port_counter_sample *v;
         size_t n;
 };
+
+struct driver_stats;
+/* Takes the table's counters that stats (of s's netdev) has. */
+void port_counters_take_driver_stats(struct port_counter_sample *s, const struct driver_stats *stats);
 
 /* Every port under SYSFS_ROOT/class/infiniband, by device and port, then each of netdevs (may be
  * NULL) that is no such port's netdev, with its statistics only (device "", port 0): fabric

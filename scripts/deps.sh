@@ -13,7 +13,7 @@ build_packages=(
 )
 test_packages=(
         "${build_packages[@]}"
-        iproute2 procps util-linux python3
+        iproute2 procps util-linux python3 ethtool
         avahi-daemon avahi-utils dbus lldpd
         iperf3 prometheus prometheus-node-exporter python3-yaml
         clang-format

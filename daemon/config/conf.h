@@ -92,6 +92,8 @@ struct sparkd_config {
         double counters_symbol_error_per_sec;        /* 0: no threshold */
         double counters_link_error_recovery_per_min; /* 0: no threshold */
         double counters_roce_slow_restart_per_sec;   /* 0: no threshold */
+        double counters_discards_per_sec;            /* the NIC's drops; 0: no threshold */
+        double counters_pause_frames_per_sec;        /* 0: no threshold */
 
         /* [cluster] */
         uint64_t cluster_forget_after_usec; /* a silent node's summary is dropped after this */
@@ -128,7 +130,8 @@ const char *enforce_mode_to_string(enum enforce_mode mode);
 /* [counters] fatal's default: what NVIDIA's NIC health monitor (NVSentinel) treats as fatal on
  * any increment. */
 #define CONF_COUNTERS_FATAL_DEFAULT                                                                         \
-        "link_downed excessive_buffer_overrun_errors local_link_integrity_errors rnr_nak_retry_err"
+        "link_downed excessive_buffer_overrun_errors local_link_integrity_errors rnr_nak_retry_err "        \
+        "link_down_events_phy"
 
 /* Loads path and its drop-ins. A missing path is an error only when must_exist is set (the user
  * named the file); otherwise defaults apply. Returns 0 and a config, or -EINVAL with errors

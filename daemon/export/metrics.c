@@ -274,10 +274,11 @@ static void port_counter_families(FILE *out, const struct port_counter_list *cou
         static const char *const directions[] = { "rx", "tx" };
         static const enum port_counter bytes[] = { PORT_COUNTER_RX_BYTES, PORT_COUNTER_TX_BYTES };
 
-        port_error_family(
-                out, counters, "sparkd_port_errors_total", "counter",
-                "Error counters of the fabric port, as the kernel counts them since the driver loaded.",
-                port_count);
+        port_error_family(out, counters, "sparkd_port_errors_total", "counter",
+                          "Error, drop and pause counters of the fabric port, as the kernel or the NIC's "
+                          "driver counts "
+                          "them since the driver loaded.",
+                          port_count);
         family(out, "sparkd_port_bytes_total", "counter",
                "Bytes the fabric port's netdev received or sent.");
         for (size_t i = 0; counters && i < counters->n; i++)

@@ -43,6 +43,11 @@ void counter_thresholds_from_config(const struct sparkd_config *c, struct counte
         out->per_sec[PORT_COUNTER_SYMBOL_ERROR] = c->counters_symbol_error_per_sec;
         out->per_sec[PORT_COUNTER_LINK_ERROR_RECOVERY] = c->counters_link_error_recovery_per_min / 60;
         out->per_sec[PORT_COUNTER_ROCE_SLOW_RESTART] = c->counters_roce_slow_restart_per_sec;
+        out->per_sec[PORT_COUNTER_RX_DISCARDS_PHY] = c->counters_discards_per_sec;
+        out->per_sec[PORT_COUNTER_TX_DISCARDS_PHY] = c->counters_discards_per_sec;
+        out->per_sec[PORT_COUNTER_RX_OUT_OF_BUFFER] = c->counters_discards_per_sec;
+        out->per_sec[PORT_COUNTER_RX_PAUSE_CTRL_PHY] = c->counters_pause_frames_per_sec;
+        out->per_sec[PORT_COUNTER_TX_PAUSE_CTRL_PHY] = c->counters_pause_frames_per_sec;
 }
 
 const char *counter_action(enum port_counter counter)
@@ -53,11 +58,21 @@ const char *counter_action(enum port_counter counter)
         case PORT_COUNTER_SYMBOL_ERROR:
         case PORT_COUNTER_LINK_ERROR_RECOVERY:
         case PORT_COUNTER_RX_CRC_ERRORS:
+        case PORT_COUNTER_LINK_DOWN_EVENTS_PHY:
                 return "reseat the cable at both ends, then replace the cable or transceiver if it goes on";
         case PORT_COUNTER_EXCESSIVE_BUFFER_OVERRUN_ERRORS:
         case PORT_COUNTER_PORT_XMIT_DISCARDS:
         case PORT_COUNTER_PORT_RCV_ERRORS:
+        case PORT_COUNTER_RX_DISCARDS_PHY:
+        case PORT_COUNTER_TX_DISCARDS_PHY:
                 return "check PFC and ECN on the switch port and on the node (lossless class, buffer sizes)";
+        case PORT_COUNTER_RX_OUT_OF_BUFFER:
+                return "the host did not post receive buffers in time: check the receiving processes' CPU "
+                       "and the ring size (ethtool -g)";
+        case PORT_COUNTER_RX_PAUSE_CTRL_PHY:
+        case PORT_COUNTER_TX_PAUSE_CTRL_PHY:
+                return "a pause storm: find the congested or stuck receiver and check PFC on the switch "
+                       "port";
         default:
                 return "check PFC and ECN on the switch and the peer's load; RDMA traffic is retransmitting";
         }

@@ -20,7 +20,6 @@ struct gid_watch {
         struct gid_table table;
         bool has_table;
         struct event *settle;
-        struct event *backstop;
         unsigned changes;      /* gid-changed events since start */
         time_t env_changed_at; /* 0: no change since the env was last served */
         bool env_served;       /* the env method has answered since start */
@@ -172,6 +171,8 @@ void gid_watch_check(struct gid_watch *w)
         size_t n = 0;
         int r;
 
+        /* This read sees every change so far: a settle read pending for them would repeat it. */
+        evtimer_del(w->settle);
         r = w->read(w->userdata, &now);
         if (r < 0) {
                 log_warning("gid watch: cannot read the GID tables: %s", strerror(-r));
@@ -205,8 +206,7 @@ int gid_watch_new(struct event_base *base, gid_read_fn read, void *userdata, str
                 return -ENOMEM;
         *w = (struct gid_watch){ .base = base, .read = read, .userdata = userdata };
         w->settle = evtimer_new(base, on_timer, w);
-        w->backstop = event_new(base, -1, EV_PERSIST, on_timer, w);
-        if (!w->settle || !w->backstop) {
+        if (!w->settle) {
                 gid_watch_free(w);
                 return -ENOMEM;
         }
@@ -220,21 +220,8 @@ void gid_watch_free(struct gid_watch *w)
                 return;
         if (w->settle)
                 event_free(w->settle);
-        if (w->backstop)
-                event_free(w->backstop);
         gid_table_free(&w->table);
         free(w);
-}
-
-void gid_watch_configure(struct gid_watch *w, uint64_t interval_usec)
-{
-        struct timeval tv = { .tv_sec = (time_t)(interval_usec / 1000000),
-                              .tv_usec = (suseconds_t)(interval_usec % 1000000) };
-
-        event_del(w->backstop);
-        if (interval_usec > 0)
-                event_add(w->backstop, &tv);
-        gid_watch_check(w);
 }
 
 void gid_watch_poke(struct gid_watch *w)

@@ -3,9 +3,9 @@
  * and the probes name a GID by index; when an address comes or goes or a link flaps, the kernel
  * rebuilds the table and an address may land at another index, and jobs started before fail
  * ("NET/IB: GID table changed"). The table is re-read shortly after every netlink link or address
- * change and, as a backstop (sysfs GID files have no change notification), on a timer and on
- * reload. A change is a gid-changed event and marks the environment changed in `status` until
- * the env method is asked again.
+ * change and, as a backstop (sysfs GID files have no change notification), on the daemon's
+ * recheck timer (recheck.h) and on reload. A change is a gid-changed event and marks the environment changed
+ * in `status` until the env method is asked again.
  */
 #pragma once
 
@@ -54,8 +54,6 @@ typedef int (*gid_read_fn)(void *userdata, struct gid_table *out);
 
 int gid_watch_new(struct event_base *base, gid_read_fn read, void *userdata, struct gid_watch **ret);
 void gid_watch_free(struct gid_watch *w);
-/* Re-reads now, and every interval_usec from now on (0: no timer). */
-void gid_watch_configure(struct gid_watch *w, uint64_t interval_usec);
 /* A link or address changed: re-read once things settle. */
 void gid_watch_poke(struct gid_watch *w);
 /* Re-reads now; a change is logged, emitted and kept for status. */

@@ -26,7 +26,6 @@ struct links {
         struct link_counters counters;
         struct netlink *nl;
         struct event *save_timer;
-        struct event *recheck_timer;
         void (*on_change)(void *userdata);
         void *change_userdata;
         struct link **v;
@@ -247,11 +246,6 @@ void links_set_change_hook(struct links *ls, void (*fn)(void *userdata), void *u
         ls->change_userdata = userdata;
 }
 
-static void on_recheck_timer(evutil_socket_t fd, short what, void *userdata)
-{
-        links_recheck(userdata);
-}
-
 int links_new(struct event_base *base, struct store *store, struct links **ret)
 {
         struct links *ls = calloc(1, sizeof(*ls));
@@ -262,8 +256,7 @@ int links_new(struct event_base *base, struct store *store, struct links **ret)
         ls->base = base;
         ls->counters.store = store;
         ls->save_timer = evtimer_new(base, on_save_timer, ls);
-        ls->recheck_timer = event_new(base, -1, EV_PERSIST, on_recheck_timer, ls);
-        if (!ls->save_timer || !ls->recheck_timer) {
+        if (!ls->save_timer) {
                 links_free(ls);
                 return -ENOMEM;
         }
@@ -292,8 +285,6 @@ void links_free(struct links *ls)
         link_counters_done(&ls->counters);
         if (ls->save_timer)
                 event_free(ls->save_timer);
-        if (ls->recheck_timer)
-                event_free(ls->recheck_timer);
         strv_free(ls->patterns);
         strv_free(ls->down);
         free(ls->sysfs_root);
@@ -311,8 +302,6 @@ static void on_initial_link(const struct netlink_link *now, bool removed, void *
 int links_configure(struct links *ls, const struct sparkd_config *c)
 {
         struct netif_list inventory;
-        struct timeval tv = { .tv_sec = (time_t)(c->recheck_usec / 1000000),
-                              .tv_usec = (suseconds_t)(c->recheck_usec % 1000000) };
         char *root = strdup(c->sysfs_root);
         int r;
 
@@ -349,8 +338,6 @@ int links_configure(struct links *ls, const struct sparkd_config *c)
                 netlink_foreach_link(ls->nl, on_initial_link, ls);
         }
         links_recheck(ls);
-        event_del(ls->recheck_timer);
-        event_add(ls->recheck_timer, &tv);
         return 0;
 }
 

@@ -2,8 +2,9 @@
  * Fabric links kept as configured and watched: every fabric netdev (the inventory of netif.c)
  * gets the configured MTU, ports listed in [fabric] down stay administratively down, and every
  * carrier/oper-state change is an event, folded into one link-flapping alert when they come too
- * fast. Reacts to netlink notifications; a timer re-checks everything as a safety net. Per-link
- * counters of flaps and corrections are kept in the state directory.
+ * fast. Reacts to netlink notifications; the daemon's recheck timer (recheck.h) re-checks
+ * everything as a safety net. Per-link counters of flaps and corrections are kept in the state
+ * directory.
  */
 #pragma once
 
@@ -25,7 +26,7 @@ int links_new(struct event_base *base, struct store *store, struct links **ret);
 void links_free(struct links *links);
 /* Applies a (new) config: rescans the inventory and enforces at once. */
 int links_configure(struct links *links, const struct sparkd_config *config);
-/* Enforces and compares every link now (also done by the recheck timer). */
+/* Enforces and compares every link now (the daemon runs it on its recheck timer). */
 void links_recheck(struct links *links);
 json_object *links_to_json(struct links *links);
 

@@ -26,10 +26,8 @@ struct sysctl_entry {
 
 struct sysctl_keeper {
         struct event_base *base;
-        struct event *timer;
         char *root;
         enum enforce_mode mode;
-        uint64_t interval_usec;
         struct sysctl_entry *v;
         size_t n;
 };
@@ -106,11 +104,6 @@ bool sysctl_values_equal(const char *a, const char *b)
         return strcmp(na, nb) == 0;
 }
 
-static void on_timer(evutil_socket_t fd, short what, void *userdata)
-{
-        sysctl_keeper_check(userdata);
-}
-
 int sysctl_keeper_new(struct event_base *base, const char *root, struct sysctl_keeper **ret)
 {
         struct sysctl_keeper *k = calloc(1, sizeof(*k));
@@ -119,8 +112,7 @@ int sysctl_keeper_new(struct event_base *base, const char *root, struct sysctl_k
                 return -ENOMEM;
         k->base = base;
         k->root = strdup(root);
-        k->timer = event_new(base, -1, EV_PERSIST, on_timer, k);
-        if (!k->root || !k->timer) {
+        if (!k->root) {
                 sysctl_keeper_free(k);
                 return -ENOMEM;
         }
@@ -142,8 +134,6 @@ void sysctl_keeper_free(struct sysctl_keeper *k)
 {
         if (!k)
                 return;
-        if (k->timer)
-                event_free(k->timer);
         entries_free(k->v, k->n);
         free(k->root);
         free(k);
@@ -153,7 +143,6 @@ int sysctl_keeper_configure(struct sysctl_keeper *k, const struct sparkd_config 
 {
         struct sysctl_entry *v = calloc(config->n_sysctls + 1, sizeof(*v));
         size_t n = 0;
-        struct timeval tv;
 
         if (!v)
                 return -ENOMEM;
@@ -178,11 +167,6 @@ int sysctl_keeper_configure(struct sysctl_keeper *k, const struct sparkd_config 
         k->v = v;
         k->n = n;
         k->mode = config->mode;
-        k->interval_usec = config->recheck_usec;
-        tv.tv_sec = (time_t)(k->interval_usec / 1000000);
-        tv.tv_usec = (suseconds_t)(k->interval_usec % 1000000);
-        event_del(k->timer);
-        event_add(k->timer, &tv);
         sysctl_keeper_check(k);
         return 0;
 }
@@ -242,6 +226,11 @@ static bool entry_check(struct sysctl_keeper *k, struct sysctl_entry *e)
                            e->name, old, e->wanted);
         }
         return true;
+}
+
+size_t sysctl_keeper_count(const struct sysctl_keeper *k)
+{
+        return k->n;
 }
 
 unsigned sysctl_keeper_check(struct sysctl_keeper *k)

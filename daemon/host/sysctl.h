@@ -1,6 +1,7 @@
 /*
  * Kernel sysctls kept at their configured values ([sysctl] in the config). The kernel sends no
- * event when a sysctl changes, so they are checked on a timer and on every reload. In enforce
+ * event when a sysctl changes (and /proc/sys takes no inotify watch), so they are checked on the
+ * daemon's recheck timer (recheck.h) and on every reload. In enforce
  * mode a drifted value is written back and a sysctl-corrected event logged; in audit mode a
  * sysctl-drift event is logged once per drifted value.
  */
@@ -19,8 +20,10 @@ struct sysctl_keeper;
 /* root is normally /proc/sys; tests point it at a directory of their own. */
 int sysctl_keeper_new(struct event_base *base, const char *root, struct sysctl_keeper **ret);
 void sysctl_keeper_free(struct sysctl_keeper *k);
-/* Takes the wanted values and the mode from config, checks at once and re-arms the timer. */
+/* Takes the wanted values and the mode from config and checks at once. */
 int sysctl_keeper_configure(struct sysctl_keeper *k, const struct sparkd_config *config);
+/* How many sysctls are kept: none needs no recheck. */
+size_t sysctl_keeper_count(const struct sysctl_keeper *k);
 /* Checks every sysctl now; returns how many drifted. */
 unsigned sysctl_keeper_check(struct sysctl_keeper *k);
 /* The links method's list: [{name, wanted, actual, state, corrections, error}]. */

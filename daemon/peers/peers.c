@@ -47,10 +47,10 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
         LIST_FOREACH(p, &ps->peers, link)
                 if (!p->conn && !p->dialing && !peer_is_retry_pending(p))
                         peer_dial(p);
-        peer_mdns_publish(ps);
-        /* Nobody to beat for, dial or publish to: no wakeups until a peer or a connection comes
-         * (peers_wake). */
-        if (LIST_EMPTY(&ps->conns) && LIST_EMPTY(&ps->peers) && !ps->discovery)
+        /* Nobody to beat for or dial: no wakeups until a peer or a connection comes (peers_wake).
+         * mDNS needs no tick: the record changes with the fabric addresses (peers_fabric_changed)
+         * and Avahi takes it again when it comes back. */
+        if (LIST_EMPTY(&ps->conns) && LIST_EMPTY(&ps->peers))
                 event_del(ps->tick);
 }
 
@@ -264,6 +264,11 @@ int peers_configure(struct peers *ps, const struct sparkd_config *config)
         peers_wake(ps);
         on_tick(-1, 0, ps);
         return 0;
+}
+
+void peers_fabric_changed(struct peers *ps)
+{
+        peer_mdns_publish(ps);
 }
 
 int peers_add_message_handler(struct peers *ps, const char *prefix, peers_message_fn fn, void *userdata)

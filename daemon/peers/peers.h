@@ -24,6 +24,8 @@ void peers_free(struct peers *peers);
 /* (Re)reads the key, the port, the static peers and mDNS settings. Errors with the key are
  * logged and leave peering off until a reload fixes them; the daemon keeps running. */
 int peers_configure(struct peers *peers, const struct sparkd_config *config);
+/* A fabric link or address changed: the mDNS record is published again when it differs. */
+void peers_fabric_changed(struct peers *peers);
 
 json_object *peers_to_json(struct peers *peers);
 

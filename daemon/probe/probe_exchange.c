@@ -250,8 +250,11 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
         struct probe *p, *next;
         json_object *port = NULL, *fields = NULL;
 
-        if (strcmp(type, "peer-up") == 0)
+        if (strcmp(type, "peer-up") == 0) {
+                if (ps->on_peer_up)
+                        ps->on_peer_up(ps);
                 return;
+        }
         if (strcmp(type, "peer-down") == 0) {
                 for (p = LIST_FIRST(&ps->probes); p; p = next) {
                         char why[128];

@@ -74,6 +74,8 @@ struct probes {
         void *linked_userdata;
         /* The queue's: a probe ended, so the bandwidth slot may be free for a queued one. */
         void (*on_probe_ended)(struct probes *ps);
+        /* The schedule's: a peer is up, so a round may be due with it (no timer runs alone). */
+        void (*on_peer_up)(struct probes *ps);
         struct event *tick;
         uint64_t last_slot;
         time_t last_rtt_round;

@@ -15,8 +15,8 @@
 #include "rounds.h"
 
 #define SCHEDULED_RTT_COUNT 200
-/* How often a node without peers looks for one to run the bandwidth round with. */
-#define SCHEDULE_ALONE_SEC 60
+/* What a schedule returns when nothing is due until a peer comes up (on_peer_up). */
+#define SCHEDULE_NOTHING_DUE UINT64_MAX
 
 /* The node ids that take part: this node and every peer that is up, the same set on every node
  * of a healthy cluster. */
@@ -95,7 +95,8 @@ static void schedule_kinds(struct probes *ps, const char *partner)
         }
 }
 
-/* Looks at the bandwidth schedule now; returns the seconds until it needs another look. */
+/* Looks at the bandwidth schedule now; returns the seconds until it needs another look, or
+ * SCHEDULE_NOTHING_DUE alone. */
 static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
 {
         json_object *peers_json;
@@ -110,9 +111,9 @@ static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
 
         if (slot == ps->last_slot)
                 goto out;
-        /* Alone: a peer that comes up is looked for once a minute, well within a round's jitter. */
+        /* Alone: nothing is due until a peer comes up, which looks again (on_peer_up). */
         if (strv_length(ids) < 2 || rounds_build(ids, strv_length(ids), &s) < 0 || rounds_count(s) == 0) {
-                wait = to_next_slot < SCHEDULE_ALONE_SEC ? to_next_slot : SCHEDULE_ALONE_SEC;
+                wait = SCHEDULE_NOTHING_DUE;
                 goto out;
         }
         round = rounds_at(s, (uint64_t)now, ps->interval_sec);
@@ -139,16 +140,20 @@ out:
         return wait;
 }
 
-/* Looks at the rtt schedule now; returns the seconds until its next round. */
+/* Looks at the rtt schedule now; returns the seconds until its next round, or
+ * SCHEDULE_NOTHING_DUE alone. */
 static uint64_t schedule_rtt(struct probes *ps, time_t now)
 {
         json_object *peers_json;
         char **ids;
+        bool alone;
 
         if (now - ps->last_rtt_round < (time_t)ps->rtt_interval_sec)
                 return (uint64_t)(ps->last_rtt_round + (time_t)ps->rtt_interval_sec - now);
-        ps->last_rtt_round = now;
+        /* Rounds keep their cadence from the start, also over the ones nobody was there for. */
+        ps->last_rtt_round = now - (now - ps->last_rtt_round) % (time_t)ps->rtt_interval_sec;
         ids = schedule_members(ps, &peers_json);
+        alone = strv_length(ids) < 2;
         /* RTT is cheap: every linked pair, started by the lower id. The path MTU is measured in the
          * initiator's direction (the answers are small), so every node checks its way to each. */
         for (char **id = ids + 1; id && *id; id++) {
@@ -160,29 +165,36 @@ static uint64_t schedule_rtt(struct probes *ps, time_t now)
         }
         strv_free(ids);
         json_object_put(peers_json);
-        return ps->rtt_interval_sec;
+        return alone ? SCHEDULE_NOTHING_DUE : ps->rtt_interval_sec;
 }
 
 /* The timer wakes only when something may be due: the next rtt round, the bandwidth round's
- * slot or its pair's jitter into it; never with both schedules off. */
+ * slot or its pair's jitter into it; never with both schedules off, nor without a peer up. */
 static void on_tick(evutil_socket_t fd, short what, void *userdata)
 {
         struct probes *ps = userdata;
         time_t now = time(NULL);
-        uint64_t wait = UINT64_MAX, w;
+        uint64_t wait = SCHEDULE_NOTHING_DUE, w;
 
         if (ps->interval_sec)
                 wait = schedule_bandwidth(ps, now);
         if (ps->rtt_interval_sec && (w = schedule_rtt(ps, now)) < wait)
                 wait = w;
-        if (wait == UINT64_MAX)
+        if (wait == SCHEDULE_NOTHING_DUE)
                 return;
         /* time() counts whole seconds: a wait of 0 would spin within the second. */
         evtimer_add(ps->tick, &(struct timeval){ .tv_sec = (time_t)(wait ? wait : 1) });
 }
 
+/* A look a second after the peer is up, as at start: its side of the hello is done too. */
+static void on_peer_up(struct probes *ps)
+{
+        probe_schedule_start(ps);
+}
+
 int probe_schedule_new(struct probes *ps)
 {
+        ps->on_peer_up = on_peer_up;
         ps->tick = evtimer_new(ps->base, on_tick, ps);
         if (!ps->tick)
                 return -ENOMEM;
@@ -191,10 +203,22 @@ int probe_schedule_new(struct probes *ps)
         return 0;
 }
 
+static bool has_peer_up(struct probes *ps)
+{
+        json_object *peers_json;
+        char **ids = schedule_members(ps, &peers_json);
+        bool up = strv_length(ids) >= 2;
+
+        strv_free(ids);
+        json_object_put(peers_json);
+        return up;
+}
+
 void probe_schedule_start(struct probes *ps)
 {
         event_del(ps->tick);
-        if (ps->interval_sec || ps->rtt_interval_sec)
+        /* Alone (as every node is at start) nothing can be due: a peer that comes up starts it. */
+        if ((ps->interval_sec || ps->rtt_interval_sec) && has_peer_up(ps))
                 evtimer_add(ps->tick, &(struct timeval){ .tv_sec = 1 });
 }
 

@@ -3,7 +3,8 @@
 # /proc/PID/status (voluntary_ctxt_switches: each wait the loop comes back from) and
 # /proc/PID/stat (utime + stime) at the start and end of the run. Three daemons side by side,
 # each in its own network namespace, none with peers (mdns off, no static peers), the defaults
-# otherwise but recheck_interval = 60s, so that nothing is due more often than once a minute:
+# otherwise (recheck_interval 60s, set here too), so that nothing is due more often than once a
+# minute:
 #   idle      no fabric port (the machine's /sys shows no RDMA device in a fresh namespace)
 #   counters  a host root with 4 RDMA ports whose counters are read every second
 #   off       the same 4 ports with [counters] period = 0

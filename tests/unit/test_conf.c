@@ -223,7 +223,7 @@ static void test_fabric_and_sysctl(void)
         if (c) {
                 CHECK(c->fabric_mtu == 9000);
                 CHECK(c->flap_threshold == 3 && c->flap_window_usec == 60000000ULL);
-                CHECK(c->recheck_usec == 30000000ULL);
+                CHECK(c->recheck_usec == 60000000ULL);
                 CHECK(c->n_sysctls == 2);
                 CHECK_STREQ(c->sysctls[0].name, "net.core.rmem_max");
                 CHECK_STREQ(c->sysctls[0].value, "268435456");
