@@ -233,6 +233,11 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
                 argv[n++] = "--bind";
                 argv[n++] = p->local;
         }
+        /* The twins are this node's hardware, never the peer's: from the config, not the params. */
+        if (p->kind->twins_option && ps->rdma_twins[0]) {
+                argv[n++] = (char *)p->kind->twins_option;
+                argv[n++] = ps->rdma_twins;
+        }
         r = probe_kind_helper_args(p->kind, p->params, server ? PROBE_SIDE_SERVER : PROBE_SIDE_CLIENT, argv,
                                    &n, ARRAY_SIZE(argv), storage);
         if (r < 0) {
