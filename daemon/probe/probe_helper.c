@@ -142,9 +142,14 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
                 snprintf(why, sizeof(why), "%s", json_object_get_string(err));
         else if (timed_out)
                 snprintf(why, sizeof(why), "the helper did not finish in time and was killed");
+        else if (WIFSIGNALED(status))
+                /* Killed before its result: by the OOM killer or by hand, never "status 137". */
+                snprintf(why, sizeof(why),
+                         "the helper %s was killed by signal %d (%s) before its result%s%.160s",
+                         p->kind->helper, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                         *stderr_tail ? ": " : "", stderr_tail);
         else
-                snprintf(why, sizeof(why), "the helper exited with status %d%s%.160s",
-                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                snprintf(why, sizeof(why), "the helper exited with status %d%s%.160s", WEXITSTATUS(status),
                          *stderr_tail ? ": " : "", stderr_tail);
         p->helper_ops->on_exit(p, why);
 }
