@@ -18,6 +18,8 @@
 #define READY_KEY_MAX    32
 #define READY_VALUE_MAX  512
 #define READY_ENV_PREFIX "SPARKD_PROBE_"
+/* Seconds past its --deadline before a helper is killed; under probe_exchange.c's 5 s margin. */
+#define HELPER_KILL_GRACE_SEC 2
 
 /* A field of the server helper's listening line that may travel to the client helper's
  * environment: a short lower-case name, a string of printable characters or an integer. */
@@ -251,7 +253,10 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         }
         argv[n] = NULL;
         p->helper_ops = ops;
-        r = child_spawn(ps->base, argv, env, (uint64_t)deadline * 1000000ULL, &helper_ops, ps, &p->child);
+        /* The helper's own --deadline ends it with a timeout result that names its phase; the
+         * kill, a little later, is for a helper that cannot end itself. */
+        r = child_spawn(ps->base, argv, env, ((uint64_t)deadline + HELPER_KILL_GRACE_SEC) * 1000000ULL,
+                        &helper_ops, ps, &p->child);
         if (r < 0)
                 snprintf(p->error, sizeof(p->error), "cannot start %.180s: %s", path, strerror(-r));
         return r;
