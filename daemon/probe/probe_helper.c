@@ -140,9 +140,18 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
         if (!p->result && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
             strstr(stderr_tail, "error while loading shared libraries"))
                 p->is_unavailable = true;
-        if (p->result && json_object_object_get_ex(p->result, "error", &err))
-                snprintf(why, sizeof(why), "%s", json_object_get_string(err));
-        else if (timed_out)
+        if (p->result && json_object_object_get_ex(p->result, "error", &err)) {
+                const char *phase = NULL;
+
+                /* A helper past its deadline says only "timeout" and, beside it, its own phase
+                 * (connecting, reverse, latency), finer than the probe's: the error says which. */
+                if (strcmp(json_object_get_string(err), "timeout") == 0 &&
+                    jsonrpc_param_string(p->result, "phase", &phase) > 0)
+                        snprintf(why, sizeof(why),
+                                 "timeout: the helper's deadline passed in its phase %.64s", phase);
+                else
+                        snprintf(why, sizeof(why), "%s", json_object_get_string(err));
+        } else if (timed_out)
                 snprintf(why, sizeof(why), "the helper did not finish in time and was killed");
         else if (WIFSIGNALED(status))
                 /* Killed before its result: by the OOM killer or by hand, never "status 137". */

@@ -87,6 +87,10 @@ cat >"$TEST_TMP/here/sparkd-probe-rdma" <<EOF2
 #!/bin/sh
 { echo "ARGS \$*"; env | grep -E '^SPARKD_PROBE_' | sort; } >"$TEST_TMP/client.env"
 gbps=\$(cat "$TEST_TMP/gbps")
+if [ "\$gbps" = timeout ]; then
+        echo '{"result":{"kind":"rdma","ok":false,"error":"timeout","phase":"reverse"}}'
+        exit 1
+fi
 rail() { echo "{\"name\":\"\$1\",\"netdev\":\"\$2\",\"gbps\":\$3,\"qps\":4,\"gid_index\":3}"; }
 dir() { echo "{\"direction\":\"\$1\",\"from\":\"\$2\",\"to\":\"\$3\",\"gbps\":\$gbps,\"rails\":[\$(rail rocep1s0f1 enp1s0f1np1 95),\$(rail roceP2p1s0f1 enP2p1s0f1np1 95)]}"; }
 echo "{\"result\":{\"kind\":\"rdma\",\"ok\":true,\"role\":\"client\",\"gbps\":\$gbps,\"expected_gbps\":196.1,\"typical_us\":1.47,\"directions\":[\$(dir forward 10.99.0.1 10.99.0.2),\$(dir reverse 10.99.0.2 10.99.0.1)]}}"
@@ -134,6 +138,13 @@ assert_contains "$metrics" 'sparkd_probe_rdma_write_latency_seconds{peer="b"} 1.
 if command -v promtool >/dev/null; then
         promtool check metrics <<<"$metrics" || fail "promtool rejects the metrics"
 fi
+
+echo timeout >"$TEST_TMP/gbps"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind rdma --duration 1) || rc=$?
+assert_eq "$rc" 2 "exit status of a helper past its deadline"
+assert_eq "$(json_get "$out" 'd["error"]')" "timeout: the helper's deadline passed in its phase reverse" \
+        "the helper's own phase in the error"
+sparkc_of b status >/dev/null || fail "b stopped serving"
 sparkd_stop a
 sparkd_stop b
 pass
