@@ -143,6 +143,11 @@ static int kind_params(json_object *kind, json_object *given, bool is_single, js
                         fprintf(stderr, "sparkc: probe: %s is given more than once\n", key);
                         json_object_put(params);
                         return -EINVAL;
+                } else if (spec && strcmp(client_get_string(spec, "type", ""), "string") == 0 &&
+                           json_object_is_type(value, json_type_int)) {
+                        /* A string parameter given digits (a GID index): the string of them. */
+                        json_object_object_add(params, key,
+                                               json_object_new_string(json_object_get_string(value)));
                 } else if (spec) {
                         json_object_object_add(params, key, json_object_get(value));
                 } else if (is_single) {

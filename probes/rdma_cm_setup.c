@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "probe_common.h"
 #include "rdma_session.h"
@@ -109,6 +110,9 @@ int rdma_server_listen(struct rdma_session *s, char *err, size_t err_size)
         return r;
 }
 
+/* A refusal's reason with its NUL: RDMA CM's reject carries at most 148 bytes of private data. */
+#define RDMA_REJECT_REASON_MAX 148
+
 /* The id of a refused request is destroyed by the caller once its event is acknowledged:
  * rdma_destroy_id waits for that, so destroying it first would never return. */
 static void refuse(struct rdma_session *s, struct rdma_cm_id *id, const char *why)
@@ -146,7 +150,19 @@ static int accept_request(struct rdma_session *s, struct rdma_cm_event *ev, char
         /* The client's buffers set the size; what this side registers is bounded all the same. */
         s->half = d.size;
         if ((r = rdma_memlock_check(s->registered + 2ULL * d.size, err, err_size)) < 0) {
-                refuse(s, id, "memlock limit");
+                char reason[RDMA_REJECT_REASON_MAX];
+                struct rlimit rl = { 0 };
+
+                /* The numbers travel with the refusal: the client's error may reach the initiator
+                 * before this side's own does. */
+                (void)getrlimit(RLIMIT_MEMLOCK, &rl);
+                snprintf(reason, sizeof(reason),
+                         "its RLIMIT_MEMLOCK (ulimit -l) is %llu KiB, below the %llu KiB to register: raise "
+                         "it "
+                         "(LimitMEMLOCK=infinity)",
+                         (unsigned long long)(rl.rlim_cur >> 10),
+                         (unsigned long long)((s->registered + 2ULL * d.size) >> 10));
+                refuse(s, id, reason);
                 c->id = id; /* the session ends: closing it destroys the id */
                 return r;
         }
@@ -262,8 +278,8 @@ static int wait_for(struct rdma_session *s, struct rdma_cm_id *id, enum rdma_cm_
 
                         /* Our server's reason is a short printable string; the kernel's own reject
                          * (nobody listening) carries zeros. */
-                        while (data && len < ev->param.conn.private_data_len && len < 95 &&
-                               data[len] >= 0x20 && data[len] < 0x7f)
+                        while (data && len < ev->param.conn.private_data_len &&
+                               len < RDMA_REJECT_REASON_MAX - 1 && data[len] >= 0x20 && data[len] < 0x7f)
                                 len++;
                         if (len)
                                 snprintf(err, err_size, "the server refused the connection: %.*s", (int)len,

@@ -33,6 +33,11 @@ static void usage(void)
                "      --lat-iters N      ping-pong round trips (default 1000)\n"
                "      --lat-size BYTES   ping-pong message size, 1..4096 (default 2)\n"
                "      --one-rail         the device holding the address only, not its twin\n"
+               "      --twins DEV,DEV    the two RDMA devices of the port, used together when the --bind\n"
+               "                         address is on one of them; for devices the PCI addresses do not\n"
+               "                         pair (default: a Spark port's two PCIe functions)\n"
+               "      --gid-index N      the GID index of the --bind address's device, 0..%d; it must be\n"
+               "                         the RoCE v2 GID of that address (default auto: found by address)\n"
                "      --deadline SEC     give up with a timeout result after SEC seconds (default 60)\n"
                "      --json             JSON lines even on a terminal\n"
                "  -h, --help             this text\n"
@@ -49,7 +54,26 @@ static void usage(void)
                "trip, as ib_write_lat prints it. Without an RDMA device it fails at once with\n"
                "\"unavailable\": true. Memory is registered within the memlock limit (ulimit -l). Exit\n"
                "status: 0 success, 1 failure or timeout, 2 bad command line.\n",
-               RDMA_QPS_MAX, RDMA_TX_DEPTH_MAX);
+               RDMA_QPS_MAX, RDMA_TX_DEPTH_MAX, RDMA_GID_INDEX_MAX);
+}
+
+/* --gid-index auto or a number. */
+static int gid_index_read(const char *arg, void *own, char *err, size_t err_size)
+{
+        struct rdma_options *o = own;
+        uint64_t v;
+
+        if (strcmp(arg, "auto") == 0) {
+                o->gid_index = -1;
+                return 0;
+        }
+        if (probe_opt_uint("--gid-index", arg, 0, RDMA_GID_INDEX_MAX, &v, err, err_size) < 0) {
+                snprintf(err, err_size, "--gid-index '%s': expected auto or a GID index from 0 to %d", arg,
+                         RDMA_GID_INDEX_MAX);
+                return -EINVAL;
+        }
+        o->gid_index = (int)v;
+        return 0;
 }
 
 #define OWN(member) PROBE_FIELD(struct rdma_options, member)
@@ -70,6 +94,8 @@ static const struct probe_opt rdma_options[] = {
         { "lat-iters", 0, PROBE_ARG_UINT, OWN(lat_iters), 3, RDMA_LAT_ITERS_MAX, PROBE_OPT_CLIENT_ONLY },
         { "lat-size", 0, PROBE_ARG_SIZE, OWN(lat_size), 1, 4096, PROBE_OPT_CLIENT_ONLY },
         { "one-rail", 0, PROBE_ARG_FLAG, OWN(is_one_rail) },
+        { "twins", 0, PROBE_ARG_TEXT, OWN(twins) },
+        { .name = "gid-index", .arg = PROBE_ARG_CALL, .read = gid_index_read },
         PROBE_OPT_DEADLINE(0.1),
         {},
 };
@@ -120,6 +146,7 @@ const struct rdma_options rdma_options_defaults = {
         .lat_iters = 1000,
         .lat_size = 2,
         .max_rails = RDMA_RAILS_MAX,
+        .gid_index = -1,
 };
 
 int rdma_options_parse(int argc, char **argv, struct rdma_options *o, char *err, size_t err_size)

@@ -40,7 +40,11 @@ struct rdma_options {
         unsigned lat_iters;
         unsigned lat_size;
         unsigned max_rails; /* 1: the device holding the address only; 2: its twin too */
+        const char *twins;  /* --twins DEV,DEV: a port's devices, instead of the pairing by PCI; NULL */
+        int gid_index;      /* --gid-index: the bind address's GID index; -1 (auto): found by address */
 };
+
+#define RDMA_GID_INDEX_MAX 65535
 
 /* The command line, read into a struct rdma_options that starts as rdma_options_defaults. */
 extern const struct probe_cmdline rdma_cmdline;
@@ -63,14 +67,19 @@ struct rdma_rail {
         unsigned rate_gbps;  /* the RDMA port's rate, 0 unknown */
 };
 
+/* Makes the two devices of list ("DEV,DEV") each other's twin, whatever the inventory paired them
+ * with. -EINVAL (not two different names) or -ENODEV (a name this node lacks), with why in err. */
+int rdma_twins_apply(struct rdma_inventory *inv, const char *list, char *err, size_t err_size);
+
 /*
  * The rails for local address ipv4 in inv: first the device whose RoCE v2 GID is ipv4's
- * IPv4-mapped address, then (max_rails 2) its twin, by the RoCE v2 GID of its netdev's own IPv4
- * address (not a VLAN's on top of it) or else its RoCE v2 link-local GID. A twin that is not ACTIVE or has
- * no RoCE v2 GID is left out with a sentence in note. -ENODEV with why in err ("no RDMA device: ...; the
+ * IPv4-mapped address (at gid_index when it is not -1: -EINVAL with what that GID is instead
+ * when it is not a RoCE v2 GID of ipv4), then (max_rails 2) its twin, by the RoCE v2 GID of its netdev's own
+ * IPv4 address (not a VLAN's on top of it) or else its RoCE v2 link-local GID. A twin that is not ACTIVE or
+ * has no RoCE v2 GID is left out with a sentence in note. -ENODEV with why in err ("no RDMA device: ...; the
  * fabric would fall back to TCP").
  */
-int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, unsigned max_rails,
+int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, int gid_index, unsigned max_rails,
                       struct rdma_rail *rails, size_t *n_rails, char *note, size_t note_size, char *err,
                       size_t err_size);
 

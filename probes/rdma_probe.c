@@ -340,11 +340,17 @@ int main(int argc, char **argv)
         inet_ntop(AF_INET, &local_addr, local, sizeof(local));
         if (rdma_scan("/sys", true, &inv) < 0)
                 return fail(false, "cannot read the RDMA inventory: out of memory");
-        r = rdma_rails_choose(&inv, local, o.max_rails, chosen, &n_rails, note, sizeof(note), err,
-                              sizeof(err));
+        if (o.twins && (r = rdma_twins_apply(&inv, o.twins, err, sizeof(err))) < 0) {
+                rdma_inventory_free(&inv);
+                return fail(false, "%s", err);
+        }
+        r = rdma_rails_choose(&inv, local, o.gid_index, o.max_rails, chosen, &n_rails, note, sizeof(note),
+                              err, sizeof(err));
         if (r < 0) {
                 rdma_inventory_free(&inv);
-                return fail(true, "%s", err);
+                /* Only a node without a usable device falls back; a GID index that is not the
+                 * address's is a mistake to fix. */
+                return fail(r == -ENODEV, "%s", err);
         }
         for (size_t i = 0; i < n_rails; i++)
                 s.rails[i].rail = chosen[i];

@@ -74,7 +74,30 @@ static int no_device(char *err, size_t err_size, const char *fmt, ...)
         return -ENODEV;
 }
 
-int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, unsigned max_rails,
+/* The GID index a user named for the device holding ipv4 (whose own RoCE v2 GID of ipv4 is at
+ * by_address): 0 when it is a RoCE v2 GID of ipv4, else -EINVAL with what it is instead. */
+static int named_gid_check(const struct rdma_device *dev, const struct rdma_port *port, int index,
+                           const char *ipv4, int by_address, char *err, size_t err_size)
+{
+        const struct rdma_gid *gid = gid_at(port, index);
+
+        if (gid && gid->type == RDMA_GID_ROCE_V2 && strcmp(gid->ipv4, ipv4) == 0)
+                return 0;
+        if (!gid)
+                snprintf(err, err_size,
+                         "GID index %d: %s port %u has no GID at that index; expected the index of the "
+                         "RoCE v2 GID of %s, which is %d",
+                         index, dev->name, port->num, ipv4, by_address);
+        else
+                snprintf(err, err_size,
+                         "GID index %d of %s port %u is %s (%s%s%s), not the RoCE v2 GID of %s; "
+                         "expected %d, the index that GID has",
+                         index, dev->name, port->num, gid->gid, rdma_gid_type_to_string(gid->type),
+                         gid->ipv4[0] ? ", " : "", gid->ipv4, ipv4, by_address);
+        return -EINVAL;
+}
+
+int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, int gid_index, unsigned max_rails,
                       struct rdma_rail *rails, size_t *n_rails, char *note, size_t note_size, char *err,
                       size_t err_size)
 {
@@ -104,6 +127,13 @@ int rdma_rails_choose(const struct rdma_inventory *inv, const char *ipv4, unsign
         if (port->state != RDMA_PORT_ACTIVE)
                 return no_device(err, err_size, "%s, which holds the address, is %s", dev->name,
                                  port->state_name[0] ? port->state_name : "not ACTIVE");
+        if (gid_index >= 0) {
+                int r = named_gid_check(dev, port, gid_index, ipv4, index, err, err_size);
+
+                if (r < 0)
+                        return r;
+                index = gid_index;
+        }
         gid = gid_at(port, index);
         rail_fill(&rails[(*n_rails)++], dev, port, gid);
         if (max_rails < 2 || !dev->twin[0])

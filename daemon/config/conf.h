@@ -84,6 +84,7 @@ struct sparkd_config {
         unsigned probe_streams;
         uint64_t probe_memory_margin; /* bytes a nccl/rdma probe must leave available */
         char **probe_kinds;           /* the bandwidth kinds a scheduled round runs, in order */
+        char probe_rdma_twins[130];   /* "DEV,DEV": the rdma probe's rails together; "" by PCI */
 
         /* [counters]: the fabric ports' error counters (counter_watch.c) */
         uint64_t counters_period_usec; /* 0: not watched */

@@ -316,6 +316,23 @@ static int parse_probe_kinds(struct conf_parse *p, const char *value, const char
         return 0;
 }
 
+static int parse_rdma_twins(struct conf_parse *p, const char *value, const char **why)
+{
+        _cleanup_strv_ char **names = NULL;
+        int r = strv_split(value, &names);
+
+        if (r < 0)
+                return r;
+        *why = "two different RDMA devices of one port separated by a space, such as rocep1s0f1 "
+               "roceP2p1s0f1 (names of 1 to 63 characters)";
+        if (strv_length(names) != 2 || strcmp(names[0], names[1]) == 0 || strlen(names[0]) > 63 ||
+            strlen(names[1]) > 63)
+                return -EINVAL;
+        snprintf(p->config->probe_rdma_twins, sizeof(p->config->probe_rdma_twins), "%s,%s", names[0],
+                 names[1]);
+        return 0;
+}
+
 static int parse_counters_fatal(struct conf_parse *p, const char *value, const char **why)
 {
         char **names = NULL;
@@ -460,6 +477,7 @@ static const struct conf_key keys[] = {
         { "probe", "streams",             UINT_KEY(probe_streams, 1, 64, 4),
           .why = "a number of TCP streams from 1 to 64" },
         { "probe", "kinds",               CUSTOM_KEY(parse_probe_kinds) },
+        { "probe", "rdma_twins",          CUSTOM_KEY(parse_rdma_twins) },
         { "probe", "memory_margin",       SIZE_KEY(probe_memory_margin, 0, 1024 * GIB,
                                                    CONF_PROBE_MEMORY_MARGIN_DEFAULT),
           .why = "a size from 0 to 1024G (K, M, G suffixes)" },

@@ -72,4 +72,7 @@ struct probe_kind {
          * memory guard (probe_memory.h) refuses a probe that would leave too little. NULL: the
          * kind's memory does not grow with its parameters. */
         uint64_t (*memory_needed)(json_object *params, bool unified_memory);
+        /* The helper option that names this node's twin devices ([probe] rdma_twins), given to the
+         * helper in both roles when the config sets them; NULL: the kind takes none. */
+        const char *twins_option;
 };

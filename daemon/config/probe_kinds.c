@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -143,6 +144,25 @@ static int nccl_check_params(json_object *params, char *err, size_t err_size)
 
 /* ---- rdma ---- */
 
+/* auto (the GID of the address, found in the table) or an index of the GID table. */
+static int check_gid_index(const char *value, char *err, size_t err_size)
+{
+        char *end;
+        unsigned long v;
+
+        if (strcmp(value, "auto") == 0)
+                return 0;
+        v = strtoul(value, &end, 10);
+        if (value[0] < '0' || value[0] > '9' || *end || v > 65535) {
+                snprintf(err, err_size,
+                         "the rdma probe's gid_index is '%.32s': expected auto or a GID index "
+                         "from 0 to 65535",
+                         value);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static const struct probe_param_spec rdma_params[] = {
         { "duration_s", 1, 600, 5, "--duration", PROBE_SIDE_CLIENT },
         { "qps", 1, 16, 4, "--qps", PROBE_SIDE_CLIENT },
@@ -153,6 +173,9 @@ static const struct probe_param_spec rdma_params[] = {
         { "lat_iters", 3, 1000000, 1000, "--lat-iters", PROBE_SIDE_CLIENT },
         { "lat_size", 1, 4096, 2, "--lat-size", PROBE_SIDE_CLIENT },
         { "one_way", 0, 1, 0, "--one-way", PROBE_SIDE_CLIENT, .is_switch = true },
+        /* Each side's index in its own GID table: the same hardware numbers its tables alike. */
+        { "gid_index", .option = "--gid-index", .sides = PROBE_SIDE_BOTH, .type = PROBE_PARAM_STRING,
+          .def_string = "auto", .check = check_gid_index, .what = "GID index (auto or a number)" },
         {},
 };
 
@@ -274,6 +297,7 @@ static const struct probe_kind kinds[] = {
                 .result_expectation = "expected_gbps",
                 .check_params = rdma_check_params,
                 .memory_needed = rdma_memory_needed,
+                .twins_option = "--twins",
         },
         {
                 .name = "pathmtu",

@@ -18,6 +18,8 @@
 #define READY_KEY_MAX    32
 #define READY_VALUE_MAX  512
 #define READY_ENV_PREFIX "SPARKD_PROBE_"
+/* Seconds past its --deadline before a helper is killed; under probe_exchange.c's 5 s margin. */
+#define HELPER_KILL_GRACE_SEC 2
 
 /* A field of the server helper's listening line that may travel to the client helper's
  * environment: a short lower-case name, a string of printable characters or an integer. */
@@ -138,13 +140,27 @@ static void on_child_exit(struct child *c, int status, bool timed_out, const cha
         if (!p->result && WIFEXITED(status) && WEXITSTATUS(status) == 127 &&
             strstr(stderr_tail, "error while loading shared libraries"))
                 p->is_unavailable = true;
-        if (p->result && json_object_object_get_ex(p->result, "error", &err))
-                snprintf(why, sizeof(why), "%s", json_object_get_string(err));
-        else if (timed_out)
+        if (p->result && json_object_object_get_ex(p->result, "error", &err)) {
+                const char *phase = NULL;
+
+                /* A helper past its deadline says only "timeout" and, beside it, its own phase
+                 * (connecting, reverse, latency), finer than the probe's: the error says which. */
+                if (strcmp(json_object_get_string(err), "timeout") == 0 &&
+                    jsonrpc_param_string(p->result, "phase", &phase) > 0)
+                        snprintf(why, sizeof(why),
+                                 "timeout: the helper's deadline passed in its phase %.64s", phase);
+                else
+                        snprintf(why, sizeof(why), "%s", json_object_get_string(err));
+        } else if (timed_out)
                 snprintf(why, sizeof(why), "the helper did not finish in time and was killed");
+        else if (WIFSIGNALED(status))
+                /* Killed before its result: by the OOM killer or by hand, never "status 137". */
+                snprintf(why, sizeof(why),
+                         "the helper %s was killed by signal %d (%s) before its result%s%.160s",
+                         p->kind->helper, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                         *stderr_tail ? ": " : "", stderr_tail);
         else
-                snprintf(why, sizeof(why), "the helper exited with status %d%s%.160s",
-                         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                snprintf(why, sizeof(why), "the helper exited with status %d%s%.160s", WEXITSTATUS(status),
                          *stderr_tail ? ": " : "", stderr_tail);
         p->helper_ops->on_exit(p, why);
 }
@@ -233,6 +249,11 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
                 argv[n++] = "--bind";
                 argv[n++] = p->local;
         }
+        /* The twins are this node's hardware, never the peer's: from the config, not the params. */
+        if (p->kind->twins_option && ps->rdma_twins[0]) {
+                argv[n++] = (char *)p->kind->twins_option;
+                argv[n++] = ps->rdma_twins;
+        }
         r = probe_kind_helper_args(p->kind, p->params, server ? PROBE_SIDE_SERVER : PROBE_SIDE_CLIENT, argv,
                                    &n, ARRAY_SIZE(argv), storage);
         if (r < 0) {
@@ -241,7 +262,10 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         }
         argv[n] = NULL;
         p->helper_ops = ops;
-        r = child_spawn(ps->base, argv, env, (uint64_t)deadline * 1000000ULL, &helper_ops, ps, &p->child);
+        /* The helper's own --deadline ends it with a timeout result that names its phase; the
+         * kill, a little later, is for a helper that cannot end itself. */
+        r = child_spawn(ps->base, argv, env, ((uint64_t)deadline + HELPER_KILL_GRACE_SEC) * 1000000ULL,
+                        &helper_ops, ps, &p->child);
         if (r < 0)
                 snprintf(p->error, sizeof(p->error), "cannot start %.180s: %s", path, strerror(-r));
         return r;

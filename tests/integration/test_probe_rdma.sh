@@ -40,7 +40,7 @@ two_probe_nodes
 step "probe-kinds describes rdma"
 kinds=$(sparkc_of a --json probe-kinds)
 assert_eq "$(json_get "$kinds" '{p["name"]: p["default"] for k in d["kinds"] if k["name"] == "rdma" for p in k["params"]}')" \
-        "{'duration_s': 5, 'qps': 4, 'size': 65536, 'tx_depth': 128, 'cq_mod': 100, 'lat_iters': 1000, 'lat_size': 2, 'one_way': 0}" \
+        "{'duration_s': 5, 'qps': 4, 'size': 65536, 'tx_depth': 128, 'cq_mod': 100, 'lat_iters': 1000, 'lat_size': 2, 'one_way': 0, 'gid_index': 'auto'}" \
         "parameters and defaults"
 
 step "sparkc probe --kind rdma: unavailable, with the reason, at once"
@@ -87,17 +87,23 @@ cat >"$TEST_TMP/here/sparkd-probe-rdma" <<EOF2
 #!/bin/sh
 { echo "ARGS \$*"; env | grep -E '^SPARKD_PROBE_' | sort; } >"$TEST_TMP/client.env"
 gbps=\$(cat "$TEST_TMP/gbps")
+if [ "\$gbps" = timeout ]; then
+        echo '{"result":{"kind":"rdma","ok":false,"error":"timeout","phase":"reverse"}}'
+        exit 1
+fi
 rail() { echo "{\"name\":\"\$1\",\"netdev\":\"\$2\",\"gbps\":\$3,\"qps\":4,\"gid_index\":3}"; }
 dir() { echo "{\"direction\":\"\$1\",\"from\":\"\$2\",\"to\":\"\$3\",\"gbps\":\$gbps,\"rails\":[\$(rail rocep1s0f1 enp1s0f1np1 95),\$(rail roceP2p1s0f1 enP2p1s0f1np1 95)]}"; }
 echo "{\"result\":{\"kind\":\"rdma\",\"ok\":true,\"role\":\"client\",\"gbps\":\$gbps,\"expected_gbps\":196.1,\"typical_us\":1.47,\"directions\":[\$(dir forward 10.99.0.1 10.99.0.2),\$(dir reverse 10.99.0.2 10.99.0.1)]}}"
 EOF2
 chmod +x "$TEST_TMP/peer/sparkd-probe-rdma" "$TEST_TMP/here/sparkd-probe-rdma"
-peer_conf a fa 10.99.0.2 "[probe]" "helper_dir = $TEST_TMP/here" "interval = 0" "rtt_interval = 0"
+peer_conf a fa 10.99.0.2 "[probe]" "helper_dir = $TEST_TMP/here" "interval = 0" "rtt_interval = 0" \
+        "rdma_twins = rocep1s0f1 roceP2p1s0f1"
 peer_conf b fb 10.99.0.1 "[probe]" "helper_dir = $TEST_TMP/peer" "interval = 0" "rtt_interval = 0"
 sparkc_of a reload >/dev/null || fail "reload of a"
 sparkc_of b reload >/dev/null || fail "reload of b"
 echo 190.5 >"$TEST_TMP/gbps"
-out=$(sparkc_of a --json probe --peer b --kind rdma --duration 2 --param qps=2) || fail "rdma probe: $out"
+out=$(sparkc_of a --json probe --peer b --kind rdma --duration 2 --param qps=2 --param gid_index=3) ||
+        fail "rdma probe: $out"
 assert_eq "$(json_get "$out" 'd["status"]')" ok "status"
 assert_eq "$(json_get "$out" '(d["expected"]["value"], d["expected"]["source"])')" "(196.1, 'port speed')" "expectation"
 client=$(cat "$TEST_TMP/client.env")
@@ -108,6 +114,11 @@ assert_contains "$client" "--duration 2 --qps 2 --size 65536 --tx-depth 128 --cq
 assert_not_contains "$client" "--one-way" "both directions by default"
 assert_contains "$server" "--server --bind 10.99.0.2 --tx-depth 128 --cq-mod 100" "the server's arguments"
 assert_not_contains "$server" "--qps" "the client's options stay on the client"
+# The GID index is a parameter for both sides; the twins are each node's own config.
+assert_contains "$client" "--gid-index 3" "the client's GID index"
+assert_contains "$server" "--gid-index 3" "the server's GID index"
+assert_contains "$client" "--twins rocep1s0f1,roceP2p1s0f1" "this node's twins"
+assert_not_contains "$server" "--twins" "no twins where the peer's config names none"
 token=$(grep SPARKD_PROBE_TOKEN= <<<"$client")
 [ ${#token} -eq $((19 + 32)) ] || fail "the client's token: $token"
 assert_contains "$server" "$token" "the same one-time token on both sides"
@@ -127,6 +138,13 @@ assert_contains "$metrics" 'sparkd_probe_rdma_write_latency_seconds{peer="b"} 1.
 if command -v promtool >/dev/null; then
         promtool check metrics <<<"$metrics" || fail "promtool rejects the metrics"
 fi
+
+echo timeout >"$TEST_TMP/gbps"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind rdma --duration 1) || rc=$?
+assert_eq "$rc" 2 "exit status of a helper past its deadline"
+assert_eq "$(json_get "$out" 'd["error"]')" "timeout: the helper's deadline passed in its phase reverse" \
+        "the helper's own phase in the error"
+sparkc_of b status >/dev/null || fail "b stopped serving"
 sparkd_stop a
 sparkd_stop b
 pass

@@ -85,13 +85,14 @@ wait_line() {
         fail "no \"$2\" in $1: $(cat "$1")"
 }
 
-# sparkd_up NAME CONFIG_LINES: a daemon of that name in the background, its socket /run/NAME.sock,
-# its log $out/NAME.log; returns once it answers.
+# sparkd_up NAME CONFIG_LINES [WRAPPER...]: a daemon of that name in the background (run by
+# WRAPPER when given), its socket /run/NAME.sock, its log $out/NAME.log; returns once it answers.
 sparkd_up() {
         name=$1
         printf '[daemon]\nnode_name = %s\n[peers]\nmdns = false\n[probe]\nhelper_dir = %s\ninterval = 0\n%b' \
                 "$name" "$opt" "$2" >/tmp/$name.conf
-        sparkd --foreground --log-target=stderr --config /tmp/$name.conf --socket /run/$name.sock \
+        shift 2
+        "$@" $opt/sparkd --foreground --log-target=stderr --config /tmp/$name.conf --socket /run/$name.sock \
                 --state-dir /tmp/$name.state >"$out/$name.log" 2>&1 &
         echo $! >/tmp/$name.pid
         for _ in $(seq 100); do

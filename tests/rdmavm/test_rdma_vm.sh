@@ -13,7 +13,8 @@
 #
 # usage: test_rdma_vm.sh BUILD_DIR [SOURCE_ROOT]
 # env:   SPARKD_RDMA_VM_CACHE  where the image is kept
-#        SPARKD_RDMA_VM_PHASES what the guest runs, of: inventory perf probe failures (default: all)
+#        SPARKD_RDMA_VM_PHASES what the guest runs, of: inventory perf probe probe_failures
+#                              failures (default: all; probe_failures after probe)
 #        SPARKD_RDMA_VM_PERF_RUNS  alternating runs of each tool in perf (default 5)
 #        PERF_BW_MIN, PERF_LAT_TOL the probe's bounds against perftest (tests/rdmavm/perf_table.py;
 #                              0.97 and 0.1 on a machine that runs the guest alone)
@@ -104,7 +105,7 @@ mkdir -p "$share/build" "$share/out"
 cp "$build/daemon/sparkd" "$build/client/sparkc" "$build"/probes/sparkd-probe-* "$share/build/" 2>/dev/null || true
 rm -rf "$share"/build/*.p
 cp "$here"/guest.sh "$here"/phase_*.sh "$here"/*.py "$share/"
-echo "${SPARKD_RDMA_VM_PHASES:-inventory perf probe failures}" >"$share/phases"
+echo "${SPARKD_RDMA_VM_PHASES:-inventory perf probe probe_failures failures}" >"$share/phases"
 {
         echo "PERF_RUNS=${SPARKD_RDMA_VM_PERF_RUNS:-5}"
         [ -z "${PERF_BW_MIN:-}" ] || echo "export PERF_BW_MIN=$PERF_BW_MIN"

@@ -300,6 +300,28 @@ static void test_probe_kinds(void)
         CHECK(strstr(errors, "(rtt, tcp") != NULL);
 }
 
+static void test_rdma_twins(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        write_file("twins.conf", "[probe]\nrdma_twins = rxe_a0 rxe_a1\n");
+        CHECK(load("twins.conf", true, &c, errors, sizeof(errors)) == 0);
+        if (c)
+                CHECK_STREQ(c->probe_rdma_twins, "rxe_a0,rxe_a1");
+        conf_free(c);
+        c = NULL;
+
+        write_file("badtwins.conf", "[probe]\nrdma_twins = rxe_a0\nrdma_twins = rxe_a0 rxe_a0\n"
+                                    "rdma_twins = a b c\n");
+        CHECK(load("badtwins.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors,
+                     "badtwins.conf:2: rdma_twins=\"rxe_a0\": expected two different RDMA devices of "
+                     "one port separated by a space") != NULL);
+        CHECK(strstr(errors, "badtwins.conf:3: rdma_twins=\"rxe_a0 rxe_a0\"") != NULL);
+        CHECK(strstr(errors, "badtwins.conf:4: rdma_twins=\"a b c\"") != NULL);
+}
+
 static void test_diagnosis(void)
 {
         struct sparkd_config *c = NULL;
@@ -512,6 +534,7 @@ int main(void)
         RUN(test_dropins_without_main_file);
         RUN(test_fabric_and_sysctl);
         RUN(test_probe_kinds);
+        RUN(test_rdma_twins);
         RUN(test_diagnosis);
         RUN(test_cluster);
         RUN(test_files_that_are_not_config);

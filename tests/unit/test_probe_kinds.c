@@ -185,6 +185,35 @@ static void test_environment_names(void)
         CHECK(probe_check_environment("NCCL_ALGO=Ring\nX", err, sizeof(err)) == -EINVAL);
 }
 
+static void test_rdma_gid_index(void)
+{
+        const struct probe_kind *rdma = probe_kind_find("rdma");
+        json_object *out = NULL;
+        char storage[32][24], err[256];
+        char *argv[32];
+        size_t n = 0;
+
+        /* Both sides get it: each names its own table's index. */
+        CHECK(check("rdma", "{\"gid_index\": \"3\"}", &out, err, sizeof(err)) == 0);
+        CHECK(probe_kind_helper_args(rdma, out, PROBE_SIDE_SERVER, argv, &n, ARRAY_SIZE(argv), storage) ==
+              0);
+        CHECK(n == 6 && strcmp(argv[4], "--gid-index") == 0 && strcmp(argv[5], "3") == 0);
+        json_object_put(out);
+        out = NULL;
+        n = 0;
+        CHECK(check("rdma", NULL, &out, err, sizeof(err)) == 0);
+        CHECK(probe_kind_helper_args(rdma, out, PROBE_SIDE_CLIENT, argv, &n, ARRAY_SIZE(argv), storage) ==
+              0);
+        CHECK(n >= 2 && strcmp(argv[n - 2], "--gid-index") == 0 && strcmp(argv[n - 1], "auto") == 0);
+        json_object_put(out);
+        out = NULL;
+        CHECK(check("rdma", "{\"gid_index\": \"3x\"}", &out, err, sizeof(err)) == -EINVAL);
+        CHECK(strstr(err,
+                     "the rdma probe's gid_index is '3x': expected auto or a GID index from 0 to 65535") !=
+              NULL);
+        CHECK(check("rdma", "{\"gid_index\": \"70000\"}", &out, err, sizeof(err)) == -EINVAL);
+}
+
 static void test_nccl_helper_args(void)
 {
         const struct probe_kind *nccl = probe_kind_find("nccl");
@@ -225,5 +254,6 @@ int main(void)
         RUN(test_nccl_params);
         RUN(test_environment_names);
         RUN(test_nccl_helper_args);
+        RUN(test_rdma_gid_index);
         return test_result();
 }

@@ -47,6 +47,14 @@ static void test_options(void)
 
         CHECK(parse(&o, err, sizeof(err), "--server", "--bind", "10.0.0.1", NULL) == 0);
         CHECK(o.args.is_server && o.args.port == 0 && o.args.has_bind);
+        CHECK(o.gid_index == -1 && o.twins == NULL);
+        CHECK(parse(&o, err, sizeof(err), "--server", "--bind", "10.0.0.1", "--gid-index", "3", "--twins",
+                    "rxe_a0,rxe_a1", NULL) == 0);
+        CHECK(o.gid_index == 3 && strcmp(o.twins, "rxe_a0,rxe_a1") == 0);
+        CHECK(parse(&o, err, sizeof(err), "-c", "10.0.0.2", "--gid-index", "auto", NULL) == 0 &&
+              o.gid_index == -1);
+        CHECK(parse(&o, err, sizeof(err), "-c", "10.0.0.2", "--gid-index", "65536", NULL) == -EINVAL);
+        CHECK_STREQ(err, "--gid-index '65536': expected auto or a GID index from 0 to 65535");
 
         CHECK(parse(&o, err, sizeof(err), "--server", NULL) == -EINVAL);
         CHECK(strstr(err, "the server needs --bind ADDR") != NULL);
@@ -83,7 +91,7 @@ static void test_rails_spark_twins(void)
         size_t n = 0;
 
         CHECK(scan("spark-twins", &inv) == 0);
-        CHECK(rdma_rails_choose(&inv, "192.168.177.11", 2, rails, &n, note, sizeof(note), err,
+        CHECK(rdma_rails_choose(&inv, "192.168.177.11", -1, 2, rails, &n, note, sizeof(note), err,
                                 sizeof(err)) == 0);
         CHECK(n == 2);
         CHECK_STREQ(note, "");
@@ -97,11 +105,11 @@ static void test_rails_spark_twins(void)
         CHECK_STREQ(rails[1].address, "fe80::e42:a1ff:feb1:7713%enP2p1s0f1np1");
         CHECK(rails[0].speed_mbps == 200000);
 
-        CHECK(rdma_rails_choose(&inv, "192.168.177.11", 1, rails, &n, note, sizeof(note), err,
+        CHECK(rdma_rails_choose(&inv, "192.168.177.11", -1, 1, rails, &n, note, sizeof(note), err,
                                 sizeof(err)) == 0);
         CHECK(n == 1);
 
-        CHECK(rdma_rails_choose(&inv, "10.0.0.1", 2, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+        CHECK(rdma_rails_choose(&inv, "10.0.0.1", -1, 2, rails, &n, note, sizeof(note), err, sizeof(err)) ==
               -ENODEV);
         CHECK(strncmp(err, "no RDMA device: no RoCE v2 GID of this node's RDMA devices holds 10.0.0.1",
                       72) == 0);
@@ -118,7 +126,7 @@ static void test_rails_gid_index_5(void)
 
         /* Never a fixed index: the IPv4-mapped RoCE v2 GID is where the table has it. */
         CHECK(scan("gid-index-5", &inv) == 0);
-        CHECK(rdma_rails_choose(&inv, "192.168.177.11", 2, rails, &n, note, sizeof(note), err,
+        CHECK(rdma_rails_choose(&inv, "192.168.177.11", -1, 2, rails, &n, note, sizeof(note), err,
                                 sizeof(err)) == 0);
         CHECK(n == 2 && rails[0].gid_index == 5);
         CHECK(rails[1].is_ipv6 && rails[1].gid_index == 1);
@@ -135,8 +143,8 @@ static void test_rails_by_address(void)
 
         /* A VLAN's address first in the table (GID 3): the netdev's own address is at 5. */
         CHECK(scan("gid-vlan", &inv) == 0);
-        CHECK(rdma_rails_choose(&inv, "192.168.100.1", 1, rails, &n, note, sizeof(note), err, sizeof(err)) ==
-              0);
+        CHECK(rdma_rails_choose(&inv, "192.168.100.1", -1, 1, rails, &n, note, sizeof(note), err,
+                                sizeof(err)) == 0);
         CHECK(n == 1 && rails[0].gid_index == 5);
         CHECK_STREQ(rails[0].address, "192.168.100.1");
         rdma_inventory_free(&inv);
@@ -156,7 +164,7 @@ static void test_rails_by_address(void)
                                                         .type = RDMA_GID_ROCE_V2,
                                                         .netdev = "enP2p1s0f1np1",
                                                         .ipv4 = "192.168.177.13" };
-        CHECK(rdma_rails_choose(&inv, "192.168.177.11", 2, rails, &n, note, sizeof(note), err,
+        CHECK(rdma_rails_choose(&inv, "192.168.177.11", -1, 2, rails, &n, note, sizeof(note), err,
                                 sizeof(err)) == 0);
         CHECK(n == 2 && rails[1].gid_index == 5 && !rails[1].is_ipv6);
         CHECK_STREQ(rails[1].address, "192.168.177.13");
@@ -170,24 +178,90 @@ static void test_rails_unusable(void)
         char note[256], err[256];
         size_t n = 0;
 
-        CHECK(rdma_rails_choose(&inv, "10.0.0.1", 2, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+        CHECK(rdma_rails_choose(&inv, "10.0.0.1", -1, 2, rails, &n, note, sizeof(note), err, sizeof(err)) ==
               -ENODEV);
         CHECK_STREQ(err, "no RDMA device: this node has none (/sys/class/infiniband lists no device); the "
                          "fabric would fall back to TCP");
 
         CHECK(scan("gid-missing", &inv) == 0);
-        CHECK(rdma_rails_choose(&inv, "192.168.177.11", 2, rails, &n, note, sizeof(note), err,
+        CHECK(rdma_rails_choose(&inv, "192.168.177.11", -1, 2, rails, &n, note, sizeof(note), err,
                                 sizeof(err)) == -ENODEV);
         CHECK(strstr(err, "no RoCE v2 GID") != NULL);
         rdma_inventory_free(&inv);
 
         /* Seed 002's boot service forced the twin down: the probe runs on one device, says so. */
         CHECK(scan("spark-one-port", &inv) == 0);
-        CHECK(rdma_rails_choose(&inv, "192.168.100.1", 2, rails, &n, note, sizeof(note), err, sizeof(err)) ==
-              0);
+        CHECK(rdma_rails_choose(&inv, "192.168.100.1", -1, 2, rails, &n, note, sizeof(note), err,
+                                sizeof(err)) == 0);
         CHECK(n == 1);
         CHECK_STREQ(rails[0].device, "roceP2p1s0f0");
         CHECK_STREQ(note, "twin rocep1s0f0 left out: its port is DOWN");
+        rdma_inventory_free(&inv);
+}
+
+static void test_rails_named_gid_index(void)
+{
+        struct rdma_inventory inv;
+        struct rdma_rail rails[RDMA_RAILS_MAX];
+        char note[256], err[256];
+        size_t n = 0;
+
+        /* rxe: fe80 at 0, the IPv4-mapped address at 1, both RoCE v2. */
+        CHECK(scan("soft-roce", &inv) == 0);
+        CHECK(rdma_rails_choose(&inv, "10.0.0.1", 1, 1, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+              0);
+        CHECK(n == 1 && rails[0].gid_index == 1);
+        CHECK(rdma_rails_choose(&inv, "10.0.0.1", 0, 1, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+              -EINVAL);
+        CHECK_STREQ(err,
+                    "GID index 0 of rxe_a0 port 1 is fe80:0000:0000:0000:1c7d:7dff:feb1:02b7 (RoCE v2), "
+                    "not the RoCE v2 GID of 10.0.0.1; expected 1, the index that GID has");
+        CHECK(rdma_rails_choose(&inv, "10.0.0.1", 7, 1, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+              -EINVAL);
+        CHECK_STREQ(err,
+                    "GID index 7: rxe_a0 port 1 has no GID at that index; expected the index of the RoCE "
+                    "v2 GID of 10.0.0.1, which is 1");
+        rdma_inventory_free(&inv);
+}
+
+static void test_twins_named(void)
+{
+        struct rdma_inventory inv;
+        struct rdma_rail rails[RDMA_RAILS_MAX];
+        char note[256], err[256];
+        size_t n = 0;
+
+        /* Soft-RoCE has no PCI parent: nothing pairs rxe_a0 and rxe_a1 unless they are named. */
+        CHECK(scan("soft-roce", &inv) == 0);
+        CHECK_STREQ(rdma_find_device(&inv, "rxe_a0")->twin, "");
+        CHECK(rdma_twins_apply(&inv, "rxe_a0,rxe_a1", err, sizeof(err)) == 0);
+        CHECK_STREQ(rdma_find_device(&inv, "rxe_a0")->twin, "rxe_a1");
+        CHECK_STREQ(rdma_find_device(&inv, "rxe_a1")->twin, "rxe_a0");
+        CHECK(rdma_rails_choose(&inv, "10.0.0.1", -1, 2, rails, &n, note, sizeof(note), err, sizeof(err)) ==
+              0);
+        CHECK(n == 1);
+        CHECK_STREQ(note, "twin rxe_a1 left out: its port is DOWN");
+
+        CHECK(rdma_twins_apply(&inv, "rxe_a0", err, sizeof(err)) == -EINVAL);
+        CHECK_STREQ(err,
+                    "--twins 'rxe_a0': expected two RDMA devices separated by a comma (DEV,DEV), such as "
+                    "rocep1s0f1,roceP2p1s0f1");
+        CHECK(rdma_twins_apply(&inv, "rxe_a0,rxe_a1,rxe_a2", err, sizeof(err)) == -EINVAL);
+        CHECK(rdma_twins_apply(&inv, "rxe_a0,", err, sizeof(err)) == -EINVAL);
+        CHECK(rdma_twins_apply(&inv, "rxe_a1,rxe_a1", err, sizeof(err)) == -EINVAL);
+        CHECK_STREQ(err, "--twins 'rxe_a1,rxe_a1' names rxe_a1 twice: expected two different RDMA devices");
+        CHECK(rdma_twins_apply(&inv, "rxe_a0,rxe_b0", err, sizeof(err)) == -ENODEV);
+        CHECK_STREQ(err, "--twins 'rxe_a0,rxe_b0' names rxe_b0, which this node does not have (its RDMA "
+                         "devices: rxe_a0, rxe_a1)");
+        rdma_inventory_free(&inv);
+
+        /* Named twins replace the pairing by PCI address, on both sides of the old pairs. */
+        CHECK(scan("spark-twins", &inv) == 0);
+        CHECK_STREQ(rdma_find_device(&inv, "rocep1s0f1")->twin, "roceP2p1s0f1");
+        CHECK(rdma_twins_apply(&inv, "rocep1s0f1,rocep1s0f0", err, sizeof(err)) == 0);
+        CHECK_STREQ(rdma_find_device(&inv, "rocep1s0f1")->twin, "rocep1s0f0");
+        CHECK_STREQ(rdma_find_device(&inv, "roceP2p1s0f1")->twin, "");
+        CHECK_STREQ(rdma_find_device(&inv, "roceP2p1s0f0")->twin, "");
         rdma_inventory_free(&inv);
 }
 
@@ -289,6 +363,8 @@ int main(void)
         RUN(test_rails_gid_index_5);
         RUN(test_rails_by_address);
         RUN(test_rails_unusable);
+        RUN(test_rails_named_gid_index);
+        RUN(test_twins_named);
         RUN(test_conn_data);
         RUN(test_arithmetic);
         RUN(test_json);
