@@ -13,9 +13,8 @@
 #include <unistd.h>
 
 #include "common/strutil.h"
+#include "conf_lists.h"
 #include "daemon/base/log.h"
-#include "inventory/port_counters.h"
-#include "probe_kinds.h"
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x)
@@ -260,99 +259,11 @@ static int parse_cluster_topology(struct conf_parse *p, const char *value, const
         return -EINVAL;
 }
 
-static int parse_static_peers(struct conf_parse *p, const char *value, const char **why)
-{
-        char **peers = NULL;
-        int r = strv_split(value, &peers);
-
-        if (r < 0)
-                return r;
-        *why = "IPv4 addresses or host names separated by spaces";
-        for (char **s = peers; *s; s++) {
-                if (strlen(*s) > 253 ||
-                    strspn(*s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") !=
-                            strlen(*s)) {
-                        strv_free(peers);
-                        return -EINVAL;
-                }
-        }
-        strv_free(p->config->static_peers);
-        p->config->static_peers = peers;
-        return 0;
-}
-
 static int parse_helper_dir(struct conf_parse *p, const char *value, const char **why)
 {
         int r = parse_absolute_path(value, PATH_MAX - 64, why);
 
         return r < 0 ? r : conf_replace_string(&p->config->probe_helper_dir, value);
-}
-
-static int parse_probe_kinds(struct conf_parse *p, const char *value, const char **why)
-{
-        static char what[224];
-        char **kinds = NULL, names[96];
-        int r = strv_split(value, &kinds);
-
-        if (r < 0)
-                return r;
-        probe_kind_names(names, sizeof(names));
-        /* Static: *why outlives this call. The list is the table's, so it changes only between builds. */
-        snprintf(what, sizeof(what),
-                 "bandwidth probe kinds separated by spaces, of those this sparkd has (%s), "
-                 "each once; rtt has its own rtt_interval",
-                 names);
-        *why = what;
-        for (char **k = kinds; *k; k++) {
-                const struct probe_kind *kind = probe_kind_find(*k);
-
-                if (!kind || !kind->is_bandwidth || strv_contains(k + 1, *k)) {
-                        strv_free(kinds);
-                        return -EINVAL;
-                }
-        }
-        strv_free(p->config->probe_kinds);
-        p->config->probe_kinds = kinds;
-        return 0;
-}
-
-static int parse_rdma_twins(struct conf_parse *p, const char *value, const char **why)
-{
-        _cleanup_strv_ char **names = NULL;
-        int r = strv_split(value, &names);
-
-        if (r < 0)
-                return r;
-        *why = "two different RDMA devices of one port separated by a space, such as rocep1s0f1 "
-               "roceP2p1s0f1 (names of 1 to 63 characters)";
-        if (strv_length(names) != 2 || strcmp(names[0], names[1]) == 0 || strlen(names[0]) > 63 ||
-            strlen(names[1]) > 63)
-                return -EINVAL;
-        snprintf(p->config->probe_rdma_twins, sizeof(p->config->probe_rdma_twins), "%s,%s", names[0],
-                 names[1]);
-        return 0;
-}
-
-static int parse_counters_fatal(struct conf_parse *p, const char *value, const char **why)
-{
-        char **names = NULL;
-        int r = strv_split(value, &names);
-
-        if (r < 0)
-                return r;
-        *why = "port counter names separated by spaces, such as " CONF_COUNTERS_FATAL_DEFAULT
-               " (sparkd.conf(5) lists them)";
-        for (char **name = names; *name; name++) {
-                enum port_counter counter;
-
-                if (port_counter_from_name(*name, &counter) < 0 || port_counter_is_traffic(counter)) {
-                        strv_free(names);
-                        return -EINVAL;
-                }
-        }
-        strv_free(p->config->counters_fatal);
-        p->config->counters_fatal = names;
-        return 0;
 }
 
 static int parse_textfile(struct conf_parse *p, const char *value, const char **why)
@@ -438,7 +349,7 @@ static const struct conf_key keys[] = {
         { "peers", "port",                UINT_KEY(peer_port, 1, 65535, 7471),
           .why = "a TCP port from 1 to 65535" },
         { "peers", "key_file",            CUSTOM_KEY(parse_key_file) },
-        { "peers", "static",              CUSTOM_KEY(parse_static_peers) },
+        { "peers", "static",              CUSTOM_KEY(conf_parse_static_peers) },
         { "peers", "mdns",                BOOL_KEY(mdns, true),
           .why = "yes or no" },
         { "peers", "heartbeat_interval",  USEC_KEY(heartbeat_usec, SEC / 10, 60 * SEC, 2 * SEC),
@@ -476,8 +387,8 @@ static const struct conf_key keys[] = {
           .why = "seconds from 1 to 600" },
         { "probe", "streams",             UINT_KEY(probe_streams, 1, 64, 4),
           .why = "a number of TCP streams from 1 to 64" },
-        { "probe", "kinds",               CUSTOM_KEY(parse_probe_kinds) },
-        { "probe", "rdma_twins",          CUSTOM_KEY(parse_rdma_twins) },
+        { "probe", "kinds",               CUSTOM_KEY(conf_parse_probe_kinds) },
+        { "probe", "rdma_twins",          CUSTOM_KEY(conf_parse_rdma_twins) },
         { "probe", "memory_margin",       SIZE_KEY(probe_memory_margin, 0, 1024 * GIB,
                                                    CONF_PROBE_MEMORY_MARGIN_DEFAULT),
           .why = "a size from 0 to 1024G (K, M, G suffixes)" },
@@ -491,7 +402,7 @@ static const struct conf_key keys[] = {
           .why = "0 (off) or a duration from 1s to 1h" },
         { "counters", "window",           USEC_KEY(counters_window_usec, 10 * SEC, DAY, 60 * SEC),
           .why = "a duration from 10s to 1d" },
-        { "counters", "fatal",            CUSTOM_KEY(parse_counters_fatal) },
+        { "counters", "fatal",            CUSTOM_KEY(conf_parse_counters_fatal) },
         { "counters", "symbol_error_per_sec", REAL_KEY(counters_symbol_error_per_sec, 0, 1e9, 10),
           .why = "errors per second from 0 (no threshold) to 1000000000" },
         { "counters", "link_error_recovery_per_min", REAL_KEY(counters_link_error_recovery_per_min,
