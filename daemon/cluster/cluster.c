@@ -123,13 +123,52 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
 
+int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n)
+{
+        int64_t now = cluster_now_usec();
+        bool is_self = !n->msg;
+        json_object *msg = summary_new_alive(
+                n->node_id, n->name, is_self ? c->instance : n->instance, is_self ? c->seq : n->seq,
+                is_self ? (uint64_t)(now - c->started_usec) / 1000 : n->uptime_ms);
+
+        if (!is_self)
+                json_object_object_add(msg, "age_ms",
+                                       json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
+        return c->transport.send(c->transport.userdata, peer_id, msg);
+}
+
+bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
+{
+        struct cluster_node *n = cluster_table_find(&c->nodes, a);
+        json_object *peers = NULL;
+
+        if (!n || !n->sections || !json_object_object_get_ex(n->sections, "peers", &peers) ||
+            !json_object_is_type(peers, json_type_array))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(peers); i++) {
+                const char *id = json_object_get_string(json_object_array_get_idx(peers, i));
+
+                if (id && strcmp(id, b) == 0)
+                        return true;
+        }
+        return false;
+}
+
 static void send_own(struct cluster *c)
 {
         if (c->n_up == 0)
                 return;
         c->seq++;
+        c->is_dirty = false;
         for (size_t i = 0; i < c->n_up; i++)
                 (void)cluster_send_node(c, c->up[i], cluster_self(c));
+}
+
+/* Nothing changed since the last summary: an alive keeps it fresh at every peer. */
+static void send_alive(struct cluster *c)
+{
+        for (size_t i = 0; i < c->n_up; i++)
+                (void)cluster_send_alive(c, c->up[i], cluster_self(c));
 }
 
 static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
@@ -155,7 +194,10 @@ static void on_refresh(evutil_socket_t fd, short what, void *userdata)
         if (c->refresh_hook)
                 c->refresh_hook(c->refresh_hook_userdata);
         evtimer_del(c->coalesce);
-        send_own(c);
+        if (c->is_dirty)
+                send_own(c);
+        else
+                send_alive(c);
         arm_refresh(c);
 }
 
@@ -229,6 +271,11 @@ void cluster_changed(struct cluster *c)
         arm_deadline(c);
 }
 
+void cluster_deadline_moved(struct cluster *c)
+{
+        arm_deadline(c);
+}
+
 int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata)
 {
         for (size_t i = 0; i < ARRAY_SIZE(c->watchers); i++)
@@ -259,6 +306,7 @@ int cluster_set_section(struct cluster *c, const char *name, json_object *value)
                 json_object_object_add(self->sections, name, value);
         else
                 json_object_object_del(self->sections, name);
+        c->is_dirty = true;
         cluster_changed(c);
         if (c->n_up > 0 && !evtimer_pending(c->coalesce, NULL))
                 evtimer_add(c->coalesce, &tv);
@@ -295,6 +343,27 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
         free(sorted);
 }
 
+/* The section "peers": the ids this node is up with, sorted, so others relay only where needed. */
+static void set_peers_section(struct cluster *c)
+{
+        json_object *ids = json_object_new_array();
+        char(*sorted)[33] = NULL;
+
+        if (c->n_up) {
+                sorted = malloc(c->n_up * sizeof(*sorted));
+                if (!sorted) {
+                        json_object_put(ids);
+                        return;
+                }
+                memcpy(sorted, c->up, c->n_up * sizeof(*sorted));
+                qsort(sorted, c->n_up, sizeof(*sorted), (int (*)(const void *, const void *))strcmp);
+        }
+        for (size_t i = 0; i < c->n_up; i++)
+                json_object_array_add(ids, json_object_new_string(sorted[i]));
+        free(sorted);
+        (void)cluster_set_section(c, "peers", ids);
+}
+
 void cluster_peer_up(struct cluster *c, const char *peer_id)
 {
         if (!cluster_is_peer_up(c, peer_id)) {
@@ -316,6 +385,7 @@ void cluster_peer_up(struct cluster *c, const char *peer_id)
                         (void)cluster_send_node(c, peer_id, &c->nodes.v[i]);
         if (!evtimer_pending(c->refresh, NULL))
                 arm_refresh(c);
+        set_peers_section(c);
 }
 
 void cluster_peer_down(struct cluster *c, const char *peer_id)
@@ -326,6 +396,7 @@ void cluster_peer_down(struct cluster *c, const char *peer_id)
                         c->n_up--;
                         break;
                 }
+        set_peers_section(c);
         if (c->n_up == 0) {
                 evtimer_del(c->refresh);
                 evtimer_del(c->coalesce);

@@ -1,8 +1,11 @@
 /*
  * What this node knows of every node: its own summary (sections set by the daemon) and the
  * newest summary of every node it heard of, directly or through a peer, with its age. Its own
- * goes to the up peers when it changes (changes within 200 ms coalesced) and on every refresh
- * (the peer heartbeat interval), so a node that falls silent ages out; one received from a peer
+ * goes to the up peers when it changes (changes within 200 ms coalesced), and on every refresh
+ * (the peer heartbeat interval) an alive saying it is still current, so a node that falls silent
+ * ages out without its sections crossing the wire each time. A node's section "peers" lists the
+ * peers it is up with; a summary is passed on only to peers not up with its origin, so a full
+ * mesh relays nothing and a ring relays round the ring; one received from a peer
  * that is newer than what is held (per origin: the instance, then the sequence) is kept and
  * passed on to the other up peers, so nodes without a direct connection hear of each other and
  * floods end. Ages need no clock sync: a summary carries its age when sent, and the receiver
@@ -66,6 +69,13 @@ void cluster_peer_down(struct cluster *c, const char *peer_id);
  * peer): an invalid or oversized one, one claiming this node's id, one from peer_id itself whose
  * name disagrees with its hello. Returns 0 when kept or not newer, < 0 when refused. */
 int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg);
+/* An alive (summary.h) from peer_id, refused as a summary is: the node held is fresh again when it
+ * names the same summary; when it names one this node does not hold, peer_id is asked for it. */
+int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *msg);
+/* A want from peer_id: the summary it names (this node's or one held) goes to it. */
+int cluster_receive_want(struct cluster *c, const char *peer_id, json_object *msg);
+/* Any of the three by its "type" (a summary when it is neither an alive nor a want). */
+int cluster_receive_message(struct cluster *c, const char *peer_id, json_object *msg);
 
 /* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
  * with nodes sorted by name then id and sections by name, so every node writes the same. */

@@ -34,8 +34,9 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                 cluster_peer_up(c, node_id);
         else if (strcmp(type, "peer-down") == 0)
                 cluster_peer_down(c, node_id);
-        else if (strcmp(type, SUMMARY_TYPE) == 0)
-                (void)cluster_receive(c, node_id, msg);
+        else if (strcmp(type, SUMMARY_TYPE) == 0 || strcmp(type, SUMMARY_ALIVE_TYPE) == 0 ||
+                 strcmp(type, SUMMARY_WANT_TYPE) == 0)
+                (void)cluster_receive_message(c, node_id, msg);
 }
 
 int cluster_channel_new(struct event_base *base, struct peers *peers, const char *node_id, const char *name,

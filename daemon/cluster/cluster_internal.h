@@ -24,6 +24,7 @@ struct cluster {
         char instance[33];
         uint64_t seq;
         bool is_own_oversized; /* said once until it fits again */
+        bool is_dirty;         /* own sections changed since the last summary sent */
         int64_t started_usec;
         uint64_t refresh_usec;
         uint64_t forget_after_usec;
@@ -48,6 +49,12 @@ struct cluster_node *cluster_self(struct cluster *c);
 bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now);
 /* Sends node's summary (this node's or one held) to the up peer peer_id, with its age now. */
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n);
+/* Sends an alive for node's summary (this node's or one held) to the up peer peer_id. */
+int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n);
+/* Whether the node a's newest summary says it is up with the node b (its section "peers"). */
+bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b);
 /* A node's summary changed or was dropped: the watchers hear of it, and the deadline timer
  * follows the new ages. */
 void cluster_changed(struct cluster *c);
+/* A node's age moved but nothing it shows changed: only the deadline timer follows. */
+void cluster_deadline_moved(struct cluster *c);

@@ -57,11 +57,51 @@ static bool is_newer(const struct cluster_node *n, const struct summary *s, int6
         return made > n->made_usec;
 }
 
+/* Whether n's summary (or alive) is to go on to the up peer to: not back where it came from,
+ * not to its origin, and not to a peer up with its origin, which hears it first hand. Where
+ * to's own summary is not known yet, it goes: a copy too many costs less than one missing. */
+static bool is_relayed_to(struct cluster *c, const char *from, const struct cluster_node *n, const char *to)
+{
+        return strcmp(to, from) != 0 && strcmp(to, n->node_id) != 0 &&
+               !cluster_node_is_up_with(c, to, n->node_id);
+}
+
 static void relay(struct cluster *c, const char *from, struct cluster_node *n)
 {
         for (size_t i = 0; i < c->n_up; i++)
-                if (strcmp(c->up[i], from) != 0 && strcmp(c->up[i], n->node_id) != 0)
+                if (is_relayed_to(c, from, n, c->up[i]))
                         (void)cluster_send_node(c, c->up[i], n);
+}
+
+static void relay_alive(struct cluster *c, const char *from, struct cluster_node *n)
+{
+        for (size_t i = 0; i < c->n_up; i++)
+                if (is_relayed_to(c, from, n, c->up[i]))
+                        (void)cluster_send_alive(c, c->up[i], n);
+}
+
+/* What a valid summary or alive claims of its origin, believed or not: < 0 refused, 0 not taken
+ * (a copy of what an up peer says itself), 1 taken. */
+static int check_origin(struct cluster *c, const char *peer_id, const struct summary *s)
+{
+        char why[256], hello[64];
+
+        if (strcmp(s->origin, c->self_id) == 0)
+                return refuse(c, peer_id, -EPERM, "it claims this node's id");
+        if (strcmp(s->origin, peer_id) == 0) {
+                if (c->transport.hello_name(c->transport.userdata, peer_id, hello, sizeof(hello)) < 0)
+                        return refuse(c, peer_id, -EPERM, "its sender's hello is not known");
+                if (strcmp(hello, s->name) != 0) {
+                        snprintf(why, sizeof(why), "it names its sender \"%s\", whose hello said \"%s\"",
+                                 s->name, hello);
+                        return refuse(c, peer_id, -EPERM, why);
+                }
+        }
+        /* A peer up now speaks for itself: copies of its summary through others are not needed,
+         * and a forged one (a high sequence) could otherwise hide what it says. */
+        if (strcmp(s->origin, peer_id) != 0 && cluster_is_peer_up(c, s->origin))
+                return 0;
+        return 1;
 }
 
 int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
@@ -69,28 +109,16 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         int64_t now = cluster_now_usec(), made;
         struct cluster_node *n;
         struct summary s;
-        char why[256], hello[64];
+        char why[256];
         bool is_changed;
         int r;
 
         r = summary_check(msg, &s, why, sizeof(why));
         if (r < 0)
                 return refuse(c, peer_id, r, why);
-        if (strcmp(s.origin, c->self_id) == 0)
-                return refuse(c, peer_id, -EPERM, "it claims this node's id");
-        if (strcmp(s.origin, peer_id) == 0) {
-                if (c->transport.hello_name(c->transport.userdata, peer_id, hello, sizeof(hello)) < 0)
-                        return refuse(c, peer_id, -EPERM, "its sender's hello is not known");
-                if (strcmp(hello, s.name) != 0) {
-                        snprintf(why, sizeof(why), "it names its sender \"%s\", whose hello said \"%s\"",
-                                 s.name, hello);
-                        return refuse(c, peer_id, -EPERM, why);
-                }
-        }
-        /* A peer up now speaks for itself: copies of its summary through others are not needed,
-         * and a forged one (a high sequence) could otherwise hide what it says. */
-        if (strcmp(s.origin, peer_id) != 0 && cluster_is_peer_up(c, s.origin))
-                return 0;
+        r = check_origin(c, peer_id, &s);
+        if (r <= 0)
+                return r;
         made = now - (int64_t)s.age_ms * 1000;
         if (s.age_ms * 1000 > c->forget_after_usec)
                 return 0; /* older than what is kept: nothing to show, nothing to pass on */
@@ -126,4 +154,70 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
                 cluster_changed(c);
         relay(c, peer_id, n);
         return 0;
+}
+
+int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *msg)
+{
+        int64_t now = cluster_now_usec(), made;
+        struct cluster_node *n;
+        struct summary s;
+        char why[256];
+        bool was_stale;
+        int r;
+
+        r = summary_check_alive(msg, &s, why, sizeof(why));
+        if (r < 0)
+                return refuse(c, peer_id, r, why);
+        r = check_origin(c, peer_id, &s);
+        if (r <= 0)
+                return r;
+        n = cluster_table_find(&c->nodes, s.origin);
+        if (!n || strcmp(n->instance, s.instance) != 0 || n->seq != s.seq) {
+                /* A summary this node missed (it came up after, or a relay skipped it): ask. */
+                json_object *want = json_object_new_object();
+
+                json_object_object_add(want, "type", json_object_new_string(SUMMARY_WANT_TYPE));
+                json_object_object_add(want, "origin", json_object_new_string(s.origin));
+                return c->transport.send(c->transport.userdata, peer_id, want);
+        }
+        made = now - (int64_t)s.age_ms * 1000;
+        if (made <= n->made_usec)
+                return 0;
+        n->made_usec = made;
+        n->uptime_ms = s.uptime_ms;
+        was_stale = n->is_stale;
+        n->is_stale = cluster_node_is_stale(c, n, now);
+        if (was_stale != n->is_stale)
+                cluster_changed(c);
+        else
+                cluster_deadline_moved(c);
+        relay_alive(c, peer_id, n);
+        return 0;
+}
+
+int cluster_receive_want(struct cluster *c, const char *peer_id, json_object *msg)
+{
+        json_object *origin = NULL;
+        struct cluster_node *n;
+
+        if (!json_object_object_get_ex(msg, "origin", &origin) ||
+            !json_object_is_type(origin, json_type_string) || !summary_is_id(json_object_get_string(origin)))
+                return refuse(c, peer_id, -EBADMSG, "a want without the node id of 32 hex digits it wants");
+        n = cluster_table_find(&c->nodes, json_object_get_string(origin));
+        return n ? cluster_send_node(c, peer_id, n) : 0;
+}
+
+int cluster_receive_message(struct cluster *c, const char *peer_id, json_object *msg)
+{
+        json_object *type = NULL;
+        const char *t;
+
+        if (!json_object_object_get_ex(msg, "type", &type) || !json_object_is_type(type, json_type_string))
+                return -EBADMSG;
+        t = json_object_get_string(type);
+        if (strcmp(t, SUMMARY_ALIVE_TYPE) == 0)
+                return cluster_receive_alive(c, peer_id, msg);
+        if (strcmp(t, SUMMARY_WANT_TYPE) == 0)
+                return cluster_receive_want(c, peer_id, msg);
+        return cluster_receive(c, peer_id, msg);
 }

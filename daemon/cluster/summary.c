@@ -81,9 +81,10 @@ static int check_sections(json_object *sections, char *why, size_t why_size)
         return 0;
 }
 
-int summary_check(json_object *msg, struct summary *ret, char *why, size_t why_size)
+/* The fields a summary and an alive share; type is the one expected. */
+static int check_envelope(json_object *msg, const char *type_wanted, struct summary *s, char *why,
+                          size_t why_size)
 {
-        struct summary s = { .msg = msg };
         const char *type;
         uint64_t format;
         size_t len;
@@ -95,28 +96,51 @@ int summary_check(json_object *msg, struct summary *ret, char *why, size_t why_s
                 snprintf(why, why_size, "%zu bytes, over the limit of %d bytes", len, SUMMARY_MAX_BYTES);
                 return -EMSGSIZE;
         }
-        if (get_string(msg, "type", &type) < 0 || strcmp(type, SUMMARY_TYPE) != 0)
-                REFUSE("\"type\" is not \"%s\"", SUMMARY_TYPE);
+        if (get_string(msg, "type", &type) < 0 || strcmp(type, type_wanted) != 0)
+                REFUSE("\"type\" is not \"%s\"", type_wanted);
         if (get_uint(msg, "format", 1, INT32_MAX, &format) < 0)
                 REFUSE("\"format\" is not a format number from 1");
-        s.format = (int64_t)format;
-        if (get_string(msg, "origin", &s.origin) < 0 || !summary_is_id(s.origin))
+        s->format = (int64_t)format;
+        if (get_string(msg, "origin", &s->origin) < 0 || !summary_is_id(s->origin))
                 REFUSE("\"origin\" is not a node id of %d hex digits", SUMMARY_ID_LEN);
-        if (get_string(msg, "instance", &s.instance) < 0 || !summary_is_id(s.instance))
+        if (get_string(msg, "instance", &s->instance) < 0 || !summary_is_id(s->instance))
                 REFUSE("\"instance\" is not an id of %d hex digits", SUMMARY_ID_LEN);
-        if (get_string(msg, "name", &s.name) < 0 || !is_node_name(s.name))
+        if (get_string(msg, "name", &s->name) < 0 || !is_node_name(s->name))
                 REFUSE("\"name\" is not a node name of 1 to %d letters, digits, '-', '_' or '.'",
                        SUMMARY_NODE_NAME_MAX);
-        if (get_uint(msg, "seq", 1, INT64_MAX, &s.seq) < 0)
+        if (get_uint(msg, "seq", 1, INT64_MAX, &s->seq) < 0)
                 REFUSE("\"seq\" is not a sequence number from 1");
-        if (get_uint(msg, "age_ms", 0, SUMMARY_MAX_AGE_MS, &s.age_ms) < 0)
+        if (get_uint(msg, "age_ms", 0, SUMMARY_MAX_AGE_MS, &s->age_ms) < 0)
                 REFUSE("\"age_ms\" is not milliseconds from 0 to %" PRIu64, (uint64_t)SUMMARY_MAX_AGE_MS);
-        if (get_uint(msg, "uptime_ms", 0, INT64_MAX, &s.uptime_ms) < 0)
+        if (get_uint(msg, "uptime_ms", 0, INT64_MAX, &s->uptime_ms) < 0)
                 REFUSE("\"uptime_ms\" is not a number of milliseconds");
+        return 0;
+}
+
+int summary_check(json_object *msg, struct summary *ret, char *why, size_t why_size)
+{
+        struct summary s = { .msg = msg };
+        int r = check_envelope(msg, SUMMARY_TYPE, &s, why, why_size);
+
+        if (r < 0)
+                return r;
         if (!json_object_object_get_ex(msg, "sections", &s.sections))
                 REFUSE("no \"sections\"");
         if (check_sections(s.sections, why, why_size) < 0)
                 return -EBADMSG;
+        *ret = s;
+        return 0;
+}
+
+int summary_check_alive(json_object *msg, struct summary *ret, char *why, size_t why_size)
+{
+        struct summary s = { .msg = msg, .is_alive = true };
+        int r = check_envelope(msg, SUMMARY_ALIVE_TYPE, &s, why, why_size);
+
+        if (r < 0)
+                return r;
+        if (json_object_object_get_ex(msg, "sections", NULL))
+                REFUSE("an alive with \"sections\"");
         *ret = s;
         return 0;
 }
@@ -143,12 +167,12 @@ int summary_parse(const char *text, size_t len, struct summary *ret, char *why, 
         return r;
 }
 
-json_object *summary_new(const char *origin, const char *name, const char *instance, uint64_t seq,
-                         uint64_t uptime_ms, json_object *sections)
+static json_object *envelope_new(const char *type, const char *origin, const char *name,
+                                 const char *instance, uint64_t seq, uint64_t uptime_ms)
 {
         json_object *m = json_object_new_object();
 
-        json_object_object_add(m, "type", json_object_new_string(SUMMARY_TYPE));
+        json_object_object_add(m, "type", json_object_new_string(type));
         json_object_object_add(m, "format", json_object_new_int(SUMMARY_FORMAT));
         json_object_object_add(m, "origin", json_object_new_string(origin));
         json_object_object_add(m, "name", json_object_new_string(name));
@@ -156,6 +180,20 @@ json_object *summary_new(const char *origin, const char *name, const char *insta
         json_object_object_add(m, "seq", json_object_new_int64((int64_t)seq));
         json_object_object_add(m, "age_ms", json_object_new_int64(0));
         json_object_object_add(m, "uptime_ms", json_object_new_int64((int64_t)uptime_ms));
+        return m;
+}
+
+json_object *summary_new(const char *origin, const char *name, const char *instance, uint64_t seq,
+                         uint64_t uptime_ms, json_object *sections)
+{
+        json_object *m = envelope_new(SUMMARY_TYPE, origin, name, instance, seq, uptime_ms);
+
         json_object_object_add(m, "sections", json_object_get(sections));
         return m;
+}
+
+json_object *summary_new_alive(const char *origin, const char *name, const char *instance, uint64_t seq,
+                               uint64_t uptime_ms)
+{
+        return envelope_new(SUMMARY_ALIVE_TYPE, origin, name, instance, seq, uptime_ms);
 }

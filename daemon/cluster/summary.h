@@ -12,6 +12,11 @@
 #include <stdint.h>
 
 #define SUMMARY_TYPE "cluster-summary"
+/* "Summary seq N of origin is still current": a summary without sections, sent at the refresh when
+ * nothing changed, so a silent node ages out without its sections crossing the wire each time. */
+#define SUMMARY_ALIVE_TYPE "cluster-alive"
+/* "Send me origin's summary": the answer to an alive naming a summary this node does not hold. */
+#define SUMMARY_WANT_TYPE "cluster-want"
 /* The format this sparkd writes; one that reads a higher format uses the fields it knows. */
 #define SUMMARY_FORMAT 1
 /* A summary's JSON, envelope included, leaves room under the peer channel's 64 KiB line for the
@@ -34,19 +39,25 @@ struct summary {
         const char *instance;
         int64_t format;
         uint64_t seq;
-        uint64_t age_ms;    /* how old it was when the sender sent it */
-        uint64_t uptime_ms; /* the origin's uptime when it made it */
-        json_object *sections;
+        uint64_t age_ms;       /* how old it was when the sender sent it */
+        uint64_t uptime_ms;    /* the origin's uptime when it made it */
+        json_object *sections; /* NULL in an alive */
+        bool is_alive;
 };
 
 /* Checks msg (a parsed peer message) and fills *ret borrowing from it. -EBADMSG with why set when
  * it is not a valid summary; -EMSGSIZE when its JSON is over SUMMARY_MAX_BYTES. */
 int summary_check(json_object *msg, struct summary *ret, char *why, size_t why_size);
+/* The same for an alive (SUMMARY_ALIVE_TYPE): every field but the sections, which it must not have. */
+int summary_check_alive(json_object *msg, struct summary *ret, char *why, size_t why_size);
 /* Parses text strictly and checks it; on success *ret->msg is a new reference the caller puts. */
 int summary_parse(const char *text, size_t len, struct summary *ret, char *why, size_t why_size);
 /* A new message: this node's sections (a reference is taken), age 0. */
 json_object *summary_new(const char *origin, const char *name, const char *instance, uint64_t seq,
                          uint64_t uptime_ms, json_object *sections);
+/* An alive for the summary seq of origin, age 0. */
+json_object *summary_new_alive(const char *origin, const char *name, const char *instance, uint64_t seq,
+                               uint64_t uptime_ms);
 /* 1 to SUMMARY_SECTION_NAME_MAX of a-z, 0-9, '_' and '-'. */
 bool summary_is_section_name(const char *s);
 /* 32 lowercase hex digits. */

@@ -65,6 +65,8 @@ struct peer {
         unsigned local_mtu, peer_mtu;
         bool is_mtu_mismatch;
         char last_error[1024];
+        uint64_t n_send_dropped; /* messages dropped: too much waited to be sent to it */
+        time_t send_drop_logged;
 };
 
 struct peers {

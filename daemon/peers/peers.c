@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/dns.h>
 #include <event2/listener.h>
 #include <netinet/in.h>
@@ -313,9 +315,28 @@ int peers_send(struct peers *ps, const char *node_id, json_object *msg)
 {
         struct peer *p = peer_find_by_id(ps, node_id);
 
+        size_t queued;
+
         if (!p || !p->conn || !p->conn->is_hello_done) {
                 json_object_put(msg);
                 return -ENOTCONN;
+        }
+        /* A peer that does not read (or a link slower than what is sent) must not make this
+         * daemon buffer without end: past the bound messages are dropped, said once a minute. */
+        queued = evbuffer_get_length(bufferevent_get_output(p->conn->bev));
+        if (queued > PEERS_SEND_QUEUE_MAX) {
+                time_t now = time(NULL);
+
+                p->n_send_dropped++;
+                if (now - p->send_drop_logged >= 60) {
+                        log_warning("peer %s: %zu bytes wait to be sent, over the limit of %d bytes; "
+                                    "%llu messages to it dropped so far",
+                                    peer_label(p), queued, PEERS_SEND_QUEUE_MAX,
+                                    (unsigned long long)p->n_send_dropped);
+                        p->send_drop_logged = now;
+                }
+                json_object_put(msg);
+                return -ENOBUFS;
         }
         peer_conn_send(p->conn, msg);
         return 0;

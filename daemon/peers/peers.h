@@ -40,7 +40,10 @@ int peers_add_message_handler(struct peers *peers, const char *prefix, peers_mes
 void peers_remove_message_handler(struct peers *peers, const char *prefix);
 /* This node's LLDP chassis (NULL id: not known), sent from the next heartbeat on. */
 void peers_set_chassis(struct peers *peers, const char *id, const char *name);
-/* Sends msg (taken over) to an up peer; -ENOTCONN when it is not up. */
+/* What may wait to be sent to one peer; past it peers_send drops messages. */
+#define PEERS_SEND_QUEUE_MAX (8 * 1024 * 1024)
+/* Sends msg (taken over) to an up peer; -ENOTCONN when it is not up, -ENOBUFS when more than
+ * PEERS_SEND_QUEUE_MAX bytes already wait for it (dropped, logged once a minute). */
 int peers_send(struct peers *peers, const char *node_id, json_object *msg);
 /* Sends msg (not taken over) to every up peer; the number of peers it was queued for. */
 unsigned peers_broadcast(struct peers *peers, json_object *msg);

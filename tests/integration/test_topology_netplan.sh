@@ -79,11 +79,11 @@ command -v jq >/dev/null || skip "needs jq"
 ring_check ring3 3
 ring_check ring4 4
 
-step "sparkd without a topology map writes nothing, and says why"
+step "sparkd alone, its map without a link, writes nothing, and says why"
 w=$(netns_new w)
 printf '[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' >"$TEST_TMP/w.conf"
 sparkd_start w "$w" -c "$TEST_TMP/w.conf"
 rc=0; err=$(sparkc_of w topology --netplan --write 2>&1) || rc=$?
-assert_eq "$rc" 1 "exit status of --write without a map"
-assert_contains "$err" "the cluster's topology is not known here yet" "--write without a map"
+assert_eq "$rc" 1 "exit status of --write without a link"
+assert_contains "$err" "has addresses in the plan (sparkc topology shows its links)" "--write without a link"
 pass

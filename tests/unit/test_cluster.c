@@ -16,7 +16,7 @@ static struct cluster *nodes[N];
 static char ids[N][33];
 static char names[N][16];
 static bool link_up[N][N];
-static unsigned delivered;
+static unsigned delivered, delivered_summaries, delivered_alives;
 
 struct in_flight {
         int from, to;
@@ -39,7 +39,9 @@ static void on_deliver(evutil_socket_t fd, short what, void *userdata)
 
         if (m && nodes[f->to] && link_up[f->from][f->to]) {
                 delivered++;
-                (void)cluster_receive(nodes[f->to], ids[f->from], m);
+                delivered_summaries += strstr(f->text, "\"cluster-summary\"") != NULL;
+                delivered_alives += strstr(f->text, "\"cluster-alive\"") != NULL;
+                (void)cluster_receive_message(nodes[f->to], ids[f->from], m);
         }
         json_object_put(m);
         event_free(f->ev);
@@ -196,6 +198,28 @@ static void test_refreshes_end_and_cost_a_few_messages_per_origin(void)
          * a flood that ended. */
         CHECK(delivered > 0);
         CHECK(delivered <= 4 * 12 * 8);
+        teardown();
+}
+
+/* A full mesh at rest relays nothing and refreshes with alives, not sections; a change reaches
+ * every node once, first hand. */
+static void test_a_mesh_at_rest_sends_alives_only(void)
+{
+        setup_ring();
+        connect_pair(0, 2);
+        connect_pair(1, 3);
+        run_for_ms(500);
+        delivered_summaries = delivered_alives = 0;
+        run_for_ms(1000);
+        CHECK(delivered_summaries == 0);
+        /* 4 nodes, 3 peers each, about ten refreshes of 100 ms. */
+        CHECK(delivered_alives >= 4 * 3 * 8 && delivered_alives <= 4 * 3 * 11);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        delivered_summaries = 0;
+        run_for_ms(300);
+        CHECK(delivered_summaries == 3);
+        for (int i = 1; i < N; i++)
+                CHECK_STREQ(verdict_seen(i, 0, NULL, NULL), "failed");
         teardown();
 }
 
@@ -422,6 +446,7 @@ int main(void)
 {
         RUN(test_a_change_reaches_the_opposite_node_through_a_relay);
         RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
+        RUN(test_a_mesh_at_rest_sends_alives_only);
         RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
         RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
         RUN(test_at_most_256_nodes_are_kept);
