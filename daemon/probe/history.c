@@ -1,6 +1,8 @@
 #include "history.h"
 
 #include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +15,25 @@
 #define HISTORY_VERSION       2
 #define HISTORY_BASELINES_MAX 512
 
+/* A result as the JSON text it is saved as, parsed again only when asked for: about a fifth of the
+ * memory of its json_object tree, and a full history is the bulk of the daemon's heap. What the
+ * filters look at is kept beside it. */
+struct history_entry {
+        char *text;
+        size_t len;
+        char *kind;
+        char *peer_id;
+        char *peer; /* NULL when the result has none */
+        bool is_deferred;
+};
+
 struct history {
         struct event_base *base;
         struct store *store;
         size_t limit;
-        json_object *results;   /* array, oldest first */
+        struct history_entry *entries; /* oldest first */
+        size_t n_entries;
+        size_t entries_size;
         json_object *baselines; /* baseline key -> { "samples": [...], "value": median once learned } */
         struct event *save_timer;
 };
@@ -31,37 +47,108 @@ static const char *str(json_object *o, const char *key)
                        : NULL;
 }
 
+static void entry_clear(struct history_entry *e)
+{
+        free(e->text);
+        free(e->kind);
+        free(e->peer_id);
+        free(e->peer);
+}
+
 static void history_trim(struct history *h)
 {
-        size_t n = json_object_array_length(h->results);
+        size_t drop;
 
-        if (n > h->limit)
-                json_object_array_del_idx(h->results, 0, n - h->limit);
+        if (h->n_entries <= h->limit)
+                return;
+        drop = h->n_entries - h->limit;
+        for (size_t i = 0; i < drop; i++)
+                entry_clear(&h->entries[i]);
+        memmove(h->entries, h->entries + drop, (h->n_entries - drop) * sizeof(*h->entries));
+        h->n_entries -= drop;
+}
+
+/* Keeps result as its text, serialised as history.json holds it: the file and the API output stay
+ * what they were when the trees were kept. */
+static int history_append(struct history *h, json_object *result)
+{
+        const char *text, *kind = str(result, "kind"), *peer_id = str(result, "peer_id"),
+                          *peer = str(result, "peer"), *status = str(result, "status");
+        struct history_entry e = { 0 };
+
+        text = json_object_to_json_string_length(result, JSON_C_TO_STRING_PLAIN, &e.len);
+        if (!text || !kind || !peer_id)
+                return -EINVAL;
+        if (h->n_entries == h->entries_size) {
+                size_t size = h->entries_size ? h->entries_size * 2 : 16;
+                struct history_entry *v = realloc(h->entries, size * sizeof(*v));
+
+                if (!v)
+                        return -ENOMEM;
+                h->entries = v;
+                h->entries_size = size;
+        }
+        e.text = malloc(e.len + 1);
+        e.kind = strdup(kind);
+        e.peer_id = strdup(peer_id);
+        e.peer = peer ? strdup(peer) : NULL;
+        e.is_deferred = status && strcmp(status, "deferred") == 0;
+        if (!e.text || !e.kind || !e.peer_id || (peer && !e.peer)) {
+                entry_clear(&e);
+                return -ENOMEM;
+        }
+        memcpy(e.text, text, e.len + 1);
+        h->entries[h->n_entries++] = e;
+        return 0;
+}
+
+/* The text was made by json-c from a valid tree: parsing it back cannot fail but for memory. */
+static json_object *entry_parse(const struct history_entry *e)
+{
+        return json_tokener_parse(e->text);
+}
+
+/* history.json as json-c would print { "version", "results", "baselines" } with the results as
+ * trees, put together from the texts without parsing them. */
+static char *history_to_text(struct history *h, size_t *len)
+{
+        char *text = NULL;
+        FILE *out = open_memstream(&text, len);
+
+        if (!out)
+                return NULL;
+        fprintf(out, "{\"version\":%d,\"results\":[", HISTORY_VERSION);
+        for (size_t i = 0; i < h->n_entries; i++) {
+                if (i > 0)
+                        fputc(',', out);
+                fwrite(h->entries[i].text, 1, h->entries[i].len, out);
+        }
+        fprintf(out, "],\"baselines\":%s}",
+                json_object_to_json_string_ext(h->baselines, JSON_C_TO_STRING_PLAIN));
+        if (fclose(out) != 0) {
+                free(text);
+                return NULL;
+        }
+        return text;
 }
 
 static void history_save(struct history *h)
 {
-        json_object *root;
-        const char *s;
-        size_t len;
+        _cleanup_free_ char *s = NULL;
+        size_t len = 0;
         int r, was;
 
         if (!h->store)
                 return;
-        root = json_object_new_object();
-        json_object_object_add(root, "version", json_object_new_int(HISTORY_VERSION));
-        json_object_object_add(root, "results", json_object_get(h->results));
-        json_object_object_add(root, "baselines", json_object_get(h->baselines));
-        s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN, &len);
+        s = history_to_text(h, &len);
         was = store_last_save(h->store, HISTORY_FILE);
-        r = store_write(h->store, HISTORY_FILE, s, len);
+        r = s ? store_write(h->store, HISTORY_FILE, s, len) : -ENOMEM;
         /* Every result saves: a full disk is told once, and again when saving works again. */
         if (r < 0 && was == 0)
                 log_warning("cannot save the probe history to %s/%s: %s; tried again at every result",
                             store_path(h->store), HISTORY_FILE, strerror(-r));
         else if (r == 0 && was < 0)
                 log_notice("probe history saved to %s/%s again", store_path(h->store), HISTORY_FILE);
-        json_object_put(root);
 }
 
 static void on_save(evutil_socket_t fd, short what, void *userdata)
@@ -88,11 +175,16 @@ static bool baseline_is_valid(json_object *b)
                json_object_is_type(value, json_type_double) || json_object_is_type(value, json_type_int);
 }
 
+static bool result_is_valid(json_object *e)
+{
+        return json_object_is_type(e, json_type_object) && str(e, "kind") && str(e, "peer_id");
+}
+
 static void history_load(struct history *h)
 {
         _cleanup_free_ char *data = NULL;
         json_object *root = NULL, *results, *version, *baselines;
-        size_t len;
+        size_t len, n, first;
         int r;
 
         if (!h->store)
@@ -116,11 +208,16 @@ static void history_load(struct history *h)
                            store_path(h->store), HISTORY_FILE, HISTORY_FILE, r < 0 ? " (failed)" : "");
                 return;
         }
-        for (size_t i = 0; i < json_object_array_length(results); i++) {
+        /* Only the newest `limit` valid ones are kept: older ones are not made into text to be
+         * dropped. */
+        first = n = json_object_array_length(results);
+        for (size_t valid = 0; first > 0 && valid < h->limit; first--)
+                valid += result_is_valid(json_object_array_get_idx(results, first - 1));
+        for (size_t i = first; i < n; i++) {
                 json_object *e = json_object_array_get_idx(results, i);
 
-                if (json_object_is_type(e, json_type_object) && str(e, "kind") && str(e, "peer_id"))
-                        json_object_array_add(h->results, json_object_get(e));
+                if (result_is_valid(e))
+                        (void)history_append(h, e);
         }
         /* Version 1 kept no baselines: they are learned again from the next good results. */
         if (json_object_object_get_ex(root, "baselines", &baselines) &&
@@ -133,7 +230,9 @@ static void history_load(struct history *h)
                 }
         }
         json_object_put(root);
-        history_trim(h);
+        /* The parsed file was many times the size of what is kept of it: its freed pages go back
+         * now instead of staying in the daemon's resident memory for good. */
+        malloc_trim(0);
 }
 
 int history_new(struct event_base *base, struct store *store, size_t limit, struct history **ret)
@@ -145,10 +244,9 @@ int history_new(struct event_base *base, struct store *store, size_t limit, stru
         h->base = base;
         h->store = store;
         h->limit = limit ? limit : 1;
-        h->results = json_object_new_array();
         h->baselines = json_object_new_object();
         h->save_timer = evtimer_new(base, on_save, h);
-        if (!h->results || !h->baselines || !h->save_timer) {
+        if (!h->baselines || !h->save_timer) {
                 history_free(h);
                 return -ENOMEM;
         }
@@ -165,7 +263,9 @@ void history_free(struct history *h)
                 history_save(h);
         if (h->save_timer)
                 event_free(h->save_timer);
-        json_object_put(h->results);
+        for (size_t i = 0; i < h->n_entries; i++)
+                entry_clear(&h->entries[i]);
+        free(h->entries);
         json_object_put(h->baselines);
         free(h);
 }
@@ -186,33 +286,35 @@ static void history_schedule_save(struct history *h)
 
 void history_add(struct history *h, json_object *result)
 {
-        json_object_array_add(h->results, json_object_get(result));
+        int r = history_append(h, result);
+
+        if (r < 0)
+                log_warning("probe result not kept in the history: %s",
+                            r == -EINVAL ? "no kind or peer_id" : strerror(-r));
         history_trim(h);
         history_schedule_save(h);
 }
 
-static bool matches(json_object *e, const char *peer, const char *kind)
+static bool matches(const struct history_entry *e, const char *peer, const char *kind)
 {
-        const char *k = str(e, "kind"), *id = str(e, "peer_id"), *name = str(e, "peer");
-
-        if (kind && (!k || strcmp(k, kind) != 0))
+        if (kind && strcmp(e->kind, kind) != 0)
                 return false;
         if (!peer)
                 return true;
-        return (name && strcmp(name, peer) == 0) ||
-               (id && strncmp(id, peer, strlen(peer)) == 0 && strlen(peer) >= 4);
+        return (e->peer && strcmp(e->peer, peer) == 0) ||
+               (strncmp(e->peer_id, peer, strlen(peer)) == 0 && strlen(peer) >= 4);
 }
 
 json_object *history_query(struct history *h, const char *peer, const char *kind, size_t limit)
 {
         json_object *out = json_object_new_array();
-        size_t n = json_object_array_length(h->results);
 
-        for (size_t i = n; i > 0 && (!limit || json_object_array_length(out) < limit); i--) {
-                json_object *e = json_object_array_get_idx(h->results, i - 1);
+        for (size_t i = h->n_entries; i > 0 && (!limit || json_object_array_length(out) < limit); i--) {
+                const struct history_entry *e = &h->entries[i - 1];
+                json_object *o;
 
-                if (matches(e, peer, kind))
-                        json_object_array_add(out, json_object_get(e));
+                if (matches(e, peer, kind) && (o = entry_parse(e)))
+                        json_object_array_add(out, o);
         }
         return out;
 }
@@ -316,21 +418,23 @@ void history_learn(struct history *h, const char *peer_id, const char *kind, jso
 json_object *history_latest(struct history *h)
 {
         json_object *out = json_object_new_array();
-        size_t n = json_object_array_length(h->results);
+        _cleanup_free_ const struct history_entry **kept = calloc(h->n_entries + 1, sizeof(*kept));
+        size_t n_kept = 0;
 
-        for (size_t i = n; i > 0; i--) {
-                json_object *e = json_object_array_get_idx(h->results, i - 1);
-                const char *status = str(e, "status");
-                bool seen = status && strcmp(status, "deferred") == 0; /* not a measurement */
+        if (!kept)
+                return out;
+        for (size_t i = h->n_entries; i > 0; i--) {
+                const struct history_entry *e = &h->entries[i - 1];
+                bool seen = e->is_deferred; /* not a measurement */
+                json_object *o;
 
-                for (size_t k = 0; k < json_object_array_length(out) && !seen; k++) {
-                        json_object *o = json_object_array_get_idx(out, k);
-
-                        seen = strcmp(str(o, "peer_id"), str(e, "peer_id")) == 0 &&
-                               strcmp(str(o, "kind"), str(e, "kind")) == 0;
-                }
-                if (!seen)
-                        json_object_array_add(out, json_object_get(e));
+                for (size_t k = 0; k < n_kept && !seen; k++)
+                        seen = strcmp(kept[k]->peer_id, e->peer_id) == 0 &&
+                               strcmp(kept[k]->kind, e->kind) == 0;
+                if (seen || !(o = entry_parse(e)))
+                        continue;
+                kept[n_kept++] = e;
+                json_object_array_add(out, o);
         }
         return out;
 }
