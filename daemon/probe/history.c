@@ -68,15 +68,16 @@ static void history_trim(struct history *h)
         h->n_entries -= drop;
 }
 
-/* Keeps result as its text, serialised as history.json holds it: the file and the API output stay
- * what they were when the trees were kept. */
+/* Keeps result as its text, serialised as the API prints it; history.json escapes its slashes
+ * besides. Both stay byte for byte what they were when the trees were kept. */
 static int history_append(struct history *h, json_object *result)
 {
         const char *text, *kind = str(result, "kind"), *peer_id = str(result, "peer_id"),
                           *peer = str(result, "peer"), *status = str(result, "status");
         struct history_entry e = { 0 };
 
-        text = json_object_to_json_string_length(result, JSON_C_TO_STRING_PLAIN, &e.len);
+        text = json_object_to_json_string_length(
+                result, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &e.len);
         if (!text || !kind || !peer_id)
                 return -EINVAL;
         if (h->n_entries == h->entries_size) {
@@ -119,9 +120,17 @@ static char *history_to_text(struct history *h, size_t *len)
                 return NULL;
         fprintf(out, "{\"version\":%d,\"results\":[", HISTORY_VERSION);
         for (size_t i = 0; i < h->n_entries; i++) {
+                const char *t = h->entries[i].text, *slash;
+
                 if (i > 0)
                         fputc(',', out);
-                fwrite(h->entries[i].text, 1, h->entries[i].len, out);
+                /* Outside strings JSON has no "/": escaping every one is what json-c does to them
+                 * without JSON_C_TO_STRING_NOSLASHESCAPE. */
+                for (; (slash = strchr(t, '/')); t = slash + 1) {
+                        fwrite(t, 1, (size_t)(slash - t), out);
+                        fputs("\\/", out);
+                }
+                fputs(t, out);
         }
         fprintf(out, "],\"baselines\":%s}",
                 json_object_to_json_string_ext(h->baselines, JSON_C_TO_STRING_PLAIN));
@@ -316,6 +325,36 @@ json_object *history_query(struct history *h, const char *peer, const char *kind
                 if (matches(e, peer, kind) && (o = entry_parse(e)))
                         json_object_array_add(out, o);
         }
+        return out;
+}
+
+json_object *history_query_printed(struct history *h, const char *peer, const char *kind, size_t limit)
+{
+        json_object *out;
+        size_t n = 0, len;
+        char *text = NULL;
+        FILE *f = open_memstream(&text, &len);
+
+        if (!f)
+                return NULL;
+        fputc('[', f);
+        for (size_t i = h->n_entries; i > 0 && (!limit || n < limit); i--) {
+                const struct history_entry *e = &h->entries[i - 1];
+
+                if (!matches(e, peer, kind))
+                        continue;
+                if (n++ > 0)
+                        fputc(',', f);
+                fwrite(e->text, 1, e->len, f);
+        }
+        fputc(']', f);
+        out = fclose(f) == 0 ? json_object_new_array() : NULL;
+        if (!out) {
+                free(text);
+                return NULL;
+        }
+        json_object_set_serializer(out, json_object_userdata_to_json_string, text,
+                                   json_object_free_userdata);
         return out;
 }
 

@@ -201,6 +201,28 @@ static void test_latest_passes_over_deferred(void)
         event_base_free(base);
 }
 
+/* Both queries print as the trees did, for the API (PLAIN | NOSLASHESCAPE); a filter and a limit
+ * pick the same results from the printed one. */
+static void check_queries_print_as(struct history *h, json_object *newest_first)
+{
+        const int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+        json_object *q = history_query(h, NULL, NULL, 0), *printed = history_query_printed(h, NULL, NULL, 0);
+        json_object *one = history_query(h, "b", "tcp", 1),
+                    *one_printed = history_query_printed(h, "b", "tcp", 1);
+
+        CHECK_STREQ(json_object_to_json_string_ext(q, flags),
+                    json_object_to_json_string_ext(newest_first, flags));
+        CHECK_STREQ(json_object_to_json_string_ext(printed, flags),
+                    json_object_to_json_string_ext(newest_first, flags));
+        CHECK(json_object_array_length(one) == 1);
+        CHECK_STREQ(json_object_to_json_string_ext(one_printed, flags),
+                    json_object_to_json_string_ext(one, flags));
+        json_object_put(q);
+        json_object_put(printed);
+        json_object_put(one);
+        json_object_put(one_printed);
+}
+
 /* Results are kept as text, but history.json and the query output are what json-c prints of the
  * results as trees, before and after a restart. */
 static void test_saved_and_queried_as_the_trees_print(void)
@@ -208,7 +230,7 @@ static void test_saved_and_queried_as_the_trees_print(void)
         static const double values[] = { 0.1, 4, 1e300, -2.5e-7, 97.123456789 };
         struct event_base *base = event_base_new();
         json_object *trees = json_object_new_array(), *newest_first = json_object_new_array();
-        json_object *root = json_object_new_object(), *p = params_of(2, 5), *q;
+        json_object *root = json_object_new_object(), *p = params_of(2, 5);
         _cleanup_free_ char *saved = NULL, *again = NULL;
         struct history *h = NULL;
         struct store *s = NULL;
@@ -239,12 +261,7 @@ static void test_saved_and_queried_as_the_trees_print(void)
         for (size_t i = json_object_array_length(trees); i > 0; i--)
                 json_object_array_add(newest_first,
                                       json_object_get(json_object_array_get_idx(trees, i - 1)));
-        q = history_query(h, NULL, NULL, 0);
-        CHECK_STREQ(
-                json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-                json_object_to_json_string_ext(newest_first,
-                                               JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(q);
+        check_queries_print_as(h, newest_first);
         history_free(h); /* saves what is pending */
         h = NULL;
 
@@ -269,12 +286,7 @@ static void test_saved_and_queried_as_the_trees_print(void)
 
         /* Loaded, one result more, and saved again: the results parsed back print as before. */
         CHECK(history_new(base, s, 4, &h) == 0);
-        q = history_query(h, NULL, NULL, 0);
-        CHECK_STREQ(
-                json_object_to_json_string_ext(q, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-                json_object_to_json_string_ext(newest_first,
-                                               JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(q);
+        check_queries_print_as(h, newest_first);
         {
                 json_object *r = result_of("n3", "tcp", 1.0 / 3);
 
