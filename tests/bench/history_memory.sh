@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Memory of a full probe history: resident memory of a daemon that starts on a state directory
 # holding 1,000 results, next to one that starts on an empty one, for each build given (so a
-# build of an older commit can be set beside this one). The results are real: two daemons run
-# tcp and rtt probes once, and what a saved in history.json is repeated, each copy with its own
-# id, to 1,000. RSS is read from /proc/PID/status after start-up, and again after a client asked
+# build of an older commit can be set beside this one). The results are real ones repeated
+# (lib_bench.sh's real_history). RSS is read from /proc/PID/status after start-up, and again after a client asked
 # for the whole history (which parses every result) and for the metrics.
 # Goal: the full history adds at most 2 MiB over the empty one.
 # Usage (root): tests/bench/history_memory.sh [BUILD_DIR] [OTHER_BUILD_DIR...]
@@ -21,30 +20,10 @@ done
 [ -x "$PROBE_HELPER_DIR/sparkd-probe-tcp" ] || { echo "no $PROBE_HELPER_DIR/sparkd-probe-tcp"; exit 1; }
 . "$here/../integration/lib.sh"
 . "$here/../integration/lib_peers.sh"
-
-echo "real results: a tcp and an rtt probe between two daemons"
-two_probe_nodes "duration = 1" "streams = 2"
-sparkc_of a probe --peer b --kind tcp >/dev/null || fail "tcp probe a->b failed"
-sparkc_of a probe --peer b --kind rtt >/dev/null || fail "rtt probe a->b failed"
-wait_until 10 python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["results"]) >= 2' \
-        "$TEST_TMP/a.state/history.json" || fail "a never saved its two results"
-sparkd_stop a
-sparkd_stop b
+. "$here/lib_bench.sh"
 
 full=$TEST_TMP/full.json
-python3 - "$TEST_TMP/a.state/history.json" "$full" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-real = d["results"]
-results = []
-for i in range(1000):
-    r = dict(real[i % len(real)])
-    r["id"] = "%s-%04d" % (r.get("id", "bench"), i)
-    results.append(r)
-d["results"] = results
-json.dump(d, open(sys.argv[2], "w"), separators=(",", ":"))
-EOF
-echo "history.json of 1000 results: $(stat -c %s "$full") bytes, $(($(stat -c %s "$full") / 1000)) bytes a result"
+real_history "$full" 1000
 
 printf '[peers]\nmdns = no\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' >"$TEST_TMP/alone.conf"
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
