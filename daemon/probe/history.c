@@ -19,11 +19,11 @@
  * memory of its json_object tree, and a full history is the bulk of the daemon's heap. What the
  * filters look at is kept beside it. */
 struct history_entry {
-        char *text;
+        char *text; /* one block: the text, then kind, peer_id and peer, each ending in NUL */
         size_t len;
-        char *kind;
-        char *peer_id;
-        char *peer; /* NULL when the result has none */
+        const char *kind;
+        const char *peer_id;
+        const char *peer; /* NULL when the result has none */
         bool is_deferred;
 };
 
@@ -50,9 +50,6 @@ static const char *str(json_object *o, const char *key)
 static void entry_clear(struct history_entry *e)
 {
         free(e->text);
-        free(e->kind);
-        free(e->peer_id);
-        free(e->peer);
 }
 
 static void history_trim(struct history *h)
@@ -68,18 +65,14 @@ static void history_trim(struct history *h)
         h->n_entries -= drop;
 }
 
-/* Keeps result as its text, serialised as the API prints it; history.json escapes its slashes
- * besides. Both stay byte for byte what they were when the trees were kept. */
-static int history_append(struct history *h, json_object *result)
+static int entry_add(struct history *h, const char *text, size_t len, const char *kind, const char *peer_id,
+                     const char *peer, bool is_deferred)
 {
-        const char *text, *kind = str(result, "kind"), *peer_id = str(result, "peer_id"),
-                          *peer = str(result, "peer"), *status = str(result, "status");
-        struct history_entry e = { 0 };
+        size_t kind_len = strlen(kind) + 1, id_len = strlen(peer_id) + 1,
+               peer_len = peer ? strlen(peer) + 1 : 0;
+        struct history_entry *e;
+        char *block;
 
-        text = json_object_to_json_string_length(
-                result, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &e.len);
-        if (!text || !kind || !peer_id)
-                return -EINVAL;
         if (h->n_entries == h->entries_size) {
                 size_t size = h->entries_size ? h->entries_size * 2 : 16;
                 struct history_entry *v = realloc(h->entries, size * sizeof(*v));
@@ -89,18 +82,40 @@ static int history_append(struct history *h, json_object *result)
                 h->entries = v;
                 h->entries_size = size;
         }
-        e.text = malloc(e.len + 1);
-        e.kind = strdup(kind);
-        e.peer_id = strdup(peer_id);
-        e.peer = peer ? strdup(peer) : NULL;
-        e.is_deferred = status && strcmp(status, "deferred") == 0;
-        if (!e.text || !e.kind || !e.peer_id || (peer && !e.peer)) {
-                entry_clear(&e);
+        block = malloc(len + 1 + kind_len + id_len + peer_len);
+        if (!block)
                 return -ENOMEM;
-        }
-        memcpy(e.text, text, e.len + 1);
-        h->entries[h->n_entries++] = e;
+        e = &h->entries[h->n_entries++];
+        *e = (struct history_entry){ .text = block, .len = len, .is_deferred = is_deferred };
+        memcpy(block, text, len);
+        block[len] = '\0';
+        e->kind = memcpy(block + len + 1, kind, kind_len);
+        e->peer_id = memcpy(block + len + 1 + kind_len, peer_id, id_len);
+        e->peer = peer ? memcpy(block + len + 1 + kind_len + id_len, peer, peer_len) : NULL;
         return 0;
+}
+
+static bool is_deferred(const char *status)
+{
+        return status && strcmp(status, "deferred") == 0;
+}
+
+/* Keeps result as its text, serialised as the API prints it; history.json escapes its slashes
+ * besides. Both stay byte for byte what they were when the trees were kept. */
+static int history_append(struct history *h, json_object *result)
+{
+        const char *kind = str(result, "kind"), *peer_id = str(result, "peer_id");
+        const char *text;
+        size_t len;
+
+        if (!kind || !peer_id)
+                return -EINVAL;
+        text = json_object_to_json_string_length(
+                result, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+        if (!text)
+                return -ENOMEM;
+        return entry_add(h, text, len, kind, peer_id, str(result, "peer"),
+                         is_deferred(str(result, "status")));
 }
 
 /* The text was made by json-c from a valid tree: parsing it back cannot fail but for memory. */
@@ -189,11 +204,55 @@ static bool result_is_valid(json_object *e)
         return json_object_is_type(e, json_type_object) && str(e, "kind") && str(e, "peer_id");
 }
 
+/* The file's results from first to n, each as "FLAGS kind NUL peer_id NUL peer NUL text NUL"
+ * (FLAGS: 'd' or '-' for deferred, 'p' or '-' for a peer name) in one buffer of its own: the
+ * entries are made from it once the file's tree is freed, into the heap the tree leaves, so the
+ * heap can shrink back instead of keeping the texts above the tree's emptied space. */
+static char *stage_results(json_object *results, size_t first, size_t n, size_t *len)
+{
+        char *buf = NULL;
+        FILE *f = open_memstream(&buf, len);
+
+        if (!f)
+                return NULL;
+        for (size_t i = first; i < n; i++) {
+                json_object *e = json_object_array_get_idx(results, i);
+                const char *peer = str(e, "peer");
+
+                if (!result_is_valid(e))
+                        continue;
+                fputc(is_deferred(str(e, "status")) ? 'd' : '-', f);
+                fputc(peer ? 'p' : '-', f);
+                fprintf(f, "%s%c%s%c%s%c%s%c", str(e, "kind"), 0, str(e, "peer_id"), 0, peer ? peer : "", 0,
+                        json_object_to_json_string_ext(e, JSON_C_TO_STRING_PLAIN |
+                                                                  JSON_C_TO_STRING_NOSLASHESCAPE),
+                        0);
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static void add_staged(struct history *h, const char *buf, size_t len)
+{
+        for (const char *p = buf; p < buf + len;) {
+                const char *kind = p + 2, *peer_id = kind + strlen(kind) + 1,
+                           *peer = peer_id + strlen(peer_id) + 1, *text = peer + strlen(peer) + 1;
+                size_t text_len = strlen(text);
+
+                if (entry_add(h, text, text_len, kind, peer_id, p[1] == 'p' ? peer : NULL, p[0] == 'd') < 0)
+                        return;
+                p = text + text_len + 1;
+        }
+}
+
 static void history_load(struct history *h)
 {
-        _cleanup_free_ char *data = NULL;
+        _cleanup_free_ char *data = NULL, *staged = NULL;
         json_object *root = NULL, *results, *version, *baselines;
-        size_t len, n, first;
+        size_t len, n, first, staged_len = 0;
         int r;
 
         if (!h->store)
@@ -222,12 +281,10 @@ static void history_load(struct history *h)
         first = n = json_object_array_length(results);
         for (size_t valid = 0; first > 0 && valid < h->limit; first--)
                 valid += result_is_valid(json_object_array_get_idx(results, first - 1));
-        for (size_t i = first; i < n; i++) {
-                json_object *e = json_object_array_get_idx(results, i);
-
-                if (result_is_valid(e))
-                        (void)history_append(h, e);
-        }
+        staged = stage_results(results, first, n, &staged_len);
+        if (!staged)
+                log_warning("out of memory reading %s/%s: the probe history starts empty",
+                            store_path(h->store), HISTORY_FILE);
         /* Version 1 kept no baselines: they are learned again from the next good results. */
         if (json_object_object_get_ex(root, "baselines", &baselines) &&
             json_object_is_type(baselines, json_type_object)) {
@@ -239,6 +296,8 @@ static void history_load(struct history *h)
                 }
         }
         json_object_put(root);
+        if (staged)
+                add_staged(h, staged, staged_len);
         /* The parsed file was many times the size of what is kept of it: its freed pages go back
          * now instead of staying in the daemon's resident memory for good. */
         malloc_trim(0);
