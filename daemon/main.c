@@ -1,8 +1,8 @@
 /* sparkd's entry point: command line, config check, daemonizing and socket activation. */
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
