@@ -11,6 +11,7 @@
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
 #include "daemon/base/notify.h"
+#include "daemon/cluster/cluster_channel.h"
 
 static const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -63,6 +64,9 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = peers_configure(d->peers, d->config);
         if (r < 0)
                 return r;
+        /* Summaries are refreshed with the peer heartbeat: a silent node ages out with it. */
+        cluster_configure(d->cluster, d->config->node_name, d->config->heartbeat_usec,
+                          d->config->cluster_forget_after_usec);
         /* The GID tables as a backstop on the recheck timer: sysfs does not notify their changes. */
         gid_watch_configure(d->gid_watch, d->config->recheck_usec);
         r = port_errors_configure(d->port_errors, d->config);
@@ -300,6 +304,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
+        r = cluster_channel_new(d->base, d->peers, d->node_id, config->node_name, &d->cluster);
+        if (r < 0)
+                goto fail;
         r = aer_watch_new(&d->aer_watch);
         if (r < 0)
                 goto fail;
@@ -379,6 +386,7 @@ void sparkd_free(struct sparkd *d)
                 return;
         event_set_sink(NULL, NULL);
         metrics_writer_free(d->metrics);
+        cluster_channel_free(d->peers, d->cluster);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);
         port_errors_free(d->port_errors);

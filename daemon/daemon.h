@@ -14,6 +14,7 @@
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
 #include "daemon/base/store.h"
+#include "daemon/cluster/cluster.h"
 #include "daemon/config/conf.h"
 #include "daemon/export/metrics_writer.h"
 #include "daemon/fabric/fabric_api.h"
@@ -46,6 +47,7 @@ struct sparkd {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct probes *probes;
+        struct cluster *cluster;     /* what this node knows of every node */
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
         struct port_errors *port_errors; /* the fabric ports' error counters */

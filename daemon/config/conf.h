@@ -85,6 +85,9 @@ struct sparkd_config {
         double counters_link_error_recovery_per_min; /* 0: no threshold */
         double counters_roce_slow_restart_per_sec;   /* 0: no threshold */
 
+        /* [cluster] */
+        uint64_t cluster_forget_after_usec; /* a silent node's summary is dropped after this */
+
         /* [metrics] */
         char *metrics_textfile; /* NULL: not written */
 

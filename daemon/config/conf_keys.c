@@ -391,6 +391,8 @@ static const struct conf_key keys[] = {
           .why = "a duration from 100ms to 60s" },
         { "peers", "timeout",             USEC_KEY(peer_timeout_usec, SEC, 600 * SEC, 6 * SEC),
           .why = "a duration from 1s to 10m" },
+        { "cluster", "forget_after",      USEC_KEY(cluster_forget_after_usec, 60 * SEC, 30 * DAY, DAY),
+          .why = "a duration from 1m to 30d, such as 1d" },
         { "probe", "helper_dir",          CUSTOM_KEY(parse_helper_dir) },
         { "probe", "history_size",        UINT_KEY(probe_history_size, 10, 100000, 1000),
           .why = "a number of results from 10 to 100000" },

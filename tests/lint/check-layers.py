@@ -15,7 +15,7 @@ import sys
 
 # folder: the folders it may include from (besides itself)
 DAEMON_LAYERS = ["daemon/base", "daemon/config", "daemon/host", "daemon/fabric", "daemon/peers",
-                 "daemon/probe", "daemon/export", "daemon"]
+                 "daemon/probe", "daemon/cluster", "daemon/export", "daemon"]
 ALLOWED = {
     "common": [],
     "inventory": ["common"],

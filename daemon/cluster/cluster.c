@@ -1,0 +1,374 @@
+#include "cluster.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "cluster_internal.h"
+#include "common/macro.h"
+#include "daemon/base/log.h"
+#include "summary.h"
+
+static struct timeval timeval_of(uint64_t usec)
+{
+        return (struct timeval){ .tv_sec = (time_t)(usec / 1000000),
+                                 .tv_usec = (suseconds_t)(usec % 1000000) };
+}
+
+struct cluster_node *cluster_self(struct cluster *c)
+{
+        /* The first entry, added by cluster_new and never removed. */
+        return &c->nodes.v[0];
+}
+
+uint64_t cluster_stale_usec(const struct cluster *c)
+{
+        return CLUSTER_STALE_REFRESHES * c->refresh_usec;
+}
+
+uint64_t cluster_refused(const struct cluster *c)
+{
+        return c->n_refused;
+}
+
+bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now)
+{
+        return n->msg && cluster_node_age_usec(n, now) > cluster_stale_usec(c);
+}
+
+static uint64_t node_age(const struct cluster_node *n, int64_t now)
+{
+        return n->msg ? cluster_node_age_usec(n, now) : 0;
+}
+
+bool cluster_peer_is_up(const struct cluster *c, const char *peer_id)
+{
+        for (size_t i = 0; i < c->n_up; i++)
+                if (strcmp(c->up[i], peer_id) == 0)
+                        return true;
+        return false;
+}
+
+int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
+{
+        int64_t now = cluster_now_usec();
+        json_object *msg;
+
+        if (n->msg) {
+                msg = json_object_get(n->msg);
+                json_object_object_add(msg, "age_ms",
+                                       json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
+        } else {
+                msg = summary_new(c->self_id, n->name, c->instance, c->seq,
+                                  (uint64_t)(now - c->started_usec) / 1000, n->sections);
+        }
+        return c->transport.send(c->transport.userdata, peer_id, msg);
+}
+
+static void send_own(struct cluster *c)
+{
+        struct cluster_node *self = cluster_self(c);
+        json_object *probe;
+        size_t len;
+
+        if (c->n_up == 0)
+                return;
+        c->seq++;
+        probe = summary_new(c->self_id, self->name, c->instance, c->seq, 0, self->sections);
+        len = strlen(json_object_to_json_string_ext(probe, JSON_C_TO_STRING_PLAIN));
+        json_object_put(probe);
+        if (len > SUMMARY_MAX_BYTES) {
+                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
+                            "peers keep the previous one",
+                            len, SUMMARY_MAX_BYTES);
+                return;
+        }
+        for (size_t i = 0; i < c->n_up; i++)
+                (void)cluster_send_node(c, c->up[i], self);
+}
+
+static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
+{
+        send_own(userdata);
+}
+
+static void arm_refresh(struct cluster *c)
+{
+        struct timeval tv = timeval_of(c->refresh_usec);
+
+        if (c->n_up == 0 || c->refresh_usec == 0) {
+                evtimer_del(c->refresh);
+                return;
+        }
+        evtimer_add(c->refresh, &tv);
+}
+
+static void on_refresh(evutil_socket_t fd, short what, void *userdata)
+{
+        struct cluster *c = userdata;
+
+        if (c->refresh_hook)
+                c->refresh_hook(c->refresh_hook_userdata);
+        evtimer_del(c->coalesce);
+        send_own(c);
+        arm_refresh(c);
+}
+
+/* The next time a held node goes stale or is to be forgotten. */
+static void arm_deadline(struct cluster *c)
+{
+        int64_t now = cluster_now_usec(), next = INT64_MAX;
+
+        for (size_t i = 0; i < c->nodes.n; i++) {
+                const struct cluster_node *n = &c->nodes.v[i];
+                int64_t at;
+
+                if (!n->msg)
+                        continue;
+                at = n->made_usec + (int64_t)(n->is_stale ? c->forget_after_usec : cluster_stale_usec(c)) +
+                     1;
+                if (at < next)
+                        next = at;
+        }
+        if (next == INT64_MAX) {
+                evtimer_del(c->deadline);
+                return;
+        }
+        struct timeval tv = timeval_of(next > now ? (uint64_t)(next - now) : 0);
+        evtimer_add(c->deadline, &tv);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *userdata)
+{
+        struct cluster *c = userdata;
+        int64_t now = cluster_now_usec();
+        bool changed = false;
+
+        for (size_t i = c->nodes.n; i-- > 0;) {
+                struct cluster_node *n = &c->nodes.v[i];
+
+                if (!n->msg)
+                        continue;
+                if (node_age(n, now) > c->forget_after_usec) {
+                        log_info("cluster: forgetting node %s (%s): nothing heard of it for %llu s", n->name,
+                                 n->node_id, (unsigned long long)(node_age(n, now) / 1000000));
+                        cluster_table_remove(&c->nodes, n);
+                        changed = true;
+                } else if (!n->is_stale && cluster_node_is_stale(c, n, now)) {
+                        n->is_stale = true;
+                        changed = true;
+                }
+        }
+        if (changed)
+                cluster_changed(c);
+        else
+                arm_deadline(c);
+}
+
+static void on_notify(evutil_socket_t fd, short what, void *userdata)
+{
+        struct cluster *c = userdata;
+
+        for (size_t i = 0; i < ARRAY_SIZE(c->watchers); i++)
+                if (c->watchers[i].fn)
+                        c->watchers[i].fn(c->watchers[i].userdata);
+}
+
+void cluster_changed(struct cluster *c)
+{
+        struct timeval zero = { 0, 0 };
+
+        if (!evtimer_pending(c->notify, NULL))
+                evtimer_add(c->notify, &zero);
+        arm_deadline(c);
+}
+
+int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(c->watchers); i++)
+                if (!c->watchers[i].fn) {
+                        c->watchers[i] = (struct cluster_watcher){ fn, userdata };
+                        return 0;
+                }
+        return -ENOSPC;
+}
+
+int cluster_set_section(struct cluster *c, const char *name, json_object *value)
+{
+        struct cluster_node *self = cluster_self(c);
+        json_object *old = NULL;
+        struct timeval tv = timeval_of(CLUSTER_COALESCE_USEC);
+
+        if (strlen(name) == 0 || strlen(name) > SUMMARY_SECTION_NAME_MAX) {
+                json_object_put(value);
+                return -EINVAL;
+        }
+        json_object_object_get_ex(self->sections, name, &old);
+        if ((!old && !value) || (old && value && json_object_equal(old, value))) {
+                json_object_put(value);
+                return 0;
+        }
+        if (value)
+                json_object_object_add(self->sections, name, value);
+        else
+                json_object_object_del(self->sections, name);
+        cluster_changed(c);
+        if (c->n_up > 0 && !evtimer_pending(c->coalesce, NULL))
+                evtimer_add(c->coalesce, &tv);
+        return 0;
+}
+
+json_object *cluster_get_section(struct cluster *c, const char *node_id, const char *name,
+                                 uint64_t *age_usec, bool *is_stale)
+{
+        struct cluster_node *n = cluster_table_find(&c->nodes, node_id);
+        int64_t now = cluster_now_usec();
+        json_object *v = NULL;
+
+        if (!n || !json_object_object_get_ex(n->sections, name, &v))
+                return NULL;
+        if (age_usec)
+                *age_usec = node_age(n, now);
+        if (is_stale)
+                *is_stale = cluster_node_is_stale(c, n, now);
+        return v;
+}
+
+void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
+{
+        struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
+        int64_t now = cluster_now_usec();
+        size_t n = c->nodes.n;
+
+        fn(c->self_id, cluster_self(c)->name, 0, false, userdata);
+        for (size_t i = 0; sorted && i < n; i++)
+                if (sorted[i]->msg)
+                        fn(sorted[i]->node_id, sorted[i]->name, node_age(sorted[i], now),
+                           cluster_node_is_stale(c, sorted[i], now), userdata);
+        free(sorted);
+}
+
+void cluster_peer_up(struct cluster *c, const char *peer_id)
+{
+        if (!cluster_peer_is_up(c, peer_id)) {
+                char(*up)[33] = realloc(c->up, (c->n_up + 1) * sizeof(*up));
+
+                if (!up)
+                        return;
+                c->up = up;
+                snprintf(c->up[c->n_up++], sizeof(*up), "%s", peer_id);
+        }
+        /* Whatever is held, stale ones too: the new peer learns of nodes it cannot reach. */
+        c->seq++;
+        for (size_t i = 0; i < c->nodes.n; i++)
+                if (strcmp(c->nodes.v[i].node_id, peer_id) != 0)
+                        (void)cluster_send_node(c, peer_id, &c->nodes.v[i]);
+        if (!evtimer_pending(c->refresh, NULL))
+                arm_refresh(c);
+}
+
+void cluster_peer_down(struct cluster *c, const char *peer_id)
+{
+        for (size_t i = 0; i < c->n_up; i++)
+                if (strcmp(c->up[i], peer_id) == 0) {
+                        memmove(&c->up[i], &c->up[i + 1], (c->n_up - i - 1) * sizeof(*c->up));
+                        c->n_up--;
+                        break;
+                }
+        if (c->n_up == 0) {
+                evtimer_del(c->refresh);
+                evtimer_del(c->coalesce);
+        }
+}
+
+void cluster_set_refresh_hook(struct cluster *c, void (*fn)(void *userdata), void *userdata)
+{
+        c->refresh_hook = fn;
+        c->refresh_hook_userdata = userdata;
+}
+
+void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_usec,
+                       uint64_t forget_after_usec)
+{
+        struct cluster_node *self = cluster_self(c);
+        bool renamed = strcmp(self->name, name) != 0;
+
+        snprintf(self->name, sizeof(self->name), "%s", name);
+        c->forget_after_usec = forget_after_usec;
+        if (c->refresh_usec != refresh_usec) {
+                c->refresh_usec = refresh_usec;
+                arm_refresh(c);
+        }
+        if (renamed) {
+                cluster_changed(c);
+                send_own(c);
+        } else if (c->nodes.n > 1) {
+                arm_deadline(c);
+        }
+}
+
+static int make_instance(char instance[33])
+{
+        unsigned char bytes[16];
+
+        if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
+                return -errno;
+        for (size_t i = 0; i < sizeof(bytes); i++)
+                snprintf(instance + 2 * i, 3, "%02x", bytes[i]);
+        return 0;
+}
+
+int cluster_new(struct event_base *base, const char *node_id, const char *name,
+                const struct cluster_transport *transport, struct cluster **ret)
+{
+        struct cluster *c = calloc(1, sizeof(*c));
+        struct cluster_node *self;
+        int r;
+
+        if (!c)
+                return -ENOMEM;
+        c->base = base;
+        c->transport = *transport;
+        c->started_usec = cluster_now_usec();
+        c->forget_after_usec = CLUSTER_FORGET_DEFAULT_USEC;
+        snprintf(c->self_id, sizeof(c->self_id), "%s", node_id);
+        r = make_instance(c->instance);
+        if (r < 0)
+                goto fail;
+        self = cluster_table_add(&c->nodes, node_id);
+        if (!self) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        snprintf(self->name, sizeof(self->name), "%s", name);
+        snprintf(self->instance, sizeof(self->instance), "%s", c->instance);
+        self->sections = json_object_new_object();
+        c->coalesce = evtimer_new(base, on_coalesce, c);
+        c->refresh = evtimer_new(base, on_refresh, c);
+        c->deadline = evtimer_new(base, on_deadline, c);
+        c->notify = evtimer_new(base, on_notify, c);
+        if (!self->sections || !c->coalesce || !c->refresh || !c->deadline || !c->notify) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        *ret = c;
+        return 0;
+fail:
+        cluster_free(c);
+        return r;
+}
+
+void cluster_free(struct cluster *c)
+{
+        if (!c)
+                return;
+        struct event *timers[] = { c->coalesce, c->refresh, c->deadline, c->notify };
+
+        for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
+                if (timers[i])
+                        event_free(timers[i]);
+        cluster_table_clear(&c->nodes);
+        free(c->up);
+        free(c);
+}

@@ -1,0 +1,75 @@
+/*
+ * What this node knows of every node: its own summary (sections set by the daemon) and the
+ * newest summary of every node it heard of, directly or through a peer, with its age. Its own
+ * goes to the up peers when it changes (changes within 200 ms coalesced) and on every refresh
+ * (the peer heartbeat interval), so a node that falls silent ages out; one received from a peer
+ * that is newer than what is held (per origin: the instance, then the sequence) is kept and
+ * passed on to the other up peers, so nodes without a direct connection hear of each other and
+ * floods end. Ages need no clock sync: a summary carries its age when sent, and the receiver
+ * adds the time since it came in. A summary older than three refresh intervals is stale; one
+ * older than forget_after is dropped. No timer runs while there are neither peers up nor nodes
+ * to age.
+ */
+#pragma once
+
+#include <event2/event.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cluster;
+
+/* Sets this node's section NAME (value taken over; NULL removes it). When it differs from
+ * what peers last got, the summary goes to them (changes within 200 ms coalesced). */
+int cluster_set_section(struct cluster *c, const char *name, json_object *value);
+/* The newest section NAME of node_id (this node's own too), borrowed; NULL when unknown.
+ * age_usec since its node made it; *is_stale when older than the stale limit. Either may be
+ * NULL. */
+json_object *cluster_get_section(struct cluster *c, const char *node_id, const char *name,
+                                 uint64_t *age_usec, bool *is_stale);
+/* Every known node, this node first, then by name. */
+typedef void (*cluster_node_fn)(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
+                                void *userdata);
+void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata);
+/* fn runs (coalesced, on the loop) after any node's summary changed or went stale. */
+int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata);
+
+/* How summaries reach the peers: the peer channel in the daemon, a loop of clusters in tests. */
+struct cluster_transport {
+        /* Sends msg (taken over) to the up peer peer_id; < 0 when it is not up. */
+        int (*send)(void *userdata, const char *peer_id, json_object *msg);
+        /* The name peer_id gave in its hello into buf; < 0 when not known. */
+        int (*hello_name)(void *userdata, const char *peer_id, char *buf, size_t size);
+        void *userdata;
+};
+
+#define CLUSTER_MAX_NODES           256
+#define CLUSTER_MAX_WATCHERS        8
+#define CLUSTER_COALESCE_USEC       200000ULL
+#define CLUSTER_STALE_REFRESHES     3
+#define CLUSTER_FORGET_DEFAULT_USEC (24ULL * 3600 * 1000000)
+
+int cluster_new(struct event_base *base, const char *node_id, const char *name,
+                const struct cluster_transport *transport, struct cluster **ret);
+void cluster_free(struct cluster *c);
+/* This node's name, the refresh interval (the peer heartbeat) and how long a silent node is kept. */
+void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_usec,
+                       uint64_t forget_after_usec);
+/* Runs just before each refresh is sent, so the caller may re-derive its sections first. */
+void cluster_set_refresh_hook(struct cluster *c, void (*fn)(void *userdata), void *userdata);
+
+/* What the peer channel brings. A peer that comes up gets this node's summary and every one held. */
+void cluster_peer_up(struct cluster *c, const char *peer_id);
+void cluster_peer_down(struct cluster *c, const char *peer_id);
+/* A summary message from the up peer peer_id. Refused (and logged, at most once a minute per
+ * peer): an invalid or oversized one, one claiming this node's id, one from peer_id itself whose
+ * name disagrees with its hello. Returns 0 when kept or not newer, < 0 when refused. */
+int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg);
+
+/* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
+ * with nodes sorted by name then id and sections by name, so every node writes the same. */
+json_object *cluster_nodes_to_json(struct cluster *c);
+/* The stale limit, for those who explain it. */
+uint64_t cluster_stale_usec(const struct cluster *c);
+/* The number of summaries refused so far. */
+uint64_t cluster_refused(const struct cluster *c);

@@ -1,0 +1,53 @@
+/* The cluster view's state, shared by its files (cluster.c keeps it, cluster_json.c reads it). */
+#pragma once
+
+#include "cluster.h"
+#include "cluster_table.h"
+
+struct cluster_watcher {
+        void (*fn)(void *userdata);
+        void *userdata;
+};
+
+/* A peer whose refused summaries were logged, and when: at most one line a minute each. */
+struct cluster_refusal_log {
+        char peer_id[33];
+        int64_t logged_usec;
+};
+#define CLUSTER_REFUSAL_LOG_SLOTS 16
+
+struct cluster {
+        struct event_base *base;
+        struct cluster_transport transport;
+        struct cluster_table nodes; /* this node's entry included (msg NULL) */
+        char self_id[33];
+        char instance[33];
+        uint64_t seq;
+        int64_t started_usec;
+        uint64_t refresh_usec;
+        uint64_t forget_after_usec;
+
+        /* The peers up now, to send to. */
+        char (*up)[33];
+        size_t n_up;
+
+        struct event *coalesce; /* own summary changed: send it soon */
+        struct event *refresh;  /* periodic, while a peer is up */
+        struct event *deadline; /* the next node to go stale or be forgotten */
+        struct event *notify;   /* watchers, coalesced */
+        struct cluster_watcher watchers[CLUSTER_MAX_WATCHERS];
+        void (*refresh_hook)(void *userdata);
+        void *refresh_hook_userdata;
+
+        struct cluster_refusal_log refusals[CLUSTER_REFUSAL_LOG_SLOTS];
+        uint64_t n_refused;
+};
+
+struct cluster_node *cluster_self(struct cluster *c);
+bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now);
+/* Sends node's summary (this node's or one held) to the up peer peer_id, with its age now. */
+int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n);
+/* A node's summary changed or was dropped: the watchers hear of it, and the deadline timer
+ * follows the new ages. */
+void cluster_changed(struct cluster *c);
+bool cluster_peer_is_up(const struct cluster *c, const char *peer_id);

@@ -1,0 +1,65 @@
+/* The cluster view as JSON, the same on every node for the same summaries (ages aside). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster_internal.h"
+
+static int by_key(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A copy of sections with its keys in name order. */
+static json_object *sorted_sections(json_object *sections)
+{
+        json_object *o = json_object_new_object();
+        const char *keys[64];
+        size_t n = 0;
+
+        json_object_object_foreach(sections, key, value) {
+                (void)value;
+                if (n < sizeof(keys) / sizeof(keys[0]))
+                        keys[n++] = key;
+        }
+        qsort(keys, n, sizeof(keys[0]), by_key);
+        for (size_t i = 0; i < n; i++)
+                json_object_object_add(o, keys[i],
+                                       json_object_get(json_object_object_get(sections, keys[i])));
+        return o;
+}
+
+static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int64_t now)
+{
+        json_object *o = json_object_new_object();
+        bool is_self = !n->msg;
+        uint64_t age = is_self ? 0 : cluster_node_age_usec(n, now);
+        uint64_t uptime_ms = is_self ? (uint64_t)(now - c->started_usec) / 1000 : n->uptime_ms + age / 1000;
+
+        json_object_object_add(o, "node_id", json_object_new_string(n->node_id));
+        json_object_object_add(o, "name", json_object_new_string(n->name));
+        json_object_object_add(o, "instance", json_object_new_string(is_self ? c->instance : n->instance));
+        json_object_object_add(o, "format", json_object_new_int64(is_self ? 1 : n->format));
+        json_object_object_add(o, "age_s", json_object_new_double((double)(age / 1000) / 1000.0));
+        json_object_object_add(o, "stale", json_object_new_boolean(cluster_node_is_stale(c, n, now)));
+        /* A stale node's uptime is unknown: the one it last told is kept as such. */
+        json_object_object_add(
+                o, "uptime_s",
+                json_object_new_int64(
+                        (int64_t)((cluster_node_is_stale(c, n, now) ? n->uptime_ms : uptime_ms) / 1000)));
+        json_object_object_add(o, "sections", sorted_sections(n->sections));
+        return o;
+}
+
+json_object *cluster_nodes_to_json(struct cluster *c)
+{
+        struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
+        json_object *o = json_object_new_object(), *list = json_object_new_array();
+        int64_t now = cluster_now_usec();
+
+        for (size_t i = 0; sorted && i < c->nodes.n; i++)
+                json_object_array_add(list, node_to_json(c, sorted[i], now));
+        free(sorted);
+        json_object_object_add(o, "self", json_object_new_string(c->self_id));
+        json_object_object_add(o, "nodes", list);
+        return o;
+}

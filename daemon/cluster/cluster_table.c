@@ -1,0 +1,95 @@
+#include "cluster_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int64_t cluster_now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+struct cluster_node *cluster_table_find(struct cluster_table *t, const char *node_id)
+{
+        for (size_t i = 0; i < t->n; i++)
+                if (strcmp(t->v[i].node_id, node_id) == 0)
+                        return &t->v[i];
+        return NULL;
+}
+
+struct cluster_node *cluster_table_add(struct cluster_table *t, const char *node_id)
+{
+        struct cluster_node *n;
+
+        if (t->n == t->allocated) {
+                size_t want = t->allocated ? 2 * t->allocated : 8;
+                struct cluster_node *v = realloc(t->v, want * sizeof(*v));
+
+                if (!v)
+                        return NULL;
+                t->v = v;
+                t->allocated = want;
+        }
+        n = &t->v[t->n++];
+        *n = (struct cluster_node){ 0 };
+        snprintf(n->node_id, sizeof(n->node_id), "%s", node_id);
+        return n;
+}
+
+static void node_clear(struct cluster_node *n)
+{
+        if (n->msg)
+                json_object_put(n->msg);
+        else
+                json_object_put(n->sections);
+}
+
+void cluster_table_remove(struct cluster_table *t, struct cluster_node *n)
+{
+        size_t i = (size_t)(n - t->v);
+
+        node_clear(n);
+        memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof(*n));
+        t->n--;
+}
+
+void cluster_table_clear(struct cluster_table *t)
+{
+        for (size_t i = 0; i < t->n; i++)
+                node_clear(&t->v[i]);
+        free(t->v);
+        *t = (struct cluster_table){ 0 };
+}
+
+uint64_t cluster_node_age_usec(const struct cluster_node *n, int64_t now)
+{
+        return now > n->made_usec ? (uint64_t)(now - n->made_usec) : 0;
+}
+
+static int by_name_then_id(const void *a, const void *b)
+{
+        const struct cluster_node *x = *(struct cluster_node *const *)a,
+                                  *y = *(struct cluster_node *const *)b;
+        int r = strcmp(x->name, y->name);
+
+        return r ? r : strcmp(x->node_id, y->node_id);
+}
+
+struct cluster_node **cluster_table_sorted(struct cluster_table *t)
+{
+        struct cluster_node **v;
+
+        if (t->n == 0)
+                return NULL;
+        v = calloc(t->n, sizeof(*v));
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < t->n; i++)
+                v[i] = &t->v[i];
+        qsort(v, t->n, sizeof(*v), by_name_then_id);
+        return v;
+}

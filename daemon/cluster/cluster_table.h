@@ -1,0 +1,41 @@
+/*
+ * The nodes a cluster view holds: one entry per origin node with its newest summary, when it was
+ * made (on this node's monotonic clock) and where it came from. Lookup by id, in an array kept
+ * small by CLUSTER_MAX_NODES.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cluster_node {
+        char node_id[33];
+        char name[64];
+        char instance[33];
+        uint64_t seq;
+        int64_t format;
+        uint64_t uptime_ms; /* the origin's uptime when it made the summary */
+        json_object *msg;   /* the summary as received, unknown fields kept; NULL for this node */
+        json_object *sections;
+        int64_t made_usec; /* when its origin made it, on this node's monotonic clock */
+        bool is_stale;     /* as last told to the watchers */
+        char via[33];      /* the peer it came from */
+};
+
+struct cluster_table {
+        struct cluster_node *v;
+        size_t n, allocated;
+};
+
+int64_t cluster_now_usec(void);
+struct cluster_node *cluster_table_find(struct cluster_table *t, const char *node_id);
+/* A new entry for node_id, zeroed but for its id; NULL without memory. */
+struct cluster_node *cluster_table_add(struct cluster_table *t, const char *node_id);
+void cluster_table_remove(struct cluster_table *t, struct cluster_node *n);
+void cluster_table_clear(struct cluster_table *t);
+uint64_t cluster_node_age_usec(const struct cluster_node *n, int64_t now);
+/* Pointers to every entry sorted by name, then id (n of them, caller frees); NULL when none or
+ * without memory. */
+struct cluster_node **cluster_table_sorted(struct cluster_table *t);

@@ -1,0 +1,376 @@
+/* The cluster view on a loop of in-process nodes: a ring of four, where opposite nodes have no
+ * connection and hear of each other only through relays. */
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/base/log.h"
+#include "daemon/cluster/cluster.h"
+#include "daemon/cluster/summary.h"
+#include "test.h"
+
+#define N 4
+
+static struct event_base *base;
+static struct cluster *nodes[N];
+static char ids[N][33];
+static char names[N][16];
+static bool link_up[N][N];
+static unsigned delivered;
+
+struct in_flight {
+        int from, to;
+        char *text;
+        struct event *ev;
+};
+
+static int index_of(const char *id)
+{
+        for (int i = 0; i < N; i++)
+                if (strcmp(ids[i], id) == 0)
+                        return i;
+        return -1;
+}
+
+static void on_deliver(evutil_socket_t fd, short what, void *userdata)
+{
+        struct in_flight *f = userdata;
+        json_object *m = json_tokener_parse(f->text);
+
+        if (m && nodes[f->to] && link_up[f->from][f->to]) {
+                delivered++;
+                (void)cluster_receive(nodes[f->to], ids[f->from], m);
+        }
+        json_object_put(m);
+        event_free(f->ev);
+        free(f->text);
+        free(f);
+}
+
+/* userdata is the sender's index; the message goes through text, as on the wire. */
+static int fake_send(void *userdata, const char *peer_id, json_object *msg)
+{
+        int from = (int)(intptr_t)userdata, to = index_of(peer_id);
+        struct in_flight *f;
+        struct timeval tv = { 0, 1000 };
+
+        if (to < 0 || !link_up[from][to]) {
+                json_object_put(msg);
+                return -ENOTCONN;
+        }
+        f = calloc(1, sizeof(*f));
+        f->from = from;
+        f->to = to;
+        f->text = strdup(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+        f->ev = evtimer_new(base, on_deliver, f);
+        evtimer_add(f->ev, &tv);
+        json_object_put(msg);
+        return 0;
+}
+
+static int fake_hello_name(void *userdata, const char *peer_id, char *buf, size_t size)
+{
+        int i = index_of(peer_id);
+
+        if (i < 0)
+                return -ENOENT;
+        snprintf(buf, size, "%s", names[i]);
+        return 0;
+}
+
+static void start_node(int i)
+{
+        struct cluster_transport t = { fake_send, fake_hello_name, (void *)(intptr_t)i };
+
+        CHECK(cluster_new(base, ids[i], names[i], &t, &nodes[i]) == 0);
+        /* Refresh every 100 ms: stale after 300 ms; forgotten after 2 s. */
+        cluster_configure(nodes[i], names[i], 100000, 2000000);
+}
+
+static void connect_pair(int a, int b)
+{
+        link_up[a][b] = link_up[b][a] = true;
+        cluster_peer_up(nodes[a], ids[b]);
+        cluster_peer_up(nodes[b], ids[a]);
+}
+
+static void disconnect_pair(int a, int b)
+{
+        link_up[a][b] = link_up[b][a] = false;
+        if (nodes[a])
+                cluster_peer_down(nodes[a], ids[b]);
+        if (nodes[b])
+                cluster_peer_down(nodes[b], ids[a]);
+}
+
+static void run_for_ms(int ms)
+{
+        struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+        event_base_loopexit(base, &tv);
+        event_base_dispatch(base);
+}
+
+static json_object *doctor_of(const char *verdict)
+{
+        json_object *d = json_object_new_object();
+
+        json_object_object_add(d, "verdict", json_object_new_string(verdict));
+        return d;
+}
+
+static const char *verdict_seen(int at, int of, uint64_t *age, bool *stale)
+{
+        json_object *d = cluster_get_section(nodes[at], ids[of], "doctor", age, stale);
+
+        return d ? json_object_get_string(json_object_object_get(d, "verdict")) : NULL;
+}
+
+static unsigned watch_calls;
+static void on_watch(void *userdata)
+{
+        watch_calls++;
+}
+
+static void setup_ring(void)
+{
+        base = event_base_new();
+        log_set_max_level(LOG_EMERG);
+        for (int i = 0; i < N; i++) {
+                snprintf(ids[i], sizeof(ids[i]), "%032x", i + 1);
+                snprintf(names[i], sizeof(names[i]), "spark%d", i + 1);
+                start_node(i);
+        }
+        for (int i = 0; i < N; i++)
+                connect_pair(i, (i + 1) % N);
+}
+
+static void teardown(void)
+{
+        for (int i = 0; i < N; i++) {
+                cluster_free(nodes[i]);
+                nodes[i] = NULL;
+        }
+        memset(link_up, 0, sizeof(link_up));
+        run_for_ms(10); /* what was in flight is delivered nowhere */
+        event_base_free(base);
+}
+
+static void test_a_change_reaches_the_opposite_node_through_a_relay(void)
+{
+        uint64_t age = 0;
+        bool stale = true;
+
+        setup_ring();
+        CHECK(cluster_watch(nodes[2], on_watch, NULL) == 0);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        run_for_ms(250);
+        /* spark1 and spark3 have no connection: spark3 holds spark1's summary through a relay. */
+        CHECK_STREQ(verdict_seen(2, 0, &age, &stale), "failed");
+        CHECK(!stale);
+        CHECK(age < 300000);
+        CHECK(watch_calls > 0);
+        CHECK_STREQ(verdict_seen(0, 0, &age, &stale), "failed");
+        CHECK(age == 0);
+
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("ok")) == 0);
+        run_for_ms(250);
+        for (int i = 1; i < N; i++)
+                CHECK_STREQ(verdict_seen(i, 0, NULL, NULL), "ok");
+        /* Removing a section reaches the others too. */
+        CHECK(cluster_set_section(nodes[0], "doctor", NULL) == 0);
+        run_for_ms(250);
+        CHECK(verdict_seen(2, 0, NULL, NULL) == NULL);
+        teardown();
+}
+
+static void test_refreshes_end_and_cost_a_few_messages_per_origin(void)
+{
+        setup_ring();
+        run_for_ms(200);
+        delivered = 0;
+        run_for_ms(1000);
+        /* About ten refreshes per origin, each on every one of the ring's 8 directed links at most:
+         * a flood that ended. */
+        CHECK(delivered > 0);
+        CHECK(delivered <= 4 * 12 * 8);
+        teardown();
+}
+
+struct names_seen {
+        char text[256];
+};
+
+static void collect(const char *node_id, const char *name, uint64_t age, bool stale, void *userdata)
+{
+        struct names_seen *s = userdata;
+
+        strcat(s->text, name);
+        strcat(s->text, stale ? "(stale) " : " ");
+}
+
+static void test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh(void)
+{
+        struct names_seen seen = { { 0 } };
+        uint64_t age = 0;
+        bool stale = false;
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[3], "doctor", doctor_of("warning")) == 0);
+        run_for_ms(300);
+        cluster_foreach_node(nodes[1], collect, &seen);
+        CHECK_STREQ(seen.text, "spark2 spark1 spark3 spark4 ");
+
+        /* spark4 dies: its neighbours lose it, nobody refreshes its summary. */
+        disconnect_pair(3, 0);
+        disconnect_pair(3, 2);
+        cluster_free(nodes[3]);
+        nodes[3] = NULL;
+        run_for_ms(500);
+        CHECK_STREQ(verdict_seen(1, 3, &age, &stale), "warning");
+        CHECK(stale);
+        CHECK(age >= 400000);
+        seen.text[0] = '\0';
+        cluster_foreach_node(nodes[1], collect, &seen);
+        CHECK_STREQ(seen.text, "spark2 spark1 spark3 spark4(stale) ");
+
+        /* Restarted: a new instance whose sequence starts again, fresh everywhere. */
+        start_node(3);
+        CHECK(cluster_set_section(nodes[3], "doctor", doctor_of("ok")) == 0);
+        connect_pair(3, 0);
+        connect_pair(3, 2);
+        run_for_ms(300);
+        CHECK_STREQ(verdict_seen(1, 3, &age, &stale), "ok");
+        CHECK(!stale);
+
+        /* Gone for longer than forget_after (2 s here): dropped. */
+        disconnect_pair(3, 0);
+        disconnect_pair(3, 2);
+        run_for_ms(2600);
+        CHECK(verdict_seen(1, 3, NULL, NULL) == NULL);
+        CHECK(verdict_seen(2, 3, NULL, NULL) == NULL);
+        teardown();
+}
+
+static json_object *summary_of(const char *origin, const char *name, uint64_t seq, const char *pad)
+{
+        json_object *sections = json_object_new_object(), *m;
+
+        json_object_object_add(sections, "doctor", doctor_of(pad ? pad : "failed"));
+        m = summary_new(origin, name, "ffffffffffffffffffffffffffffffff", seq, 1000, sections);
+        json_object_put(sections);
+        return m;
+}
+
+static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
+{
+        char *big = malloc(SUMMARY_MAX_BYTES + 2);
+        json_object *m;
+
+        setup_ring();
+        run_for_ms(100);
+        uint64_t before = cluster_refused(nodes[1]);
+
+        /* Claims the receiver's own id. */
+        m = summary_of(ids[1], "spark2", 99, NULL);
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EPERM);
+        json_object_put(m);
+        CHECK(verdict_seen(1, 1, NULL, NULL) == NULL);
+        /* The sender's own id with another name than its hello. */
+        m = summary_of(ids[0], "impostor", 99, NULL);
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EPERM);
+        json_object_put(m);
+        CHECK(verdict_seen(1, 0, NULL, NULL) == NULL);
+        /* Too large. */
+        memset(big, 'x', SUMMARY_MAX_BYTES + 1);
+        big[SUMMARY_MAX_BYTES + 1] = '\0';
+        m = summary_of("abababababababababababababababab", "big", 1, big);
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EMSGSIZE);
+        json_object_put(m);
+        /* Malformed: no sections, a bad section name. */
+        m = summary_of("abababababababababababababababab", "bad", 1, NULL);
+        json_object_object_del(m, "sections");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        m = summary_of("abababababababababababababababab", "bad", 1, NULL);
+        json_object_object_add(json_object_object_get(m, "sections"), "Not A Name", json_object_new_int(1));
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        CHECK(cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL, NULL) ==
+              NULL);
+        CHECK(cluster_refused(nodes[1]) == before + 5);
+
+        /* A relayed one for another node is believed, and unknown fields travel with it. */
+        m = summary_of("abababababababababababababababab", "far", 1, "warning");
+        json_object_object_add(m, "from_the_future", json_object_new_int(7));
+        CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
+        json_object_put(m);
+        CHECK_STREQ(verdict_seen(1, 1, NULL, NULL) ? "" : "x", "x");
+        CHECK(cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL, NULL) !=
+              NULL);
+        /* An older or equal sequence is not newer. */
+        m = summary_of("abababababababababababababababab", "far", 1, "ok");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
+        json_object_put(m);
+        CHECK_STREQ(json_object_get_string(json_object_object_get(
+                            cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL,
+                                                NULL),
+                            "verdict")),
+                    "warning");
+        free(big);
+        teardown();
+}
+
+static void test_the_json_is_the_same_on_every_node(void)
+{
+        json_object *a, *b;
+
+        setup_ring();
+        for (int i = 0; i < N; i++)
+                CHECK(cluster_set_section(nodes[i], "doctor", doctor_of(i == 2 ? "failed" : "ok")) == 0);
+        run_for_ms(400);
+        a = cluster_nodes_to_json(nodes[0]);
+        b = cluster_nodes_to_json(nodes[2]);
+        CHECK(json_object_array_length(json_object_object_get(a, "nodes")) == N);
+        for (size_t i = 0; i < N; i++) {
+                json_object *x = json_object_array_get_idx(json_object_object_get(a, "nodes"), i);
+                json_object *y = json_object_array_get_idx(json_object_object_get(b, "nodes"), i);
+
+                CHECK_STREQ(json_object_get_string(json_object_object_get(x, "name")), names[i]);
+                CHECK(json_object_equal(json_object_object_get(x, "sections"),
+                                        json_object_object_get(y, "sections")));
+                CHECK(json_object_equal(json_object_object_get(x, "instance"),
+                                        json_object_object_get(y, "instance")));
+        }
+        json_object_put(a);
+        json_object_put(b);
+        teardown();
+}
+
+static void test_summary_parse_bounds(void)
+{
+        struct summary s;
+        char why[256];
+        const char *ok =
+                "{\"type\":\"cluster-summary\",\"format\":9,\"origin\":\"0123456789abcdef0123456789abcdef\","
+                "\"name\":\"n\",\"instance\":\"0123456789abcdef0123456789abcdef\",\"seq\":1,\"age_ms\":0,"
+                "\"uptime_ms\":5,\"sections\":{},\"new\":[1]}";
+        const char *dup = "{\"type\":\"cluster-summary\",\"type\":\"x\"}";
+
+        CHECK(summary_parse(ok, strlen(ok), &s, why, sizeof(why)) == 0);
+        CHECK(s.format == 9);
+        json_object_put(s.msg);
+        CHECK(summary_parse(dup, strlen(dup), &s, why, sizeof(why)) == -EBADMSG);
+        CHECK(summary_parse("[", 1, &s, why, sizeof(why)) == -EBADMSG);
+}
+
+int main(void)
+{
+        RUN(test_a_change_reaches_the_opposite_node_through_a_relay);
+        RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
+        RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
+        RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
+        RUN(test_the_json_is_the_same_on_every_node);
+        RUN(test_summary_parse_bounds);
+        return test_result();
+}
