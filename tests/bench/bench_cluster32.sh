@@ -16,19 +16,14 @@
 # Usage (root): tests/bench/bench_cluster32.sh [BUILD_DIR] [MINUTES] [NODES]   (default 10, 32)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../../build}" && pwd)
 minutes=${2:-10}
 nodes=${3:-32}
-export SPARKD_BIN=$build/daemon/sparkd SPARKC_BIN=$build/client/sparkc
-export PROBE_HELPER_DIR=$build/probes
-for f in "$SPARKD_BIN" "$SPARKC_BIN" "$PROBE_HELPER_DIR/sparkd-probe-tcp"; do
-        [ -x "$f" ] || { echo "no $f: build first (ninja -C $build)"; exit 1; }
-done
+. "$here/lib_bench.sh"
+bench_use_build "${1:-$here/../../build}"
 command -v nft >/dev/null || { echo "needs nft (nftables) for the peer channel's byte counters"; exit 1; }
 [ "$nodes" -ge 2 ] && [ "$nodes" -le 250 ] || { echo "NODES: 2 to 250"; exit 1; }
 . "$here/../integration/lib.sh"
 . "$here/../integration/lib_peers.sh"
-. "$here/lib_bench.sh"
 api() { python3 "$here/cluster_api.py" "$@"; }
 
 full=$TEST_TMP/full.json

@@ -2,25 +2,23 @@
 # Memory of a full probe history: resident memory of a daemon that starts on a state directory
 # holding 1,000 results, next to one that starts on an empty one, for each build given (so a
 # build of an older commit can be set beside this one). The results are real ones repeated
-# (lib_bench.sh's real_history). RSS is read from /proc/PID/status after start-up, and again after a client asked
-# for the whole history (which parses every result) and for the metrics.
+# (lib_bench.sh's real_history). RSS is read from /proc/PID/status after start-up, and again
+# after a client asked for the whole history (which an older build parses into trees) and for
+# the metrics.
 # Goal: the full history adds at most 2 MiB over the empty one.
 # Usage (root): tests/bench/history_memory.sh [BUILD_DIR] [OTHER_BUILD_DIR...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../../build}" && pwd)
+. "$here/lib_bench.sh"
+bench_use_build "${1:-$here/../../build}"
 shift || true
 builds=("$build")
 for other in "$@"; do builds+=("$(cd "$other" && pwd)"); done
-export SPARKD_BIN=$build/daemon/sparkd SPARKC_BIN=$build/client/sparkc
-export PROBE_HELPER_DIR=$build/probes
 for b in "${builds[@]}"; do
         [ -x "$b/daemon/sparkd" ] || { echo "no $b/daemon/sparkd: build first (ninja -C $b)"; exit 1; }
 done
-[ -x "$PROBE_HELPER_DIR/sparkd-probe-tcp" ] || { echo "no $PROBE_HELPER_DIR/sparkd-probe-tcp"; exit 1; }
 . "$here/../integration/lib.sh"
 . "$here/../integration/lib_peers.sh"
-. "$here/lib_bench.sh"
 
 full=$TEST_TMP/full.json
 real_history "$full" 1000

@@ -1,4 +1,17 @@
-# Helpers of the benchmarks, sourced after lib.sh and lib_peers.sh.
+# Helpers of the benchmarks. bench_use_build needs nothing else; the others run after lib.sh and
+# lib_peers.sh are sourced.
+
+# bench_use_build DIR: the daemon, client and probe helpers of the build in DIR (made absolute in
+# $build), for lib.sh; exits saying what is missing.
+bench_use_build() {
+        build=$(cd "$1" && pwd)
+        export SPARKD_BIN=$build/daemon/sparkd SPARKC_BIN=$build/client/sparkc
+        export PROBE_HELPER_DIR=$build/probes
+        local f
+        for f in "$SPARKD_BIN" "$SPARKC_BIN" "$PROBE_HELPER_DIR/sparkd-probe-tcp"; do
+                [ -x "$f" ] || { echo "no $f: build first (ninja -C $build)"; exit 1; }
+        done
+}
 
 # real_history OUT COUNT: writes to OUT a history.json of COUNT results, real ones repeated: two
 # daemons (a and b, stopped again) run a tcp and an rtt probe, and the results a saved are
