@@ -9,7 +9,7 @@
 
 /* The options of the commands that have their own. */
 extern const struct command_options env_options, doctor_options, probe_options, history_options,
-        keygen_options;
+        keygen_options, cluster_options;
 
 /* status_cmd.c */
 int cmd_status(const struct client_options *o, int argc, char **argv);
@@ -27,6 +27,10 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv);
 int cmd_probe(const struct client_options *o, int argc, char **argv);
 int cmd_history(const struct client_options *o, int argc, char **argv);
 int cmd_probe_kinds(const struct client_options *o, int argc, char **argv);
+/* cluster_cmd.c */
+int cmd_cluster(const struct client_options *o, int argc, char **argv);
+/* sparkc doctor --node NAME: that node's doctor, in full when it answers, else from its summary. */
+int cluster_doctor_of_node(const struct client_options *o, const char *node);
 /* keygen_cmd.c, watch_cmd.c */
 int cmd_keygen(const struct client_options *o, int argc, char **argv);
 int cmd_watch(const struct client_options *o, int argc, char **argv);

@@ -94,11 +94,12 @@ enum doctor_format {
 };
 
 const struct command_options doctor_options = {
-        .short_options = "f:c:",
+        .short_options = "f:c:n:",
         .long_options =
                 (const struct option[]){
                         { "format", required_argument, NULL, 'f' },
                         { "check", required_argument, NULL, 'c' },
+                        { "node", required_argument, NULL, 'n' },
                         {},
                 },
 };
@@ -131,7 +132,7 @@ static int doctor_print_line(json_object *result, enum doctor_format format, con
 int cmd_doctor(const struct client_options *o, int argc, char **argv)
 {
         enum doctor_format format = DOCTOR_FORMAT_TEXT;
-        const char *only = NULL;
+        const char *only = NULL, *node = NULL;
         struct jsonrpc_response resp;
         char why[256];
         int c, r;
@@ -157,8 +158,12 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv)
                 case 'c':
                         only = optarg;
                         break;
+                case 'n':
+                        node = optarg;
+                        break;
                 default:
-                        fprintf(stderr, "usage: sparkc doctor [--format text|line|npd] [--check ID]\n");
+                        fprintf(stderr, "usage: sparkc doctor [--format text|line|npd] [--check ID] [--node "
+                                        "NAME]\n");
                         return DOCTOR_EXIT_UNKNOWN;
                 }
         }
@@ -173,6 +178,13 @@ int cmd_doctor(const struct client_options *o, int argc, char **argv)
                         "sparkc: doctor: --json and --format line or npd are two outputs; choose one\n");
                 return DOCTOR_EXIT_UNKNOWN;
         }
+        if (node && format != DOCTOR_FORMAT_TEXT) {
+                fprintf(stderr, "sparkc: doctor: --node shows another node's doctor as text or --json, not "
+                                "--format line or npd\n");
+                return DOCTOR_EXIT_UNKNOWN;
+        }
+        if (node)
+                return cluster_doctor_of_node(o, node);
         r = client_call(o, "doctor", NULL, &resp);
         if (r == -EXIT_UNREACHABLE) {
                 snprintf(why, sizeof(why), "sparkd not reachable at %s", o->socket_path);

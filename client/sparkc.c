@@ -64,11 +64,14 @@ static const struct command commands[] = {
         { "fabric", "RDMA devices, ports, netdevs (ibdev2netdev), RoCE v2 GID index, twins", cmd_fabric },
         { "env [--mode M] [--format F] [--force]",
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\")", cmd_env, &env_options },
-        { "doctor [--format text|line|npd] [--check ID]",
+        { "doctor [--format text|line|npd] [--check ID] [--node NAME]",
           "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
           "unknown)",
           cmd_doctor, &doctor_options },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
+        { "cluster [--matrix KIND] [--watch]",
+          "every node: verdict, checks not ok, version, age of its data; each link both ways; open alerts",
+          cmd_cluster, &cluster_options },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
           "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",

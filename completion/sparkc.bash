@@ -1,10 +1,16 @@
 # bash completion for sparkc: commands and their options, --kind values and event names from
-# `sparkc --help` (so they follow the client that is installed), peer names from the running daemon.
+# `sparkc --help` (so they follow the client that is installed), peer and node names from the running daemon.
 
 _sparkc_peers()
 {
         # One short request to the local socket; nothing when the daemon is not there.
         sparkc --timeout 1 "$@" peers 2>/dev/null | awk 'f && NF { print $1 } /^PEER / { f = 1 }'
+}
+
+_sparkc_nodes()
+{
+        # Every node of the cluster view: the first word of each line under the NODE header.
+        sparkc --timeout 1 "$@" cluster 2>/dev/null | awk 'f && /^$/ { exit } f && /^[^ ]/ { print $1 } /^NODE / { f = 1 }'
 }
 
 # _sparkc_help_list TITLE: the names `sparkc --help` lists on its line starting with TITLE (and the
@@ -71,6 +77,14 @@ _sparkc()
                 ;;
         --kind)
                 COMPREPLY=($(compgen -W "$(_sparkc_help_list 'Probe kinds:') all" -- "$cur"))
+                return
+                ;;
+        --matrix)
+                COMPREPLY=($(compgen -W "$(_sparkc_help_list 'Probe kinds:')" -- "$cur"))
+                return
+                ;;
+        --node)
+                COMPREPLY=($(compgen -W "$(_sparkc_nodes "${sock[@]}")" -- "$cur"))
                 return
                 ;;
         --mode)

@@ -161,6 +161,8 @@ static void on_event_for_subscribers(json_object *event, void *userdata)
 
         if (d->api)
                 api_server_publish(d->api, event);
+        /* Whatever the daemon reports may change what its summary says. */
+        cluster_feed_poke(d->cluster_feed);
 }
 
 static int sparkd_open_state(struct sparkd *d)
@@ -202,6 +204,41 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
         /* The first look: the AER counts every later one is compared with. */
         if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
                 fabric_facts_free(&f);
+}
+
+static void freshen_cluster_sections(void *feed)
+{
+        cluster_feed_update(feed);
+}
+
+static int sparkd_start_cluster_feed(struct sparkd *d)
+{
+        struct cluster_feed_sources sources = {
+                .cluster = d->cluster,
+                .links = d->links,
+                .peers = d->peers,
+                .probes = d->probes,
+                .fabric = &d->fabric_api,
+                .config = &d->config,
+                .node_id = d->node_id,
+                .started_wall = d->started_wall,
+        };
+
+        int r = cluster_feed_new(d->base, &sources, &d->cluster_feed);
+
+        if (r < 0)
+                return r;
+        r = cluster_doctor_new(d->base, d->peers, &d->fabric_api, &d->cluster_doctor);
+        if (r < 0)
+                return r;
+        d->cluster_api = (struct cluster_api_context){
+                .cluster = d->cluster,
+                .doctor = d->cluster_doctor,
+                .fabric = &d->fabric_api,
+                .freshen = freshen_cluster_sections,
+                .freshen_userdata = d->cluster_feed,
+        };
+        return 0;
 }
 
 static int sparkd_start_metrics(struct sparkd *d)
@@ -326,6 +363,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 goto fail;
         links_set_change_hook(d->links, on_links_changed, d);
         sparkd_wire_fabric_facts(d);
+        r = sparkd_start_cluster_feed(d);
+        if (r < 0)
+                goto fail;
         r = sparkd_start_metrics(d);
         if (r < 0)
                 goto fail;
@@ -335,6 +375,8 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 r = fabric_api_register(d->api, &d->fabric_api);
         if (r >= 0)
                 r = probes_register(d->probes, d->api);
+        if (r >= 0)
+                r = cluster_api_register(d->api, &d->cluster_api);
         if (r < 0)
                 goto fail;
         event_set_sink(on_event_for_subscribers, d);
@@ -386,6 +428,8 @@ void sparkd_free(struct sparkd *d)
                 return;
         event_set_sink(NULL, NULL);
         metrics_writer_free(d->metrics);
+        cluster_doctor_free(d->cluster_doctor);
+        cluster_feed_free(d->cluster_feed);
         cluster_channel_free(d->peers, d->cluster);
         probes_free(d->probes);
         aer_watch_free(d->aer_watch);

@@ -9,12 +9,15 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "cluster_feed.h"
 #include "control.h"
 #include "daemon/base/api.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
 #include "daemon/base/store.h"
 #include "daemon/cluster/cluster.h"
+#include "daemon/cluster/cluster_api.h"
+#include "daemon/cluster/cluster_doctor.h"
 #include "daemon/config/conf.h"
 #include "daemon/export/metrics_writer.h"
 #include "daemon/fabric/fabric_api.h"
@@ -47,7 +50,10 @@ struct sparkd {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct probes *probes;
-        struct cluster *cluster;     /* what this node knows of every node */
+        struct cluster *cluster; /* what this node knows of every node */
+        struct cluster_feed *cluster_feed;
+        struct cluster_doctor *cluster_doctor;
+        struct cluster_api_context cluster_api;
         struct aer_watch *aer_watch; /* AER counts of earlier looks at the fabric facts */
         struct gid_watch *gid_watch;
         struct port_errors *port_errors; /* the fabric ports' error counters */

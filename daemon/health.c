@@ -7,13 +7,6 @@
 #include "common/macro.h"
 #include "daemon/fabric/doctor.h"
 
-/* One thing to fix; the first found of the worst status is the one status shows. */
-struct problem {
-        enum doctor_status status;
-        char text[384];
-        const char *command;
-};
-
 static const char *jstr(json_object *o, const char *key, const char *fallback)
 {
         json_object *v;
@@ -30,46 +23,54 @@ static bool jbool(json_object *o, const char *key)
         return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
 }
 
-static void note(struct problem *worst, enum doctor_status status, const char *command, const char *fmt, ...)
-        _printf_(4, 5);
+static void note(json_object *problems, const char *id, enum doctor_status status, const char *subject,
+                 const char *since, const char *command, const char *fmt, ...) _printf_(7, 8);
 
-static void note(struct problem *worst, enum doctor_status status, const char *command, const char *fmt, ...)
+static void note(json_object *problems, const char *id, enum doctor_status status, const char *subject,
+                 const char *since, const char *command, const char *fmt, ...)
 {
+        json_object *p = json_object_new_object();
+        char text[384];
         va_list ap;
 
-        if (status <= worst->status)
-                return;
-        worst->status = status;
-        worst->command = command;
         va_start(ap, fmt);
-        vsnprintf(worst->text, sizeof(worst->text), fmt, ap);
+        vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
+        json_object_object_add(p, "id", json_object_new_string(id));
+        json_object_object_add(p, "status", json_object_new_string(doctor_status_to_string(status)));
+        json_object_object_add(p, "subject", json_object_new_string(subject));
+        json_object_object_add(p, "summary", json_object_new_string(text));
+        json_object_object_add(p, "since", since ? json_object_new_string(since) : NULL);
+        json_object_object_add(p, "command", json_object_new_string(command));
+        json_object_array_add(problems, p);
 }
 
 /* A flapping link fails the node; one that went down while sparkd watched, or drifts from the
  * config, is a warning. A link down since before sparkd started (a port without a cable) is
  * not news: the doctor judges whether any port is active. */
-static void judge_links(json_object *links, struct problem *worst)
+static void judge_links(json_object *links, json_object *problems)
 {
         for (size_t i = 0; links && i < json_object_array_length(links); i++) {
                 json_object *l = json_object_array_get_idx(links, i), *drift;
-                const char *name = jstr(l, "name", "?");
+                const char *name = jstr(l, "name", "?"), *when = jstr(l, "last_change", NULL);
 
                 if (jbool(l, "flapping"))
-                        note(worst, DOCTOR_FAIL, "sparkc links", "link %s is flapping (%s changes)", name,
+                        note(problems, "link-flapping", DOCTOR_FAIL, name, when, "sparkc links",
+                             "link %s is flapping (%s changes)", name,
                              json_object_get_string(json_object_object_get(l, "flaps_since_start")));
-                else if (!jbool(l, "oper_up") && !jbool(l, "keep_down") && jstr(l, "last_change", NULL))
-                        note(worst, DOCTOR_WARN, "sparkc links", "link %s went down at %s", name,
-                             jstr(l, "last_change", "?"));
+                else if (!jbool(l, "oper_up") && !jbool(l, "keep_down") && when)
+                        note(problems, "link-down", DOCTOR_WARN, name, when, "sparkc links",
+                             "link %s went down at %s", name, when);
                 else if (json_object_object_get_ex(l, "drift", &drift) && json_object_array_length(drift))
-                        note(worst, DOCTOR_WARN, "sparkc links", "link %s drifts from the config (%s)", name,
+                        note(problems, "link-drift", DOCTOR_WARN, name, when, "sparkc links",
+                             "link %s drifts from the config (%s)", name,
                              json_object_get_string(json_object_array_get_idx(drift, 0)));
         }
 }
 
 /* A rejected peer holds another cluster key: it fails; one that went down is a warning. Peers
  * still being found or dialled are not news yet. */
-static void judge_peers(json_object *peers, struct problem *worst)
+static void judge_peers(json_object *peers, json_object *problems)
 {
         json_object *list = NULL;
 
@@ -78,6 +79,7 @@ static void judge_peers(json_object *peers, struct problem *worst)
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
                 json_object *p = json_object_array_get_idx(list, i), *addresses = NULL;
                 const char *state = jstr(p, "state", "?"), *name = jstr(p, "name", jstr(p, "static", NULL));
+                const char *since = jstr(p, "since", NULL);
 
                 if (!name && json_object_object_get_ex(p, "addresses", &addresses) &&
                     json_object_array_length(addresses))
@@ -85,20 +87,23 @@ static void judge_peers(json_object *peers, struct problem *worst)
                 if (strcmp(state, "rejected") == 0)
                         /* The handshake's own error is for `sparkc peers`; one line says what it
                          * means. */
-                        note(worst, DOCTOR_FAIL, "sparkc peers",
-                             "peer %s rejected: it does not hold this cluster's key", name ? name : "?");
+                        note(problems, "peer-rejected", DOCTOR_FAIL, name ? name : "?", since,
+                             "sparkc peers", "peer %s rejected: it does not hold this cluster's key",
+                             name ? name : "?");
                 else if (strcmp(state, "down") == 0)
-                        note(worst, DOCTOR_WARN, "sparkc peers", "peer %s is down%s%s", name ? name : "?",
-                             jstr(p, "error", NULL) ? ": " : "", jstr(p, "error", ""));
+                        note(problems, "peer-down", DOCTOR_WARN, name ? name : "?", since, "sparkc peers",
+                             "peer %s is down%s%s", name ? name : "?", jstr(p, "error", NULL) ? ": " : "",
+                             jstr(p, "error", ""));
         }
 }
 
-static void judge_doctor(json_object *doctor, struct problem *worst)
+static void judge_doctor(json_object *doctor, json_object *problems)
 {
         json_object *checks;
 
         if (!doctor) {
-                note(worst, DOCTOR_WARN, "sparkc doctor", "the doctor could not read this node's facts");
+                note(problems, "doctor", DOCTOR_WARN, "doctor", NULL, "sparkc doctor",
+                     "the doctor could not read this node's facts");
                 return;
         }
         if (!json_object_object_get_ex(doctor, "checks", &checks))
@@ -110,26 +115,48 @@ static void judge_doctor(json_object *doctor, struct problem *worst)
 
                 for (enum doctor_status s = DOCTOR_WARN; s <= DOCTOR_FAIL; s++)
                         if (strcmp(status, doctor_status_to_string(s)) == 0)
-                                note(worst, s, "sparkc doctor", "%s: %s", jstr(c, "id", "?"),
-                                     jstr(c, "summary", "?"));
+                                note(problems, "doctor", s, jstr(c, "id", "?"), NULL, "sparkc doctor",
+                                     "%s: %s", jstr(c, "id", "?"), jstr(c, "summary", "?"));
         }
+}
+
+static int rank(json_object *problem)
+{
+        return strcmp(jstr(problem, "status", ""), doctor_status_to_string(DOCTOR_FAIL)) == 0 ? 2 : 1;
+}
+
+json_object *health_problems(json_object *links, json_object *peers)
+{
+        json_object *problems = json_object_new_array();
+
+        judge_links(links, problems);
+        judge_peers(peers, problems);
+        return problems;
 }
 
 json_object *health_build(json_object *links, json_object *peers, json_object *doctor)
 {
-        struct problem worst = { .status = DOCTOR_OK };
+        json_object *problems = health_problems(links, peers), *worst = NULL;
         json_object *o = json_object_new_object();
+        const char *status = doctor_status_to_string(DOCTOR_OK);
 
+        judge_doctor(doctor, problems);
         /* What happens now before what the doctor finds standing: among problems of the worst
          * status, the first noted is shown. */
-        judge_links(links, &worst);
-        judge_peers(peers, &worst);
-        judge_doctor(doctor, &worst);
-        json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(worst.status)));
+        for (size_t i = 0; i < json_object_array_length(problems); i++) {
+                json_object *p = json_object_array_get_idx(problems, i);
+
+                if (!worst || rank(p) > rank(worst))
+                        worst = p;
+        }
+        if (worst)
+                status = jstr(worst, "status", status);
+        json_object_object_add(o, "status", json_object_new_string(status));
         json_object_object_add(o, "first_problem",
-                               worst.status == DOCTOR_OK ? NULL : json_object_new_string(worst.text));
+                               worst ? json_object_new_string(jstr(worst, "summary", "")) : NULL);
         json_object_object_add(o, "command",
-                               worst.status == DOCTOR_OK ? NULL : json_object_new_string(worst.command));
+                               worst ? json_object_new_string(jstr(worst, "command", "")) : NULL);
+        json_object_put(problems);
         return o;
 }
 

@@ -17,6 +17,11 @@
  * status is ok. Pure. */
 json_object *health_build(json_object *links, json_object *peers, json_object *doctor);
 
+/* Every standing problem of the links (flapping, gone down, drifting) and peers (rejected, down):
+ * [{id, status, subject, summary, since, command}], status "warn" or "fail", since the ISO time
+ * it began when known. Pure. */
+json_object *health_problems(json_object *links, json_object *peers);
+
 /* health_build over what the daemon knows now; the doctor runs afresh, as for its method. */
 json_object *health_of_node(struct links *links, struct peers *peers,
                             const struct fabric_api_context *fabric);

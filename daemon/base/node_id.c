@@ -21,7 +21,7 @@ int node_id_check(const char *s, size_t len)
         return 0;
 }
 
-static int node_id_generate(char id[NODE_ID_LEN + 1])
+int node_id_random(char id[NODE_ID_LEN + 1])
 {
         unsigned char bytes[NODE_ID_LEN / 2];
         ssize_t n = getrandom(bytes, sizeof(bytes), 0);
@@ -60,7 +60,7 @@ int node_id_load(struct store *store, char id[NODE_ID_LEN + 1])
                 }
         }
 
-        r = node_id_generate(id);
+        r = node_id_random(id);
         if (r < 0)
                 return r;
         if (!store)

@@ -3,11 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "cluster_internal.h"
 #include "common/macro.h"
 #include "daemon/base/log.h"
+#include "daemon/base/node_id.h"
 #include "summary.h"
 
 static struct timeval timeval_of(uint64_t usec)
@@ -27,6 +27,11 @@ uint64_t cluster_stale_usec(const struct cluster *c)
         return CLUSTER_STALE_REFRESHES * c->refresh_usec;
 }
 
+const char *cluster_self_id(const struct cluster *c)
+{
+        return c->self_id;
+}
+
 uint64_t cluster_refused(const struct cluster *c)
 {
         return c->n_refused;
@@ -42,12 +47,63 @@ static uint64_t node_age(const struct cluster_node *n, int64_t now)
         return n->msg ? cluster_node_age_usec(n, now) : 0;
 }
 
-bool cluster_peer_is_up(const struct cluster *c, const char *peer_id)
+int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33])
+{
+        const struct cluster_node *found = NULL;
+        size_t len = strlen(what);
+        bool is_exact = false;
+
+        for (size_t i = 0; i < c->nodes.n; i++)
+                if (strcmp(c->nodes.v[i].name, what) == 0 || strcmp(c->nodes.v[i].node_id, what) == 0) {
+                        found = &c->nodes.v[i];
+                        is_exact = true;
+                        break;
+                }
+        /* A prefix of at least 4 digits, as peers take it. */
+        for (size_t i = 0; !is_exact && len >= 4 && i < c->nodes.n; i++)
+                if (strncmp(c->nodes.v[i].node_id, what, len) == 0) {
+                        if (found)
+                                return -EADDRNOTAVAIL;
+                        found = &c->nodes.v[i];
+                }
+        if (!found)
+                return -ENOENT;
+        snprintf(node_id, 33, "%s", found->node_id);
+        return 0;
+}
+
+size_t cluster_peers_up(const struct cluster *c)
+{
+        return c->n_up;
+}
+
+bool cluster_is_peer_up(const struct cluster *c, const char *peer_id)
 {
         for (size_t i = 0; i < c->n_up; i++)
                 if (strcmp(c->up[i], peer_id) == 0)
                         return true;
         return false;
+}
+
+/* This node's summary as sent now, or NULL when it is over the limit (said once while it is). */
+static json_object *own_message(struct cluster *c, int64_t now)
+{
+        struct cluster_node *self = cluster_self(c);
+        json_object *msg = summary_new(c->self_id, self->name, c->instance, c->seq,
+                                       (uint64_t)(now - c->started_usec) / 1000, self->sections);
+        size_t len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+
+        if (len <= SUMMARY_MAX_BYTES) {
+                c->is_own_oversized = false;
+                return msg;
+        }
+        if (!c->is_own_oversized)
+                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
+                            "peers keep the previous one",
+                            len, SUMMARY_MAX_BYTES);
+        c->is_own_oversized = true;
+        json_object_put(msg);
+        return NULL;
 }
 
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
@@ -60,32 +116,20 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
                 json_object_object_add(msg, "age_ms",
                                        json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
         } else {
-                msg = summary_new(c->self_id, n->name, c->instance, c->seq,
-                                  (uint64_t)(now - c->started_usec) / 1000, n->sections);
+                msg = own_message(c, now);
+                if (!msg)
+                        return -EMSGSIZE;
         }
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
 
 static void send_own(struct cluster *c)
 {
-        struct cluster_node *self = cluster_self(c);
-        json_object *probe;
-        size_t len;
-
         if (c->n_up == 0)
                 return;
         c->seq++;
-        probe = summary_new(c->self_id, self->name, c->instance, c->seq, 0, self->sections);
-        len = strlen(json_object_to_json_string_ext(probe, JSON_C_TO_STRING_PLAIN));
-        json_object_put(probe);
-        if (len > SUMMARY_MAX_BYTES) {
-                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
-                            "peers keep the previous one",
-                            len, SUMMARY_MAX_BYTES);
-                return;
-        }
         for (size_t i = 0; i < c->n_up; i++)
-                (void)cluster_send_node(c, c->up[i], self);
+                (void)cluster_send_node(c, c->up[i], cluster_self(c));
 }
 
 static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
@@ -179,7 +223,8 @@ void cluster_changed(struct cluster *c)
 {
         struct timeval zero = { 0, 0 };
 
-        if (!evtimer_pending(c->notify, NULL))
+        /* No watcher, no wakeup. */
+        if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))
                 evtimer_add(c->notify, &zero);
         arm_deadline(c);
 }
@@ -251,7 +296,7 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
 
 void cluster_peer_up(struct cluster *c, const char *peer_id)
 {
-        if (!cluster_peer_is_up(c, peer_id)) {
+        if (!cluster_is_peer_up(c, peer_id)) {
                 char(*up)[33] = realloc(c->up, (c->n_up + 1) * sizeof(*up));
 
                 if (!up)
@@ -259,7 +304,11 @@ void cluster_peer_up(struct cluster *c, const char *peer_id)
                 c->up = up;
                 snprintf(c->up[c->n_up++], sizeof(*up), "%s", peer_id);
         }
-        /* Whatever is held, stale ones too: the new peer learns of nodes it cannot reach. */
+        /* This node's sections as they are now, then whatever is held, stale ones too: the new
+         * peer learns of nodes it cannot reach. */
+        if (c->refresh_hook)
+                c->refresh_hook(c->refresh_hook_userdata);
+        evtimer_del(c->coalesce);
         c->seq++;
         for (size_t i = 0; i < c->nodes.n; i++)
                 if (strcmp(c->nodes.v[i].node_id, peer_id) != 0)
@@ -308,17 +357,6 @@ void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_use
         }
 }
 
-static int make_instance(char instance[33])
-{
-        unsigned char bytes[16];
-
-        if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
-                return -errno;
-        for (size_t i = 0; i < sizeof(bytes); i++)
-                snprintf(instance + 2 * i, 3, "%02x", bytes[i]);
-        return 0;
-}
-
 int cluster_new(struct event_base *base, const char *node_id, const char *name,
                 const struct cluster_transport *transport, struct cluster **ret)
 {
@@ -333,7 +371,7 @@ int cluster_new(struct event_base *base, const char *node_id, const char *name,
         c->started_usec = cluster_now_usec();
         c->forget_after_usec = CLUSTER_FORGET_DEFAULT_USEC;
         snprintf(c->self_id, sizeof(c->self_id), "%s", node_id);
-        r = make_instance(c->instance);
+        r = node_id_random(c->instance);
         if (r < 0)
                 goto fail;
         self = cluster_table_add(&c->nodes, node_id);

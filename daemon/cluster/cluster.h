@@ -55,7 +55,8 @@ void cluster_free(struct cluster *c);
 /* This node's name, the refresh interval (the peer heartbeat) and how long a silent node is kept. */
 void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_usec,
                        uint64_t forget_after_usec);
-/* Runs just before each refresh is sent, so the caller may re-derive its sections first. */
+/* Runs just before each refresh is sent, and before a peer that comes up gets this node's
+ * summary, so the caller may re-derive its sections first. */
 void cluster_set_refresh_hook(struct cluster *c, void (*fn)(void *userdata), void *userdata);
 
 /* What the peer channel brings. A peer that comes up gets this node's summary and every one held. */
@@ -69,6 +70,14 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg);
 /* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
  * with nodes sorted by name then id and sections by name, so every node writes the same. */
 json_object *cluster_nodes_to_json(struct cluster *c);
+/* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.
+ * -ENOENT when none, -EADDRNOTAVAIL when several match. */
+int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33]);
+const char *cluster_self_id(const struct cluster *c);
+/* How many peers are up now: with none, nothing this node sets is sent. */
+size_t cluster_peers_up(const struct cluster *c);
+/* Whether peer_id is a peer up now (summaries go to it directly). */
+bool cluster_is_peer_up(const struct cluster *c, const char *peer_id);
 /* The stale limit, for those who explain it. */
 uint64_t cluster_stale_usec(const struct cluster *c);
 /* The number of summaries refused so far. */

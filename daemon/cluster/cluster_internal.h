@@ -23,6 +23,7 @@ struct cluster {
         char self_id[33];
         char instance[33];
         uint64_t seq;
+        bool is_own_oversized; /* said once until it fits again */
         int64_t started_usec;
         uint64_t refresh_usec;
         uint64_t forget_after_usec;
@@ -50,4 +51,3 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
 /* A node's summary changed or was dropped: the watchers hear of it, and the deadline timer
  * follows the new ages. */
 void cluster_changed(struct cluster *c);
-bool cluster_peer_is_up(const struct cluster *c, const char *peer_id);

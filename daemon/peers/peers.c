@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common/cluster_key.h"
 #include "common/strutil.h"
@@ -64,17 +63,6 @@ static void peers_wake(struct peers *ps)
                 event_add(ps->tick, &tick);
 }
 
-static int make_instance(char instance[33])
-{
-        unsigned char bytes[16];
-
-        if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes))
-                return -EIO;
-        for (size_t i = 0; i < sizeof(bytes); i++)
-                snprintf(instance + 2 * i, 3, "%02x", bytes[i]);
-        return 0;
-}
-
 int peers_new(struct event_base *base, struct links *links, const char *node_id, const char *state_dir,
               struct peers **ret)
 {
@@ -89,7 +77,7 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         ps->wake = peers_wake;
         snprintf(ps->node_id, sizeof(ps->node_id), "%s", node_id);
         snprintf(ps->node_id_file, sizeof(ps->node_id_file), "%s/%s", state_dir, NODE_ID_FILE);
-        r = make_instance(ps->instance);
+        r = node_id_random(ps->instance);
         if (r < 0) {
                 free(ps);
                 return r;

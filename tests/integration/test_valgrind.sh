@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Two daemons under valgrind memcheck for a whole start/serve/stop cycle: status, peers over TLS,
-# every other read-only command, a watcher, tcp probes each way, an rtt probe and a refused one,
-# malformed and concurrent API clients, junk on the peer port, reload, a refused reload, SIGHUP,
-# then SIGTERM. Any memory error or definitely/indirectly lost block fails (valgrind's exit
-# status, and its summary is checked too). Skipped without valgrind, and for a sanitizer build
-# (the two cannot run together).
+# every other read-only command (the cluster view and a peer's doctor too), a watcher, tcp probes
+# each way, an rtt probe and a refused one, malformed and concurrent API clients, junk on the peer
+# port, reload, a refused reload, SIGHUP, then SIGTERM. Any memory error or definitely/indirectly
+# lost block fails (valgrind's exit status, and its summary is checked too). Skipped without
+# valgrind, and for a sanitizer build (the two cannot run together).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -47,7 +47,7 @@ sparkc_of a peers >/dev/null || fail "peers of a"
 
 step "the other read-only commands, with a watcher attached"
 watch_events a
-for cmd in version links fabric probe-kinds metrics; do
+for cmd in version links fabric probe-kinds metrics cluster; do
         sparkc_of a "$cmd" >/dev/null || fail "sparkc $cmd failed"
 done
 # Without an RDMA device env refuses (1) and doctor finds faults (up to 3): both are answers.
@@ -55,6 +55,12 @@ rc=0; sparkc_of a env >/dev/null 2>&1 || rc=$?
 [ "$rc" -le 1 ] || fail "env could not ask the daemon (exit status $rc)"
 rc=0; sparkc_of a doctor >/dev/null || rc=$?
 [ "$rc" -le 3 ] || fail "doctor could not ask the daemon (exit status $rc)"
+# b's full doctor through the peer channel, once b's summary has reached a.
+knows_b() { [ "$(json_get "$(sparkc_of a --json cluster)" '"b" in [n["name"] for n in d["nodes"]]')" = True ]; }
+wait_until 60 knows_b || fail "a's cluster view does not hold b: $(sparkc_of a cluster)"
+rc=0; out=$(sparkc_of a doctor --node b) || rc=$?
+[ "$rc" -le 3 ] || fail "doctor --node b could not ask the daemon (exit status $rc)"
+assert_contains "$out" "its own doctor, asked over the peer channel" "doctor --node b"
 
 step "a tcp probe each way, an rtt probe, a refused probe"
 out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1 --streams 2) || fail "tcp probe a->b: $out"

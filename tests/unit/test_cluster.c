@@ -321,6 +321,52 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         teardown();
 }
 
+static void test_at_most_256_nodes_are_kept(void)
+{
+        char origin[33];
+        json_object *m;
+
+        setup_ring();
+        /* This node and its three ring mates are four of them. */
+        run_for_ms(100);
+        for (int i = 0; i < CLUSTER_MAX_NODES - N; i++) {
+                snprintf(origin, sizeof(origin), "%032x", 0x1000 + i);
+                m = summary_of(origin, "many", 1, "ok");
+                CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
+                json_object_put(m);
+        }
+        m = summary_of("abababababababababababababababab", "one-too-many", 1, "ok");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -ENOSPC);
+        json_object_put(m);
+        CHECK(cluster_get_section(nodes[1], "abababababababababababababababab", "doctor", NULL, NULL) ==
+              NULL);
+        teardown();
+}
+
+static void test_an_oversized_own_summary_is_not_sent(void)
+{
+        char *big = malloc(SUMMARY_MAX_BYTES + 1);
+        json_object *d = doctor_of("failed");
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("ok")) == 0);
+        run_for_ms(250);
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "ok");
+        memset(big, 'x', SUMMARY_MAX_BYTES);
+        big[SUMMARY_MAX_BYTES] = '\0';
+        json_object_object_add(d, "pad", json_object_new_string(big));
+        CHECK(cluster_set_section(nodes[0], "doctor", d) == 0);
+        run_for_ms(250);
+        /* The peers keep the previous summary, refreshed no more: it goes stale. */
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "ok");
+        CHECK(cluster_refused(nodes[1]) == 0);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("warning")) == 0);
+        run_for_ms(250);
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "warning");
+        free(big);
+        teardown();
+}
+
 static void test_the_json_is_the_same_on_every_node(void)
 {
         json_object *a, *b;
@@ -370,6 +416,8 @@ int main(void)
         RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
         RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
         RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
+        RUN(test_at_most_256_nodes_are_kept);
+        RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
         RUN(test_summary_parse_bounds);
         return test_result();

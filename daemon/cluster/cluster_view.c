@@ -1,0 +1,236 @@
+#include "cluster_view.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonrpc.h"
+
+static const char *jstr(json_object *o, const char *key, const char *fallback)
+{
+        const char *s;
+
+        return jsonrpc_param_string(o, key, &s) > 0 ? s : fallback;
+}
+
+static json_object *section_of(json_object *node, const char *name)
+{
+        json_object *sections = NULL, *s = NULL;
+
+        json_object_object_get_ex(node, "sections", &sections);
+        if (sections)
+                json_object_object_get_ex(sections, name, &s);
+        return s;
+}
+
+static const char *name_of(json_object *nodes, const char *node_id, const char *fallback)
+{
+        for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+                json_object *n = json_object_array_get_idx(nodes, i);
+
+                if (strcmp(jstr(n, "node_id", ""), node_id) == 0)
+                        return jstr(n, "name", fallback);
+        }
+        return fallback;
+}
+
+/* What each kind's direction is measured in: the result's member for the way from the node that
+ * measured (out) and back (in; NULL when one number covers the round trip). */
+struct kind_metric {
+        const char *kind, *metric, *out, *in;
+};
+static const struct kind_metric kind_metrics[] = {
+        { "nccl", "busbw_gbytes", "busbw_gbytes", NULL }, { "pathmtu", "path_mtu", "path_mtu", NULL },
+        { "rdma", "gbps", "gbps_out", "gbps_in" },        { "rtt", "rtt_median_us", "rtt_median_us", NULL },
+        { "tcp", "gbps", "gbps_out", "gbps_in" },
+};
+
+static const struct kind_metric *metric_of(const char *kind)
+{
+        for (size_t i = 0; i < sizeof(kind_metrics) / sizeof(kind_metrics[0]); i++)
+                if (strcmp(kind_metrics[i].kind, kind) == 0)
+                        return &kind_metrics[i];
+        return NULL;
+}
+
+static json_object *find_link(json_object *links, const char *a, const char *b)
+{
+        for (size_t i = 0; i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i);
+
+                if (strcmp(jstr(json_object_object_get(l, "a"), "node_id", ""), a) == 0 &&
+                    strcmp(jstr(json_object_object_get(l, "b"), "node_id", ""), b) == 0)
+                        return l;
+        }
+        return NULL;
+}
+
+static json_object *end_of(const char *node_id, const char *name)
+{
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "node_id", json_object_new_string(node_id));
+        json_object_object_add(o, "name", json_object_new_string(name));
+        return o;
+}
+
+/* The link between x and y, made when new; its ends in name order, then id order. */
+static json_object *link_of(json_object *links, const char *x, const char *x_name, const char *y,
+                            const char *y_name, bool *x_is_a)
+{
+        int order = strcmp(x_name, y_name);
+        json_object *l;
+
+        *x_is_a = order < 0 || (order == 0 && strcmp(x, y) < 0);
+        if (!*x_is_a) {
+                const char *t = x, *t_name = x_name;
+
+                x = y, x_name = y_name, y = t, y_name = t_name;
+        }
+        l = find_link(links, x, y);
+        if (l)
+                return l;
+        l = json_object_new_object();
+        json_object_object_add(l, "a", end_of(x, x_name));
+        json_object_object_add(l, "b", end_of(y, y_name));
+        json_object_object_add(l, "kinds", json_object_new_array());
+        json_object_array_add(links, l);
+        return l;
+}
+
+static json_object *kind_entry(json_object *link, const struct kind_metric *m)
+{
+        json_object *kinds = json_object_object_get(link, "kinds"), *k;
+
+        for (size_t i = 0; i < json_object_array_length(kinds); i++) {
+                k = json_object_array_get_idx(kinds, i);
+                if (strcmp(jstr(k, "kind", ""), m->kind) == 0)
+                        return k;
+        }
+        k = json_object_new_object();
+        json_object_object_add(k, "kind", json_object_new_string(m->kind));
+        json_object_object_add(k, "metric", json_object_new_string(m->metric));
+        json_object_object_add(k, "a_to_b", NULL);
+        json_object_object_add(k, "b_to_a", NULL);
+        json_object_array_add(kinds, k);
+        return k;
+}
+
+/* Keeps the newer of what the direction holds and result's member; at equal times the one
+ * measured by the node first in name order, so every node keeps the same. */
+static void offer(json_object *entry, const char *direction, json_object *result, const char *member,
+                  const char *measured_by)
+{
+        json_object *held = json_object_object_get(entry, direction), *value, *cell;
+        int newer;
+
+        if (!json_object_object_get_ex(result, member, &value) || json_object_is_type(value, json_type_null))
+                return;
+        if (held) {
+                newer = strcmp(jstr(result, "at", ""), jstr(held, "at", ""));
+                if (newer < 0 || (newer == 0 && strcmp(measured_by, jstr(held, "measured_by", "")) >= 0))
+                        return;
+        }
+        cell = json_object_new_object();
+        json_object_object_add(cell, "value", json_object_get(value));
+        json_object_object_add(cell, "verdict", json_object_new_string(jstr(result, "verdict", "?")));
+        json_object_object_add(cell, "at", json_object_new_string(jstr(result, "at", "")));
+        json_object_object_add(cell, "measured_by", json_object_new_string(measured_by));
+        json_object_object_add(entry, direction, cell);
+}
+
+static void add_results(json_object *links, json_object *nodes, json_object *node)
+{
+        json_object *results = section_of(node, "results");
+        const char *x = jstr(node, "node_id", "?"), *x_name = jstr(node, "name", "?");
+
+        if (!results || !json_object_is_type(results, json_type_array))
+                return;
+        for (size_t i = 0; i < json_object_array_length(results); i++) {
+                json_object *r = json_object_array_get_idx(results, i), *link, *entry;
+                const struct kind_metric *m = metric_of(jstr(r, "kind", ""));
+                const char *y = jstr(r, "peer_id", NULL);
+                bool x_is_a;
+
+                if (!m || !y || strcmp(x, y) == 0)
+                        continue;
+                link = link_of(links, x, x_name, y, name_of(nodes, y, jstr(r, "peer", "?")), &x_is_a);
+                entry = kind_entry(link, m);
+                offer(entry, x_is_a ? "a_to_b" : "b_to_a", r, m->out, x_name);
+                if (m->in)
+                        offer(entry, x_is_a ? "b_to_a" : "a_to_b", r, m->in, x_name);
+        }
+}
+
+static int by_ends(const void *p, const void *q)
+{
+        json_object *x = *(json_object *const *)p, *y = *(json_object *const *)q;
+        int r = strcmp(jstr(json_object_object_get(x, "a"), "name", ""),
+                       jstr(json_object_object_get(y, "a"), "name", ""));
+
+        return r ? r
+                 : strcmp(jstr(json_object_object_get(x, "b"), "name", ""),
+                          jstr(json_object_object_get(y, "b"), "name", ""));
+}
+
+static int by_kind(const void *p, const void *q)
+{
+        return strcmp(jstr(*(json_object *const *)p, "kind", ""),
+                      jstr(*(json_object *const *)q, "kind", ""));
+}
+
+json_object *cluster_view_links(json_object *nodes)
+{
+        json_object *links = json_object_new_array();
+
+        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++)
+                add_results(links, nodes, json_object_array_get_idx(nodes, i));
+        json_object_array_sort(links, by_ends);
+        for (size_t i = 0; i < json_object_array_length(links); i++)
+                json_object_array_sort(json_object_object_get(json_object_array_get_idx(links, i), "kinds"),
+                                       by_kind);
+        return links;
+}
+
+/* Newest first; an alert without a time after those with one; then by node, id and subject. */
+static int by_newest(const void *p, const void *q)
+{
+        json_object *x = *(json_object *const *)p, *y = *(json_object *const *)q;
+        const char *keys[] = { "name", "node_id", "id", "subject", "summary" };
+        int r = strcmp(jstr(y, "since", ""), jstr(x, "since", ""));
+
+        for (size_t i = 0; !r && i < sizeof(keys) / sizeof(keys[0]); i++)
+                r = strcmp(jstr(x, keys[i], ""), jstr(y, keys[i], ""));
+        return r;
+}
+
+json_object *cluster_view_alerts(json_object *nodes)
+{
+        json_object *alerts = json_object_new_array();
+
+        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
+                json_object *node = json_object_array_get_idx(nodes, i), *list = section_of(node, "alerts");
+
+                for (size_t k = 0; list && json_object_is_type(list, json_type_array) &&
+                                   k < json_object_array_length(list);
+                     k++) {
+                        json_object *a = json_object_array_get_idx(list, k), *o;
+
+                        if (!json_object_is_type(a, json_type_object))
+                                continue;
+                        o = json_object_new_object();
+                        json_object_object_add(o, "node_id",
+                                               json_object_new_string(jstr(node, "node_id", "?")));
+                        json_object_object_add(o, "name", json_object_new_string(jstr(node, "name", "?")));
+                        json_object_object_add(o, "stale",
+                                               json_object_get(json_object_object_get(node, "stale")));
+                        json_object_object_foreach(a, key, value) {
+                                if (!json_object_object_get_ex(o, key, NULL))
+                                        json_object_object_add(o, key, json_object_get(value));
+                        }
+                        json_object_array_add(alerts, o);
+                }
+        }
+        json_object_array_sort(alerts, by_newest);
+        return alerts;
+}

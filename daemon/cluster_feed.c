@@ -1,0 +1,108 @@
+#include "cluster_feed.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cluster_sections.h"
+#include "config.h"
+#include "health.h"
+
+struct cluster_feed {
+        struct cluster_feed_sources s;
+        struct event *soon;
+        int64_t doctor_at; /* monotonic usec of the last doctor run; 0: never */
+        bool is_updating;
+        struct cluster_flap_log flaps;
+};
+
+static int64_t now_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void update_doctor(struct cluster_feed *f, int64_t now)
+{
+        json_object *doctor = NULL;
+
+        if (fabric_api_doctor(f->s.fabric, &doctor) < 0)
+                doctor = NULL;
+        f->doctor_at = now;
+        (void)cluster_set_section(f->s.cluster, "doctor", cluster_section_doctor(doctor));
+        json_object_put(doctor);
+}
+
+void cluster_feed_update(struct cluster_feed *f)
+{
+        const struct sparkd_config *config = *f->s.config;
+        json_object *links = links_to_json(f->s.links), *peers = peers_to_json(f->s.peers);
+        json_object *latest = history_latest(probes_history(f->s.probes));
+        json_object *problems = health_problems(links, peers);
+        int64_t now = now_usec();
+
+        f->is_updating = true;
+        (void)cluster_set_section(f->s.cluster, "node",
+                                  cluster_section_node(config->node_name, f->s.node_id, SPARKD_VERSION,
+                                                       enforce_mode_to_string(config->mode),
+                                                       f->s.started_wall));
+        (void)cluster_set_section(f->s.cluster, "links", cluster_section_links(links, &f->flaps, now));
+        (void)cluster_set_section(f->s.cluster, "results", cluster_section_results(latest));
+        (void)cluster_set_section(f->s.cluster, "alerts", cluster_section_alerts(problems, latest));
+        if (!f->doctor_at || now - f->doctor_at >= CLUSTER_FEED_DOCTOR_USEC)
+                update_doctor(f, now);
+        f->is_updating = false;
+        json_object_put(links);
+        json_object_put(peers);
+        json_object_put(latest);
+        json_object_put(problems);
+}
+
+static void on_soon(evutil_socket_t fd, short what, void *userdata)
+{
+        cluster_feed_update(userdata);
+}
+
+void cluster_feed_poke(struct cluster_feed *f)
+{
+        struct timeval tv = { .tv_sec = 0, .tv_usec = CLUSTER_FEED_POKE_USEC };
+
+        /* With no peer up nobody reads the sections but this node's API, which freshens them
+         * itself; a peer coming up gets them fresh. So an idle node does not wake for them. */
+        if (!f || f->is_updating || cluster_peers_up(f->s.cluster) == 0 || evtimer_pending(f->soon, NULL))
+                return;
+        evtimer_add(f->soon, &tv);
+}
+
+static void on_refresh(void *userdata)
+{
+        cluster_feed_update(userdata);
+}
+
+int cluster_feed_new(struct event_base *base, const struct cluster_feed_sources *sources,
+                     struct cluster_feed **ret)
+{
+        struct cluster_feed *f = calloc(1, sizeof(*f));
+
+        if (!f)
+                return -ENOMEM;
+        f->s = *sources;
+        f->soon = evtimer_new(base, on_soon, f);
+        if (!f->soon) {
+                free(f);
+                return -ENOMEM;
+        }
+        cluster_set_refresh_hook(f->s.cluster, on_refresh, f);
+        *ret = f;
+        return 0;
+}
+
+void cluster_feed_free(struct cluster_feed *f)
+{
+        if (!f)
+                return;
+        cluster_set_refresh_hook(f->s.cluster, NULL, NULL);
+        event_free(f->soon);
+        free(f);
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Four nodes in a ring (a-b-c-d-a, each cable its own subnet): opposite nodes have no connection,
+# yet every node shows every node through relayed summaries. A fault on one node (an MTU changed
+# under audit mode, a link taken down, a doctor check failing in a fixture host root) shows on
+# every other node within 5 s, naming the node and the check, and clears within 5 s once fixed; a
+# killed node shows as stale with its age, fresh again once restarted; `sparkc cluster --json` is
+# the same on every node apart from ages; a peer holding the key that sends oversized, malformed
+# or forged summaries is refused, logged once, and the daemon serves on.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_peers.sh"
+
+NODES="a b c d"
+"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
+for n in $NODES; do declare "$n=$(netns_new $n)"; done
+veth_pair "$a" ab "$b" ba 10.61.1.1/24 10.61.1.2/24
+veth_pair "$b" bc "$c" cb 10.61.2.2/24 10.61.2.3/24
+veth_pair "$c" cd "$d" dc 10.61.3.3/24 10.61.3.4/24
+# "ad" would read as ip(8)'s "address".
+veth_pair "$d" da "$a" ad0 10.61.4.4/24 10.61.4.1/24
+# b runs in audit mode: its ports start at the config's MTU, and a change to one stays.
+ip -n "$b" link set ba mtu 9000
+ip -n "$b" link set bc mtu 9000
+# d reads its host facts from a copy of a fixture Spark, which the test breaks and repairs.
+cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/d.host"
+profile=$TEST_TMP/d.host/etc/NetworkManager/system-connections/enp1s0f1np1.nmconnection
+helpers=("[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}")
+peer_conf a "ab ad0" "10.61.1.2 10.61.4.4" "${helpers[@]}"
+peer_conf b "ba bc" "10.61.1.1 10.61.2.3" "${helpers[@]}" "[daemon]" "mode = audit"
+peer_conf c "cb cd" "10.61.2.2 10.61.3.4"
+peer_conf d "dc da" "10.61.3.3 10.61.4.1" "[daemon]" "host_root = $TEST_TMP/d.host"
+for n in $NODES; do sparkd_start $n "${!n}" -c "$TEST_TMP/$n.conf"; done
+
+# cluster_holds NODE PYEXPR: PYEXPR over NODE's `sparkc --json cluster` (d) holds.
+cluster_holds() {
+        local json
+        json=$(sparkc_of "$1" --json cluster 2>/dev/null) || return 1
+        [ "$(json_get "$json" "$2")" = True ]
+}
+
+# everywhere_within SEC WHAT PYEXPR NODE...: PYEXPR holds on every NODE within SEC seconds of
+# the call (one deadline for all); prints how long it took.
+everywhere_within() {
+        local sec=$1 what=$2 expr=$3 start end n
+        shift 3
+        start=$(date +%s%N)
+        end=$((start + sec * 1000000000))
+        for n in "$@"; do
+                until cluster_holds "$n" "$expr"; do
+                        [ "$(date +%s%N)" -lt "$end" ] || fail "$what: not on $n within $sec s: $(sparkc_of "$n" cluster)"
+                        sleep 0.1
+                done
+        done
+        echo "    $what on $* after $((($(date +%s%N) - start) / 1000000)) ms"
+}
+
+NODE='[n for n in d["nodes"] if n["name"] == "%s"][0]'
+node_expr() { printf "$NODE" "$1"; }
+checks_of() { echo "[c[\"id\"] for c in $(node_expr "$1")[\"sections\"].get(\"doctor\", {}).get(\"checks\", [])]"; }
+
+step "every node knows all four, fresh, opposite ones through a relay"
+wait_pairs up 20 "a b" "a d" "b c" "c d"
+everywhere_within 20 "four fresh nodes" \
+        'sorted(n["name"] for n in d["nodes"] if not n["stale"] and "doctor" in n["sections"]) == ["a", "b", "c", "d"]' $NODES
+out=$(sparkc_of a cluster)
+assert_contains "$out" "a (this)" "a's view"
+assert_contains "$out" "c " "a's view of the opposite node"
+
+step "an MTU changed under audit mode on b shows everywhere within 5 s, and clears"
+ip -n "$b" link set ba mtu 1500
+everywhere_within 5 "b's MTU drift" \
+        "any(x[\"name\"] == \"b\" and x[\"id\"] == \"link-drift\" and \"ba\" in x[\"summary\"] for x in d[\"alerts\"]) and [l[\"mtu\"] for l in $(node_expr b)[\"sections\"][\"links\"] if l[\"name\"] == \"ba\"] == [1500]" \
+        a c d
+out=$(sparkc_of d cluster)
+assert_contains "$out" "link ba drifts from the config" "d's view of b's alert"
+ip -n "$b" link set ba mtu 9000
+everywhere_within 5 "b's MTU drift cleared" \
+        'not any(x["name"] == "b" and x["id"] == "link-drift" for x in d["alerts"])' a c d
+
+step "a link taken down on c shows everywhere within 5 s, and clears"
+ip -n "$c" link set cd down
+everywhere_within 5 "c's link cd down" \
+        "any(x[\"name\"] == \"c\" and x[\"id\"] == \"link-down\" and x[\"subject\"] == \"cd\" for x in d[\"alerts\"]) and [l[\"oper\"] for l in $(node_expr c)[\"sections\"][\"links\"] if l[\"name\"] == \"cd\"] == [\"down\"]" \
+        a b d
+ip -n "$c" link set cd up
+wait_pairs up 20 "c d" "d c"
+everywhere_within 5 "c's link cd back up" \
+        "not any(x[\"name\"] == \"c\" and x[\"id\"] == \"link-down\" for x in d[\"alerts\"]) and [l[\"oper\"] for l in $(node_expr c)[\"sections\"][\"links\"] if l[\"name\"] == \"cd\"] == [\"up\"]" \
+        a b d
+
+step "a doctor check failing in d's host root shows everywhere within 5 s, named, and clears"
+cluster_holds a "\"mtu-profile\" not in $(checks_of d)" || fail "d's mtu-profile check is not ok at the start: $(sparkc_of a cluster)"
+sed -i 's/^mtu=9000$/mtu=1500/' "$profile"
+everywhere_within 5 "d's mtu-profile check" "\"mtu-profile\" in $(checks_of d) and $(node_expr d)[\"sections\"][\"doctor\"][\"verdict\"] != \"ok\"" a b c
+out=$(sparkc_of b cluster)
+assert_contains "$out" "mtu-profile: 1 profile will set a fabric netdev's MTU other than 9000" "b's view of d's check"
+# b has no connection to d: the summary's view, which says so.
+rc=0; out=$(sparkc_of b doctor --node d) || rc=$?
+assert_contains "$out" "d: warning (from its summary" "b's doctor --node d"
+assert_contains "$out" "mtu-profile: 1 profile will set" "b's doctor --node d"
+assert_contains "$out" "the node is not a peer up now" "b's doctor --node d"
+assert_eq "$rc" 1 "b's doctor --node d exit status"
+# a is d's peer: d's full doctor, the checks that pass too.
+rc=0; out=$(sparkc_of a doctor --node d) || rc=$?
+assert_contains "$out" "its own doctor, asked over the peer channel" "a's doctor --node d, from d itself"
+assert_contains "$out" "[WARN] mtu-profile" "a's doctor --node d"
+assert_contains "$out" "[ ok ]" "a's doctor --node d holds the checks that pass too"
+assert_eq "$rc" 1 "a's doctor --node d exit status"
+rc=0; out=$(sparkc_of a doctor --node nosuch 2>&1) || rc=$?
+assert_eq "$rc" 3 "doctor --node of an unknown node"
+assert_contains "$out" 'no node named "nosuch" in the cluster view; it knows a, b, c, d' "doctor --node of an unknown node"
+sed -i 's/^mtu=1500$/mtu=9000/' "$profile"
+everywhere_within 5 "d's mtu-profile check cleared" "\"mtu-profile\" not in $(checks_of d)" a b c
+
+step "a probe's result shows on every node, in the link view and the matrix"
+sparkc_of a probe --peer b --kind rtt >/dev/null || fail "rtt probe from a to b: $(sparkc_of a probe --peer b --kind rtt 2>&1)"
+everywhere_within 5 "a's rtt to b" \
+        '[k["kind"] for l in d["links"] if (l["a"]["name"], l["b"]["name"]) == ("a", "b") for k in l["kinds"] if k["a_to_b"] and k["a_to_b"]["value"] > 0] == ["rtt"]' \
+        b c d
+out=$(sparkc_of c cluster)
+assert_contains "$out" "a <-> b" "c's link view"
+assert_contains "$out" "rtt      a -> b" "c's link view"
+out=$(sparkc_of d cluster --matrix rtt)
+assert_contains "$out" "rtt rtt_median_us (us), rows from, columns to" "d's rtt matrix"
+row=$(grep "^a " <<<"$out")
+[[ "$row" =~ ^a\ +x\ +[0-9]+\.[0-9]{2}\ +-\ +-$ ]] || fail "d's matrix row of a: '$row'"
+rc=0; out=$(sparkc_of d cluster --watch 2>&1) || rc=$?
+assert_eq "$rc" 1 "cluster --watch without a terminal"
+assert_contains "$out" "standard output is not a terminal" "cluster --watch without a terminal"
+
+step "the JSON is the same on every node, ages aside"
+everywhere_within 10 "four fresh nodes" 'len(d["nodes"]) == 4 and all(not n["stale"] for n in d["nodes"])' $NODES
+same_json() {
+        local n first=
+        for n in $NODES; do
+                sparkc_of $n --json cluster | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d.pop("self")
+for n in d["nodes"]:
+    n.pop("age_s"); n.pop("uptime_s")
+print(json.dumps(d, sort_keys=True))' >"$TEST_TMP/cluster.$n.json" || return 1
+                [ -z "$first" ] && first=$n && continue
+                cmp -s "$TEST_TMP/cluster.$first.json" "$TEST_TMP/cluster.$n.json" || return 1
+        done
+}
+# The summaries settle once every change has gone round the ring.
+wait_until 10 same_json || fail "the nodes' JSON differs: $(diff "$TEST_TMP/cluster.a.json" "$TEST_TMP/cluster.c.json")"
+
+step "a killed node shows as stale with its age on every other node; restarted, fresh again"
+kill -KILL "$(pid_of a)"
+wait "$(pid_of a)" 2>/dev/null || true
+everywhere_within 10 "a stale" "$(node_expr a)[\"stale\"] and $(node_expr a)[\"age_s\"] > 0.9" b c d
+out=$(sparkc_of c cluster)
+assert_contains "$out" "STALE" "c's view of a"
+sparkd_start a "$a" -c "$TEST_TMP/a.conf"
+everywhere_within 20 "a fresh again" "not $(node_expr a)[\"stale\"]" b c d
+
+step "a peer sending oversized, malformed and forged summaries is refused, logged once"
+victim=$(tr -d '\n' <"$TEST_TMP/c.state/node-id")
+# From inside c's namespace, to c's fabric address: the peer port is there only.
+ip netns exec "$c" python3 "$TESTS_DIR/peer_hostile_summaries.py" 10.61.2.3 7471 "$TEST_TMP/cluster.key" "$victim" 20 ||
+        fail "the hostile peer could not speak to c"
+refusals=$(grep -c "cluster: refused a summary from peer hostile" "$(log_of c)")
+assert_eq "$refusals" 1 "refusal lines in c's log"
+echo "    $(grep "refused a summary from peer hostile" "$(log_of c)")"
+assert_contains "$(grep "refused a summary from peer hostile" "$(log_of c)")" "over the limit of 57344 bytes" "the refusal names the limit"
+sparkc_of c status >/dev/null || fail "c does not serve after the hostile peer"
+json=$(sparkc_of c --json cluster)
+assert_eq "$(json_get "$json" 'sorted(n["name"] for n in d["nodes"])')" "['a', 'b', 'c', 'd']" "c's nodes after the hostile peer"
+# The forged summaries said "failed" with no checks; c's own names its checks.
+assert_eq "$(json_get "$json" "len($(node_expr c)[\"sections\"][\"doctor\"][\"checks\"]) > 0")" True "c's own doctor, not the forged one"
+assert_eq "$(json_get "$(sparkc_of b --json cluster)" "len($(node_expr c)[\"sections\"][\"doctor\"][\"checks\"]) > 0")" True "c's doctor as b holds it"
+
+for n in $NODES; do sparkd_stop $n; done
+pass

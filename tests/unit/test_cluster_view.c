@@ -1,0 +1,161 @@
+/* The cluster's sections made from the modules' JSON, and the links and alerts made from every
+ * node's sections: pure, so checked on small documents. */
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/cluster/cluster_view.h"
+#include "daemon/cluster_sections.h"
+#include "test.h"
+
+#define A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static const char *at(json_object *o, const char *path)
+{
+        json_object *v = o;
+        char buf[256], *save = NULL;
+
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (char *k = strtok_r(buf, ".", &save); k && v; k = strtok_r(NULL, ".", &save)) {
+                if (json_object_is_type(v, json_type_array))
+                        v = json_object_array_get_idx(v, (size_t)atoi(k));
+                else if (!json_object_object_get_ex(v, k, &v))
+                        v = NULL;
+        }
+        return v ? json_object_get_string(v) : NULL;
+}
+
+static void test_doctor_section_keeps_the_checks_not_ok(void)
+{
+        json_object *doctor = json_tokener_parse(
+                "{\"status\":\"warn\",\"checks\":[{\"id\":\"mtu\",\"status\":\"ok\",\"summary\":\"fine\"},"
+                "{\"id\":\"memlock\",\"status\":\"warn\",\"summary\":\"low\",\"evidence\":[\"x\"]},"
+                "{\"id\":\"gpu\",\"status\":\"fail\",\"summary\":\"none\"}]}");
+        json_object *s = cluster_section_doctor(doctor);
+
+        CHECK_STREQ(at(s, "verdict"), "warning");
+        CHECK(json_object_array_length(json_object_object_get(s, "checks")) == 2);
+        CHECK_STREQ(at(s, "checks.0.id"), "memlock");
+        CHECK_STREQ(at(s, "checks.0.status"), "warning");
+        CHECK_STREQ(at(s, "checks.1.status"), "failed");
+        CHECK(at(s, "checks.0.evidence") == NULL);
+        json_object_put(s);
+        s = cluster_section_doctor(NULL);
+        CHECK_STREQ(at(s, "verdict"), "unknown");
+        json_object_put(s);
+        json_object_put(doctor);
+}
+
+static void test_links_section_counts_the_flaps_of_the_last_hour(void)
+{
+        struct cluster_flap_log log = { 0 };
+        json_object *links = json_tokener_parse("[{\"name\":\"p0\",\"oper_up\":true,\"mtu\":9000,"
+                                                "\"speed_mbps\":200000,\"flaps_since_start\":4}]");
+        json_object *s = cluster_section_links(links, &log, 0);
+        const int64_t hour = 3600LL * 1000000;
+
+        /* Flaps before the link was first seen are not dated: not counted. */
+        CHECK_STREQ(at(s, "0.flaps_1h"), "0");
+        CHECK_STREQ(at(s, "0.oper"), "up");
+        CHECK_STREQ(at(s, "0.mtu"), "9000");
+        json_object_put(s);
+        json_object_object_add(json_object_array_get_idx(links, 0), "flaps_since_start",
+                               json_object_new_int(7));
+        json_object_object_add(json_object_array_get_idx(links, 0), "oper_up", json_object_new_boolean(0));
+        s = cluster_section_links(links, &log, hour / 2);
+        CHECK_STREQ(at(s, "0.flaps_1h"), "3");
+        CHECK_STREQ(at(s, "0.oper"), "down");
+        json_object_put(s);
+        s = cluster_section_links(links, &log, hour / 2 + hour);
+        CHECK_STREQ(at(s, "0.flaps_1h"), "0");
+        json_object_put(s);
+        json_object_put(links);
+}
+
+static void test_results_section_takes_each_direction(void)
+{
+        json_object *latest = json_tokener_parse(
+                "[{\"peer_id\":\"" B
+                "\",\"peer\":\"b\",\"kind\":\"tcp\",\"started_at\":\"2026-01-01T00:00:10Z\","
+                "\"status\":\"ok\",\"measured\":{\"gbps\":9,\"directions\":[{\"direction\":\"forward\","
+                "\"gbps\":9.5},"
+                "{\"direction\":\"reverse\",\"gbps\":8.5}]}},"
+                "{\"peer_id\":\"" B
+                "\",\"peer\":\"b\",\"kind\":\"rtt\",\"started_at\":\"2026-01-01T00:00:05Z\","
+                "\"status\":\"degraded\",\"measured\":{\"median_us\":40.5}}]");
+        json_object *s = cluster_section_results(latest), *problems = json_object_new_array();
+        json_object *alerts;
+
+        CHECK_STREQ(at(s, "0.gbps_out"), "9.5");
+        CHECK_STREQ(at(s, "0.gbps_in"), "8.5");
+        CHECK_STREQ(at(s, "0.at"), "2026-01-01T00:00:10Z");
+        CHECK_STREQ(at(s, "1.rtt_median_us"), "40.5");
+        CHECK_STREQ(at(s, "1.verdict"), "degraded");
+        alerts = cluster_section_alerts(problems, latest);
+        CHECK(json_object_array_length(alerts) == 1);
+        CHECK_STREQ(at(alerts, "0.id"), "probe-degraded");
+        CHECK_STREQ(at(alerts, "0.status"), "warning");
+        CHECK_STREQ(at(alerts, "0.subject"), "rtt b");
+        json_object_put(alerts);
+        json_object_put(problems);
+        json_object_put(s);
+        json_object_put(latest);
+}
+
+static void test_links_join_both_ends_and_keep_the_newest(void)
+{
+        /* a measured tcp to b (both ways) at 10 s; b measured tcp to a at 20 s: b's result is the
+         * newest for both directions. rtt only from a. */
+        json_object *nodes = json_tokener_parse(
+                "[{\"node_id\":\"" A "\",\"name\":\"a\",\"stale\":false,\"sections\":{\"results\":["
+                "{\"peer_id\":\"" B "\",\"peer\":\"b\",\"kind\":\"tcp\",\"at\":\"T10\",\"verdict\":\"ok\","
+                "\"gbps_out\":1,\"gbps_in\":2},"
+                "{\"peer_id\":\"" B "\",\"peer\":\"b\",\"kind\":\"rtt\",\"at\":\"T10\",\"verdict\":\"ok\","
+                "\"rtt_median_us\":5}],"
+                "\"alerts\":[{\"id\":\"link-down\",\"status\":\"warning\",\"subject\":\"p0\",\"summary\":"
+                "\"s1\","
+                "\"since\":\"T05\"}]}},"
+                "{\"node_id\":\"" B "\",\"name\":\"b\",\"stale\":true,\"sections\":{\"results\":["
+                "{\"peer_id\":\"" A
+                "\",\"peer\":\"a\",\"kind\":\"tcp\",\"at\":\"T20\",\"verdict\":\"degraded\","
+                "\"gbps_out\":3,\"gbps_in\":4}],"
+                "\"alerts\":[{\"id\":\"peer-down\",\"status\":\"warning\",\"subject\":\"a\",\"summary\":"
+                "\"s2\","
+                "\"since\":\"T07\"},{\"id\":\"x\",\"status\":\"failed\",\"subject\":\"y\",\"summary\":"
+                "\"s3\"}]}}]");
+        json_object *links = cluster_view_links(nodes), *alerts = cluster_view_alerts(nodes);
+
+        CHECK(json_object_array_length(links) == 1);
+        CHECK_STREQ(at(links, "0.a.name"), "a");
+        CHECK_STREQ(at(links, "0.b.name"), "b");
+        CHECK_STREQ(at(links, "0.kinds.0.kind"), "rtt");
+        CHECK_STREQ(at(links, "0.kinds.0.a_to_b.value"), "5");
+        CHECK(at(links, "0.kinds.0.b_to_a") == NULL);
+        CHECK_STREQ(at(links, "0.kinds.1.kind"), "tcp");
+        /* b's gbps_out runs from b to a. */
+        CHECK_STREQ(at(links, "0.kinds.1.b_to_a.value"), "3");
+        CHECK_STREQ(at(links, "0.kinds.1.a_to_b.value"), "4");
+        CHECK_STREQ(at(links, "0.kinds.1.a_to_b.measured_by"), "b");
+        CHECK_STREQ(at(links, "0.kinds.1.a_to_b.verdict"), "degraded");
+
+        CHECK(json_object_array_length(alerts) == 3);
+        CHECK_STREQ(at(alerts, "0.summary"), "s2");
+        CHECK_STREQ(at(alerts, "0.name"), "b");
+        CHECK_STREQ(at(alerts, "0.stale"), "true");
+        CHECK_STREQ(at(alerts, "1.summary"), "s1");
+        /* Without a time: last. */
+        CHECK_STREQ(at(alerts, "2.summary"), "s3");
+        json_object_put(links);
+        json_object_put(alerts);
+        json_object_put(nodes);
+}
+
+int main(void)
+{
+        RUN(test_doctor_section_keeps_the_checks_not_ok);
+        RUN(test_links_section_counts_the_flaps_of_the_last_hour);
+        RUN(test_results_section_takes_each_direction);
+        RUN(test_links_join_both_ends_and_keep_the_newest);
+        return test_result();
+}
