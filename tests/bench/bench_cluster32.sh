@@ -100,23 +100,25 @@ rss=$(for i in $(seq 0 $((nodes - 1))); do awk '/^VmRSS:/ {print $2}' "/proc/$(p
 private=$(for i in $(seq 0 $((nodes - 1))); do
         awk '/^Private_(Clean|Dirty):/ {kib += $2} END {print kib}' "/proc/$(pid_of "n$i")/smaps_rollup"
 done | sort -n)
-held=$(sparkc_of n0 --json history --limit 1000 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["results"]))')
-[ "$held" = 1000 ] || fail "n0 holds $held results, not a full history of 1000"
-kinds=$(sparkc_of n0 --json history --limit 1000 | python3 -c '
+# A daemon busy with its peers may be slow to answer: given a minute, and the table printed anyway.
+api call history '{"limit": 1000}' "${socks[0]}" >"$TEST_TMP/history.json" || echo "n0 did not answer history"
+held=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$TEST_TMP/history.json" ||
+        echo "no answer")
+kinds=$(python3 -c '
 import collections, json, sys
-fresh = [x for x in json.load(sys.stdin)["results"] if x.get("started_at", "") >= sys.argv[1]]
+fresh = [x for x in json.load(open(sys.argv[2]))["results"] if x.get("started_at", "") >= sys.argv[1]]
 print(", ".join("%s %s %d" % (k[0], k[1], n) for k, n in
                 sorted(collections.Counter((x["kind"], x.get("status")) for x in fresh).items())) or "none")' \
-        "$(date -u -d "@$((last_start_ns / 1000000000))" +%Y-%m-%dT%H:%M:%SZ)")
+        "$(date -u -d "@$((last_start_ns / 1000000000))" +%Y-%m-%dT%H:%M:%SZ)" "$TEST_TMP/history.json" || echo "unknown")
 
 method=peers
 api has cluster "${socks[0]}" && method=cluster
-lat=$(api latency 1000 "$method" "${socks[0]}")
+lat=$(api latency 1000 "$method" "${socks[0]}") || lat="no answer"
 
 median() { awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 max() { tail -n 1; }
 echo
-echo "$nodes daemons, $minutes min of the schedule; results n0 added during the run: $kinds"
+echo "$nodes daemons, $minutes min of the schedule; n0 holds $held results, added during the run: $kinds"
 printf '%-50s %-14s %s\n' MEASURE GOAL MEASURED
 printf '%-50s %-14s %s\n' "views complete after the last start (peers)" "<= 10 s" "$(awk '$1 == "peers" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")"
 printf '%-50s %-14s %s\n' "views complete after the last start (cluster)" "<= 10 s" "$conv_cluster"
@@ -124,7 +126,7 @@ printf '%-50s %-14s %s\n' "RSS per daemon, median / max" "<= 12 MiB" \
         "$(awk -v a="$(median <<<"$rss")" -v b="$(max <<<"$rss")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
 printf '%-50s %-14s %s\n' "private memory per daemon, median / max" "-" \
         "$(awk -v a="$(median <<<"$private")" -v b="$(max <<<"$private")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
-printf '%-50s %-14s %s\n' "$method API latency p50 / p99 (1000 calls)" "p99 <= 20 ms" \
-        "$(awk '{printf "%s / %s ms", $1, $2}' <<<"$lat")"
+printf '%-50s %-14s %s\n' "$method API latency p50 / p99 / max (1000 calls)" "p99 <= 20 ms" \
+        "$(awk 'NF == 3 {printf "%s / %s / %s ms", $1, $2, $3; next} {print}' <<<"$lat")"
 printf '%-50s %-14s %s\n' "peer channel sent per node a minute, median / max" "-" \
         "$(awk -v a="$(median <<<"$rest")" -v b="$(max <<<"$rest")" 'BEGIN {printf "%.1f / %.1f KiB", a / 1024, b / 1024}')"
