@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <event2/buffer.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +44,10 @@ void api_conn_free(struct api_conn *conn)
         }
 }
 
+/* A reply this large (a whole probe history) was built and buffered in megabytes of heap that
+ * would stay resident once freed: it is given back when the reply has gone out. */
+#define API_TRIM_AFTER (512 * 1024)
+
 void api_conn_send(struct api_conn *conn, json_object *msg)
 {
         struct evbuffer *out = bufferevent_get_output(conn->bev);
@@ -51,6 +56,8 @@ void api_conn_send(struct api_conn *conn, json_object *msg)
 
         if (evbuffer_add(out, s, len) < 0 || evbuffer_add(out, "\n", 1) < 0)
                 log_warning("api: cannot queue a reply for pid %d: out of memory", (int)conn->pid);
+        if (len >= API_TRIM_AFTER)
+                conn->sent_large = true;
 }
 
 /* Stops reading; the connection goes once what is queued has been written. */
@@ -365,6 +372,10 @@ static void conn_on_write(struct bufferevent *bev, void *userdata)
 {
         struct api_conn *conn = userdata;
 
+        if (conn->sent_large) {
+                conn->sent_large = false;
+                malloc_trim(0);
+        }
         if (conn_is_done(conn))
                 api_conn_free(conn);
 }

@@ -32,6 +32,7 @@ struct api_conn {
         bool hung_up;                /* the peer closed its socket: nobody reads what is sent */
         char **event_types;          /* NULL: every type */
         uint64_t partial_since_usec; /* 0: no half-sent line */
+        bool sent_large;             /* a reply of API_TRIM_AFTER bytes or more is being written */
 };
 
 struct api_request {

@@ -24,7 +24,9 @@
 #include "daemon/base/helper_dir.h"
 #include "daemon/base/log.h"
 
-#define CONF_MAX_LINE 4096
+/* Room for a [peers] static list of 64 host names of the longest DNS length on one line, with
+ * the newline and the NUL that inih's buffer needs. */
+#define CONF_MAX_LINE (64 * 1024)
 /* Far beyond any real config, small enough that a stray huge file costs nothing to refuse. */
 #define CONF_MAX_FILE_SIZE (1024 * 1024)
 #define DEFAULT_SOCKET_GRP "sparkd"
@@ -153,8 +155,11 @@ static char *conf_reader(char *str, int num, void *userdata)
                 snprintf(str, (size_t)num, "\n");
                 return str;
         }
-        if (n >= (size_t)num || n >= CONF_MAX_LINE) {
-                conf_add_error(p->errors, p->file, p->line, "line longer than %d bytes", CONF_MAX_LINE - 2);
+        /* num is the buffer inih really gave, whatever was asked of it: the limit told is that one. */
+        if (n >= (size_t)num) {
+                conf_add_error(p->errors, p->file, p->line,
+                               "a line of %zu bytes; the limit is %d bytes, not counting the newline",
+                               n - (line[n - 1] == '\n'), num - 2);
                 snprintf(str, (size_t)num, "\n");
                 return str;
         }
@@ -213,6 +218,7 @@ static int conf_parse_file(struct conf_parse *p, const char *file, bool may_be_m
         p->text_len = len;
         p->text_pos = 0;
         p->line = 0;
+        p->file_index++;
         line = ini_parse_stream(conf_reader, p, conf_handler, p);
         p->text = NULL;
         if (line == -2)
@@ -346,10 +352,13 @@ int conf_load(const char *path, bool must_exist, struct sparkd_config **ret, str
         if (!c)
                 return -ENOMEM;
 
-        /* The runtime knobs of Debian's inih: one key per line, no continuation lines. */
+        /* The runtime knobs of Debian's inih: one key per line, no continuation lines. Its heap
+         * line buffer is ini_initial_alloc bytes and grows only with realloc allowed: ini_max_line
+         * alone leaves it at the 200 bytes it was built with. */
         ini_allow_multiline = false;
         ini_use_stack = false;
         ini_allow_realloc = false;
+        ini_initial_alloc = CONF_MAX_LINE;
         ini_max_line = CONF_MAX_LINE;
 
         r = conf_set_defaults(c, path);

@@ -18,9 +18,11 @@ struct conf_parse {
         const char *file;
         const char *text; /* the file's bytes, read whole */
         size_t text_len;
-        size_t text_pos;       /* where the reader's next line starts */
-        unsigned line;         /* line the reader handed to inih last */
-        bool socket_group_set; /* the user named a group: a missing one is then an error */
+        size_t text_pos;            /* where the reader's next line starts */
+        unsigned line;              /* line the reader handed to inih last */
+        unsigned file_index;        /* counts the files read, from 1 */
+        unsigned static_peers_file; /* file_index of the file that set [peers] static last */
+        bool socket_group_set;      /* the user named a group: a missing one is then an error */
         bool admin_group_set;
 };
 

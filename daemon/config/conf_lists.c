@@ -26,8 +26,16 @@ int conf_parse_static_peers(struct conf_parse *p, const char *value, const char 
                         return -EINVAL;
                 }
         }
+        /* Repeated in one file, the lists add up (one peer a line); a later file replaces them. */
+        if (p->static_peers_file == p->file_index && peers[0]) {
+                for (char **s = peers; *s && r == 0; s++)
+                        r = strv_push(&p->config->static_peers, *s);
+                strv_free(peers);
+                return r;
+        }
         strv_free(p->config->static_peers);
         p->config->static_peers = peers;
+        p->static_peers_file = p->file_index;
         return 0;
 }
 

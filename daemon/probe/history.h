@@ -24,6 +24,11 @@ void history_set_limit(struct history *h, size_t limit);
 void history_add(struct history *h, json_object *result);
 /* Newest first; filters may be NULL; peer matches name, node id or its prefix. */
 json_object *history_query(struct history *h, const char *peer, const char *kind, size_t limit);
+/* The same results as one array that prints as their text, made without a tree per result: for
+ * a reply, where a thousand trees made and freed at once would stay in the heap. It holds
+ * nothing to look into (its length is 0); it prints as PLAIN | NOSLASHESCAPE would. NULL when out
+ * of memory. */
+json_object *history_query_printed(struct history *h, const char *peer, const char *kind, size_t limit);
 /* The learned baseline of `metric` for (peer_id, kind, params): the median of the first
  * HISTORY_BASELINE_SAMPLES values given to history_learn, or 0 while fewer were given. */
 double history_baseline(struct history *h, const char *peer_id, const char *kind, json_object *params,

@@ -119,13 +119,16 @@ static int method_history(struct api_request *req, json_object *params, void *us
         struct probes *ps = userdata;
         const char *peer = NULL, *kind = NULL;
         int64_t limit = 50;
-        json_object *o;
+        json_object *o, *results;
 
         (void)jsonrpc_param_string(params, "peer", &peer);
         (void)jsonrpc_param_string(params, "kind", &kind);
         (void)jsonrpc_param_int(params, "limit", &limit);
+        results = history_query_printed(ps->history, peer, kind, (size_t)limit);
+        if (!results)
+                return -ENOMEM;
         o = json_object_new_object();
-        json_object_object_add(o, "results", history_query(ps->history, peer, kind, (size_t)limit));
+        json_object_object_add(o, "results", results);
         api_request_reply(req, o);
         return 0;
 }

@@ -1,5 +1,6 @@
 #include "probe_exchange.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +21,11 @@ static void probe_ended(struct probes *ps)
 {
         if (ps->on_probe_ended)
                 ps->on_probe_ended(ps);
+        /* The last of a burst (rtt to every peer at once, each with its helper's pipes and
+         * output) is over: glibc keeps the freed pages between live chunks resident for good,
+         * unless told to give them back. */
+        if (LIST_EMPTY(&ps->probes))
+                malloc_trim(0);
 }
 
 /* Sends {type, id, reason?, unavailable?} to the probe's peer. unavailable: this node lacks what

@@ -34,6 +34,23 @@ check_refused "$TEST_TMP/zeros.conf" "$TEST_TMP/zeros.conf is 300.0 MiB; at most
 printf '[daemon]\nnode_name = ab\0cd\n' >"$TEST_TMP/nul.conf"
 check_refused "$TEST_TMP/nul.conf" "$TEST_TMP/nul.conf:2: a NUL byte; the config is text"
 
+step "[peers] static of 64 addresses on one line, one a line, and a line past the limit"
+peers=$(for i in $(seq 192 255); do printf ' 255.255.255.%d' "$i"; done)
+printf '[peers]\nstatic =%s\n' "$peers" >"$TEST_TMP/peers64.conf"
+out=$(timeout 10 "$SPARKD" --check-config -c "$TEST_TMP/peers64.conf" 2>&1) ||
+        fail "64 static peers on a line of $(sed -n 2p "$TEST_TMP/peers64.conf" | wc -c) bytes refused: $out"
+assert_contains "$out" "$TEST_TMP/peers64.conf: ok" "64 static peers on one line"
+{
+        printf '[peers]\n'
+        for i in $(seq 1 64); do printf 'static = 10.0.%d.1\n' "$i"; done
+} >"$TEST_TMP/peers-lines.conf"
+out=$(timeout 10 "$SPARKD" --check-config -c "$TEST_TMP/peers-lines.conf" 2>&1) ||
+        fail "64 static peers one a line refused: $out"
+assert_contains "$out" "$TEST_TMP/peers-lines.conf: ok" "64 static peers one a line"
+printf '[peers]\nstatic = %s\n' "$(head -c 70000 /dev/zero | tr '\0' a)" >"$TEST_TMP/toolong.conf"
+check_refused "$TEST_TMP/toolong.conf" \
+        "$TEST_TMP/toolong.conf:2: a line of 70009 bytes; the limit is 65534 bytes, not counting the newline"
+
 step "drop-ins of each wrong kind"
 conf=$TEST_TMP/sparkd.conf
 printf '[daemon]\nnode_name = alpha\n' >"$conf"

@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <grp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/macro.h"
 #include "common/strutil.h"
 #include "daemon/base/log.h"
 #include "daemon/config/conf.h"
@@ -136,7 +138,6 @@ static void test_syntax_errors(void)
 {
         struct sparkd_config *c = NULL;
         char errors[1024];
-        char longline[5000];
 
         write_file("syntax.conf", "[daemon]\nmode = audit\nthis line has no equals sign\n");
         CHECK(load("syntax.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
@@ -156,17 +157,82 @@ static void test_syntax_errors(void)
         CHECK(load("outside.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
         CHECK_STREQ(errors, "outside.conf:1: \"mode\" is outside any [section]\n");
 
-        memset(longline, 'x', sizeof(longline) - 1);
-        longline[sizeof(longline) - 1] = '\0';
+        /* Past the limit: said with the line's size and the limit, and the next lines still read. */
         {
-                char content[6000];
+                size_t size = 70 * 1024;
+                _cleanup_free_ char *content = malloc(size);
 
-                snprintf(content, sizeof(content), "[daemon]\n# %s\nmode = bogus\n", longline);
+                CHECK(content);
+                if (!content)
+                        return;
+                memcpy(content, "[daemon]\n# ", 11);
+                memset(content + 11, 'x', size - 11);
+                snprintf(content + 70000, size - 70000, "\nmode = bogus\n");
                 write_file("long.conf", content);
         }
         CHECK(load("long.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
-        CHECK_STREQ(errors, "long.conf:2: line longer than 4094 bytes\n"
+        CHECK_STREQ(errors, "long.conf:2: a line of 69991 bytes; the limit is 65534 bytes, not counting "
+                            "the newline\n"
                             "long.conf:3: mode=\"bogus\": expected \"enforce\" or \"audit\"\n");
+}
+
+/* A cluster's worth of peers: 64 addresses or 64 longest host names on one line, or one a line;
+ * a later file replaces the list, and an empty value empties it. */
+static void test_static_peers_of_a_cluster(void)
+{
+        _cleanup_free_ char *content = malloc(64 * 1024);
+        struct sparkd_config *c = NULL;
+        char errors[1024], name[254];
+        size_t used;
+
+        CHECK(content);
+        if (!content)
+                return;
+        used = (size_t)sprintf(content, "[peers]\nstatic =");
+        for (int i = 0; i < 64; i++)
+                used += (size_t)sprintf(content + used, " 255.255.255.%d", 192 + i);
+        sprintf(content + used, "\n");
+        CHECK(used > 1000);
+        write_file("peers.conf", content);
+        CHECK(load("peers.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK_STREQ(errors, "");
+        CHECK(c && strv_length(c->static_peers) == 64);
+        CHECK(c && strcmp(c->static_peers[63], "255.255.255.255") == 0);
+        conf_free(c);
+
+        memset(name, 'a', sizeof(name) - 1);
+        name[sizeof(name) - 1] = '\0';
+        used = (size_t)sprintf(content, "[peers]\nstatic =");
+        for (int i = 0; i < 64; i++)
+                used += (size_t)sprintf(content + used, " %.249s.%03d", name, i);
+        sprintf(content + used, "\n");
+        CHECK(used > 16000);
+        write_file("names.conf", content);
+        CHECK(load("names.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK_STREQ(errors, "");
+        CHECK(c && strv_length(c->static_peers) == 64 && strlen(c->static_peers[0]) == 254 - 1);
+        conf_free(c);
+
+        used = (size_t)sprintf(content, "[peers]\n");
+        for (int i = 0; i < 64; i++)
+                used += (size_t)sprintf(content + used, "static = 10.0.%d.1\n", i);
+        write_file("lines.conf", content);
+        CHECK(load("lines.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && strv_length(c->static_peers) == 64);
+        CHECK(c && strcmp(c->static_peers[0], "10.0.0.1") == 0 &&
+              strcmp(c->static_peers[63], "10.0.63.1") == 0);
+        conf_free(c);
+
+        mkdir(path_of("lines.conf.d"), 0755);
+        write_file("lines.conf.d/10-other.conf", "[peers]\nstatic = 10.1.0.1\nstatic = 10.1.0.2 10.1.0.3\n");
+        CHECK(load("lines.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && strv_length(c->static_peers) == 3 && strcmp(c->static_peers[2], "10.1.0.3") == 0);
+        conf_free(c);
+
+        write_file("lines.conf.d/20-none.conf", "[peers]\nstatic = 10.2.0.1\nstatic =\n");
+        CHECK(load("lines.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && strv_length(c->static_peers) == 0);
+        conf_free(c);
 }
 
 static void test_dropins_in_name_order(void)
@@ -530,6 +596,7 @@ int main(void)
         RUN(test_valid_file);
         RUN(test_every_error_has_file_and_line);
         RUN(test_syntax_errors);
+        RUN(test_static_peers_of_a_cluster);
         RUN(test_dropins_in_name_order);
         RUN(test_dropins_without_main_file);
         RUN(test_fabric_and_sysctl);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/macro.h"
 #include "daemon/base/store.h"
 #include "daemon/probe/history.h"
 #include "test.h"
@@ -200,6 +201,111 @@ static void test_latest_passes_over_deferred(void)
         event_base_free(base);
 }
 
+/* Both queries print as the trees did, for the API (PLAIN | NOSLASHESCAPE); a filter and a limit
+ * pick the same results from the printed one. */
+static void check_queries_print_as(struct history *h, json_object *newest_first)
+{
+        const int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+        json_object *q = history_query(h, NULL, NULL, 0), *printed = history_query_printed(h, NULL, NULL, 0);
+        json_object *one = history_query(h, "b", "tcp", 1),
+                    *one_printed = history_query_printed(h, "b", "tcp", 1);
+
+        CHECK_STREQ(json_object_to_json_string_ext(q, flags),
+                    json_object_to_json_string_ext(newest_first, flags));
+        CHECK_STREQ(json_object_to_json_string_ext(printed, flags),
+                    json_object_to_json_string_ext(newest_first, flags));
+        CHECK(json_object_array_length(one) == 1);
+        CHECK_STREQ(json_object_to_json_string_ext(one_printed, flags),
+                    json_object_to_json_string_ext(one, flags));
+        json_object_put(q);
+        json_object_put(printed);
+        json_object_put(one);
+        json_object_put(one_printed);
+}
+
+/* Results are kept as text, but history.json and the query output are what json-c prints of the
+ * results as trees, before and after a restart. */
+static void test_saved_and_queried_as_the_trees_print(void)
+{
+        static const double values[] = { 0.1, 4, 1e300, -2.5e-7, 97.123456789 };
+        struct event_base *base = event_base_new();
+        json_object *trees = json_object_new_array(), *newest_first = json_object_new_array();
+        json_object *root = json_object_new_object(), *p = params_of(2, 5);
+        _cleanup_free_ char *saved = NULL, *again = NULL;
+        struct history *h = NULL;
+        struct store *s = NULL;
+        const char *expected;
+        size_t len;
+
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        {
+                char path[256];
+
+                snprintf(path, sizeof(path), "%s/history.json", dir);
+                unlink(path);
+        }
+        CHECK(history_new(base, s, 4, &h) == 0);
+        for (size_t i = 0; i < ARRAY_SIZE(values); i++) {
+                json_object *r = result_of(i % 2 ? "n1" : "n2/ü\"x", i % 3 ? "tcp" : "rtt", values[i]);
+
+                history_add(h, r);
+                if (i > 0)
+                        json_object_array_add(trees, r);
+                else
+                        json_object_put(r);
+        }
+        for (int i = 0; i < 3; i++)
+                history_learn(h, "n1", "tcp", p, "gbps", 0.3 * i);
+        for (size_t i = json_object_array_length(trees); i > 0; i--)
+                json_object_array_add(newest_first,
+                                      json_object_get(json_object_array_get_idx(trees, i - 1)));
+        check_queries_print_as(h, newest_first);
+        history_free(h); /* saves what is pending */
+        h = NULL;
+
+        json_object_object_add(root, "version", json_object_new_int(2));
+        json_object_object_add(root, "results", trees);
+        json_object_object_add(root, "baselines", json_object_new_object());
+        json_object_object_add(json_object_object_get(root, "baselines"),
+                               "n1/tcp/gbps/duration_s=5/streams=2", json_object_new_object());
+        {
+                json_object *b = json_object_object_get(json_object_object_get(root, "baselines"),
+                                                        "n1/tcp/gbps/duration_s=5/streams=2"),
+                            *samples = json_object_new_array();
+
+                for (int i = 0; i < 3; i++)
+                        json_object_array_add(samples, json_object_new_double(0.3 * i));
+                json_object_object_add(b, "samples", samples);
+                json_object_object_add(b, "value", json_object_new_double(0.3));
+        }
+        expected = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+        CHECK(store_read(s, "history.json", 1 << 20, &saved, &len) == 0);
+        CHECK_STREQ(saved, expected);
+
+        /* Loaded, one result more, and saved again: the results parsed back print as before. */
+        CHECK(history_new(base, s, 4, &h) == 0);
+        check_queries_print_as(h, newest_first);
+        {
+                json_object *r = result_of("n3", "tcp", 1.0 / 3);
+
+                history_add(h, r);
+                json_object_array_del_idx(trees, 0, 1);
+                json_object_array_add(trees, r);
+        }
+        history_free(h);
+        expected = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+        CHECK(store_read(s, "history.json", 1 << 20, &again, &len) == 0);
+        CHECK_STREQ(again, expected);
+
+        json_object_put(root);
+        json_object_put(newest_first);
+        json_object_put(p);
+        store_close(s);
+        event_base_free(base);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir))
@@ -210,6 +316,7 @@ int main(void)
         RUN(test_version_one_and_damaged_baselines_load);
         RUN(test_latest_is_one_per_node_and_kind);
         RUN(test_latest_passes_over_deferred);
+        RUN(test_saved_and_queried_as_the_trees_print);
         {
                 char cmd[128];
 

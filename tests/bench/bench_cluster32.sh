@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# A cluster of a real size on one machine: NODES daemons (default 32), each in its own network
+# namespace with one veth port on a bridge in another namespace, each with every other node in
+# [peers] static (one line), the default heartbeats and probe schedule, and a history that is full
+# from the start (real results repeated: lib_bench.sh's real_history). Measured:
+#   convergence  seconds from the last daemon's start (its socket answers) until every node's
+#                `peers` shows all NODES up, and `cluster` too where the daemon has that method
+#   RSS          VmRSS of every daemon (/proc/PID/status) after MINUTES of the schedule: median, max;
+#                and its private part (smaps_rollup), RSS less the shared libraries' pages
+#   latency      1,000 calls of `cluster` (else `peers`) to one node, a connection each as sparkc
+#                makes it: p50, p99
+#   peer bytes   bytes each node sends on the peer channel (nftables counters on TCP port 7471 in
+#                each namespace, IP packets with their headers) over the first minute after the
+#                views are complete, no client asking: median, max per node and minute
+# Goals: convergence <= 10 s, RSS <= 12 MiB, latency p99 <= 20 ms.
+# Usage (root): tests/bench/bench_cluster32.sh [BUILD_DIR] [MINUTES] [NODES]   (default 10, 32)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+minutes=${2:-10}
+nodes=${3:-32}
+. "$here/lib_bench.sh"
+bench_use_build "${1:-$here/../../build}"
+command -v nft >/dev/null || { echo "needs nft (nftables) for the peer channel's byte counters"; exit 1; }
+[ "$nodes" -ge 2 ] && [ "$nodes" -le 250 ] || { echo "NODES: 2 to 250"; exit 1; }
+. "$here/../integration/lib.sh"
+. "$here/../integration/lib_peers.sh"
+api() { python3 "$here/cluster_api.py" "$@"; }
+
+full=$TEST_TMP/full.json
+real_history "$full" 1000
+
+step "$nodes namespaces on one bridge"
+bridge=$(netns_new br)
+ip -n "$bridge" link add br0 type bridge
+ip -n "$bridge" link set br0 up
+addr() { echo "10.97.$(($1 / 250)).$(($1 % 250 + 1))"; }
+declare -a ns
+for i in $(seq 0 $((nodes - 1))); do
+        ns[i]=$(netns_new "n$i")
+        veth_pair "${ns[i]}" e0 "$bridge" "p$i" "$(addr "$i")/16" ""
+        # The fabric's MTU all along: the daemon sets e0 to it, and a bridge port of less drops
+        # what e0 sends.
+        ip -n "${ns[i]}" link set e0 mtu 9000
+        ip -n "$bridge" link set "p$i" mtu 9000 master br0
+        # What each node sends on the peer channel, both as client and as server.
+        ip netns exec "${ns[i]}" nft -f - <<EOF
+table inet bench {
+        counter peer_out { }
+        chain out { type filter hook output priority 0; tcp dport 7471 counter name peer_out; tcp sport 7471 counter name peer_out; }
+}
+EOF
+done
+peer_bytes() { ip netns exec "$1" nft -j list counter inet bench peer_out |
+        python3 -c 'import json,sys; print([o["counter"]["bytes"] for o in json.load(sys.stdin)["nftables"] if "counter" in o][0])'; }
+
+for i in $(seq 0 $((nodes - 1))); do
+        static=""
+        for j in $(seq 0 $((nodes - 1))); do [ "$j" = "$i" ] || static+="$(addr "$j") "; done
+        peer_conf "n$i" e0 "$static" "[probe]" "helper_dir = $PROBE_HELPER_DIR" "memory_margin = 0"
+        # The defaults of a real node: heartbeats and the probe schedule as shipped.
+        sed -i '/^heartbeat_interval = /d; /^timeout = /d; /^interval = 0$/d; /^rtt_interval = 0$/d' "$TEST_TMP/n$i.conf"
+        mkdir -p "$TEST_TMP/n$i.state"
+        cp "$full" "$TEST_TMP/n$i.state/history.json"
+done
+echo "config line of [peers] static: $(grep '^static = ' "$TEST_TMP/n0.conf" | wc -c) bytes"
+ip netns exec "${ns[0]}" "$SPARKD" --check-config -c "$TEST_TMP/n0.conf" >/dev/null || fail "n0.conf refused"
+
+step "start $nodes daemons"
+for i in $(seq 0 $((nodes - 1))); do
+        SPARKD_START_TIMEOUT=30 sparkd_start "n$i" "${ns[i]}" -c "$TEST_TMP/n$i.conf"
+done
+last_start_ns=$(date +%s%N)
+socks=()
+for i in $(seq 0 $((nodes - 1))); do socks+=("$(sock_of "n$i")"); done
+converged=$(api converge "$last_start_ns" 120 "$nodes" "${socks[@]}")
+echo "$converged"
+conv_cluster=$(awk '$1 == "cluster" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")
+[ -n "$conv_cluster" ] || conv_cluster="no cluster method"
+
+step "peer channel at rest: 60 s"
+declare -a bytes0
+for i in $(seq 0 $((nodes - 1))); do bytes0[i]=$(peer_bytes "${ns[i]}"); done
+rest_start=$(date +%s%N)
+sleep 60 # the measurement is this quiet minute itself
+rest_ns=$(($(date +%s%N) - rest_start))
+rest=$(for i in $(seq 0 $((nodes - 1))); do
+        echo $((($(peer_bytes "${ns[i]}") - bytes0[i]) * 60000000000 / rest_ns))
+done | sort -n)
+
+step "the schedule until $minutes min after the last start"
+end_ns=$((last_start_ns + minutes * 60 * 1000000000))
+while [ "$(date +%s%N)" -lt "$end_ns" ]; do
+        sleep 10 # the benchmark is the wait: the daemons run their schedule alone
+        for i in $(seq 0 $((nodes - 1))); do
+                kill -0 "$(pid_of "n$i")" 2>/dev/null || fail "n$i exited"
+        done
+done
+rss=$(for i in $(seq 0 $((nodes - 1))); do awk '/^VmRSS:/ {print $2}' "/proc/$(pid_of "n$i")/status"; done | sort -n)
+# What is the daemon's own: RSS less the pages of shared libraries that every process maps.
+private=$(for i in $(seq 0 $((nodes - 1))); do
+        awk '/^Private_(Clean|Dirty):/ {kib += $2} END {print kib}' "/proc/$(pid_of "n$i")/smaps_rollup"
+done | sort -n)
+# A daemon busy with its peers may be slow to answer: given a minute, and the table printed anyway.
+api call history '{"limit": 1000}' "${socks[0]}" >"$TEST_TMP/history.json" || echo "n0 did not answer history"
+held=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$TEST_TMP/history.json" ||
+        echo "no answer")
+kinds=$(python3 -c '
+import collections, json, sys
+fresh = [x for x in json.load(open(sys.argv[2]))["results"] if x.get("started_at", "") >= sys.argv[1]]
+print(", ".join("%s %s %d" % (k[0], k[1], n) for k, n in
+                sorted(collections.Counter((x["kind"], x.get("status")) for x in fresh).items())) or "none")' \
+        "$(date -u -d "@$((last_start_ns / 1000000000))" +%Y-%m-%dT%H:%M:%SZ)" "$TEST_TMP/history.json" || echo "unknown")
+
+method=peers
+api has cluster "${socks[0]}" && method=cluster
+lat=$(api latency 1000 "$method" "${socks[0]}") || lat="no answer"
+
+median() { awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+max() { tail -n 1; }
+echo
+echo "$nodes daemons, $minutes min of the schedule; n0 holds $held results, added during the run: $kinds"
+printf '%-50s %-14s %s\n' MEASURE GOAL MEASURED
+printf '%-50s %-14s %s\n' "views complete after the last start (peers)" "<= 10 s" "$(awk '$1 == "peers" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")"
+printf '%-50s %-14s %s\n' "views complete after the last start (cluster)" "<= 10 s" "$conv_cluster"
+printf '%-50s %-14s %s\n' "RSS per daemon, median / max" "<= 12 MiB" \
+        "$(awk -v a="$(median <<<"$rss")" -v b="$(max <<<"$rss")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
+printf '%-50s %-14s %s\n' "private memory per daemon, median / max" "-" \
+        "$(awk -v a="$(median <<<"$private")" -v b="$(max <<<"$private")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
+printf '%-50s %-14s %s\n' "$method API latency p50 / p99 / max (1000 calls)" "p99 <= 20 ms" \
+        "$(awk 'NF == 3 {printf "%s / %s / %s ms", $1, $2, $3; next} {print}' <<<"$lat")"
+printf '%-50s %-14s %s\n' "peer channel sent per node a minute, median / max" "-" \
+        "$(awk -v a="$(median <<<"$rest")" -v b="$(max <<<"$rest")" 'BEGIN {printf "%.1f / %.1f KiB", a / 1024, b / 1024}')"

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Talks to many sparkd sockets at once for bench_cluster32.sh, one JSON-RPC request a connection
+as sparkc makes it.
+
+  cluster_api.py converge START_NS TIMEOUT_S NODES SOCKET...
+      polls every socket's `peers` (and `cluster` where the daemon has it) until each shows all
+      NODES nodes up; prints per method the seconds from START_NS (CLOCK_REALTIME, ns) until
+      the last node's view was complete, or "timeout" with the nodes still short.
+  cluster_api.py latency COUNT METHOD SOCKET
+      COUNT calls of METHOD, each given 60 s; prints p50, p99 and the slowest in ms.
+  cluster_api.py call METHOD PARAMS_JSON SOCKET
+      one call, given 60 s; prints its result as JSON.
+  cluster_api.py has METHOD SOCKET
+      exit status 0 when the daemon knows METHOD.
+"""
+import json
+import socket
+import sys
+import time
+
+METHOD_NOT_FOUND = -32601
+
+
+def call(path, method, timeout=10.0, params=None):
+    request = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if params:
+        request["params"] = params
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall(json.dumps(request).encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+    reply = json.loads(buf)
+    if "error" in reply:
+        raise RuntimeError("%s: %s" % (method, reply["error"]))
+    return reply["result"]
+
+
+def has_method(path, method):
+    try:
+        call(path, method)
+        return True
+    except RuntimeError as e:
+        if str(METHOD_NOT_FOUND) in str(e):
+            return False
+        raise
+
+
+def peers_up(result):
+    return len({p["node_id"] for p in result["peers"] if p["state"] == "up" and p["node_id"]}) + 1
+
+
+def cluster_up(result):
+    """Nodes of the cluster view that are not stale, this one included."""
+    nodes = result["nodes"] if isinstance(result, dict) else result
+    return sum(1 for n in nodes if not n.get("is_stale", n.get("stale", False)))
+
+
+def converge(start_ns, timeout_s, nodes, sockets):
+    methods = {"peers": peers_up}
+    if has_method(sockets[0], "cluster"):
+        methods["cluster"] = cluster_up
+    for method, count in methods.items():
+        missing = set(sockets)
+        seen = {}
+        deadline = time.time() + timeout_s
+        while missing and time.time() < deadline:
+            for path in sorted(missing):
+                try:
+                    n = count(call(path, method))
+                except (OSError, ValueError, KeyError) as e:
+                    n = -1
+                    seen[path] = str(e)
+                else:
+                    seen[path] = n
+                if n >= nodes:
+                    missing.discard(path)
+            if missing:
+                time.sleep(0.05)
+        if missing:
+            short = ", ".join("%s: %s" % (p.rsplit("/", 1)[-1], seen.get(p)) for p in sorted(missing))
+            print("%s timeout %s" % (method, short))
+        else:
+            print("%s %.2f" % (method, (time.time_ns() - start_ns) / 1e9))
+
+
+def latency(count, method, path):
+    times = []
+    for _ in range(count):
+        t = time.perf_counter()
+        call(path, method, timeout=60.0)
+        times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    print("%.2f %.2f %.2f" % (times[len(times) // 2], times[min(len(times) - 1, (len(times) * 99) // 100)],
+                             times[-1]))
+
+
+def main():
+    what = sys.argv[1]
+    if what == "converge":
+        converge(int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5:])
+    elif what == "latency":
+        latency(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    elif what == "call":
+        print(json.dumps(call(sys.argv[4], sys.argv[2], timeout=60.0, params=json.loads(sys.argv[3]))))
+    elif what == "has":
+        sys.exit(0 if has_method(sys.argv[3], sys.argv[2]) else 1)
+    else:
+        sys.exit("unknown command " + what)
+
+
+if __name__ == "__main__":
+    main()
