@@ -104,6 +104,17 @@ static int check_origin(struct cluster *c, const char *peer_id, const struct sum
         return 1;
 }
 
+/* msg read as a summary (or an alive) and its origin judged: as check_origin. */
+static int read_believed(struct cluster *c, const char *peer_id, json_object *msg, bool is_alive,
+                         struct summary *s)
+{
+        char why[256];
+        int r = is_alive ? summary_check_alive(msg, s, why, sizeof(why))
+                         : summary_check(msg, s, why, sizeof(why));
+
+        return r < 0 ? refuse(c, peer_id, r, why) : check_origin(c, peer_id, s);
+}
+
 int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
 {
         int64_t now = cluster_now_usec(), made;
@@ -113,10 +124,7 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         bool is_changed;
         int r;
 
-        r = summary_check(msg, &s, why, sizeof(why));
-        if (r < 0)
-                return refuse(c, peer_id, r, why);
-        r = check_origin(c, peer_id, &s);
+        r = read_believed(c, peer_id, msg, false, &s);
         if (r <= 0)
                 return r;
         made = now - (int64_t)s.age_ms * 1000;
@@ -161,14 +169,10 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
         int64_t now = cluster_now_usec(), made;
         struct cluster_node *n;
         struct summary s;
-        char why[256];
         bool was_stale;
         int r;
 
-        r = summary_check_alive(msg, &s, why, sizeof(why));
-        if (r < 0)
-                return refuse(c, peer_id, r, why);
-        r = check_origin(c, peer_id, &s);
+        r = read_believed(c, peer_id, msg, true, &s);
         if (r <= 0)
                 return r;
         n = cluster_table_find(&c->nodes, s.origin);

@@ -133,10 +133,11 @@ for port, nb in mine.items():
 PY
 }
 
-# topology_of NAME: NAME's topology map without "self" and api_version, canonical JSON.
+# topology_of NAME: NAME's map as `sparkc --json topology` prints it, without "self" and
+# api_version, canonical JSON.
 topology_of() {
         local json
-        json=$(sparkd_call "$1" topology) || return 1
+        json=$(sparkc_of "$1" --json topology) || return 1
         json_get "$json" "json.dumps({k: v for k, v in d.items() if k not in ('self', 'api_version')}, sort_keys=True)"
 }
 

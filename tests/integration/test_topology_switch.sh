@@ -17,6 +17,9 @@ declare -a NS=()
 for i in 0 1 2 3; do
         NS[i]=$(netns_new "n$i")
         veth_pair "${NS[i]}" p0 "$hub" "sw$i" "10.78.0.$((i + 1))/24"
+        # A switch for the fabric carries jumbo frames: sparkd sets p0 to 9000, and a bridge port
+        # left at 1500 would drop every full-sized segment of the peer channel.
+        ip -n "$hub" link set "sw$i" mtu 9000
         ip -n "$hub" link set "sw$i" master br0
 done
 lldpd_start tor1 "$hub" 'sw*'
