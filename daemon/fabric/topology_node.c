@@ -133,7 +133,7 @@ static int parse_port(json_object *o, size_t index, struct topology_port *p, cha
                 }
         }
         if (json_object_object_get_ex(o, "neighbour", &nb) && nb) {
-                char nb_where[128];
+                char nb_where[256];
 
                 snprintf(nb_where, sizeof(nb_where), "%s (%s).neighbour", where, p->netdev);
                 r = parse_neighbour(nb, nb_where, &p->neighbour, why, why_size);

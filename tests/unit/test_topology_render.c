@@ -51,7 +51,12 @@ static void test_table_and_dot(void)
                 free(text);
                 json_object_put(map);
         }
-        CHECK(topology_render_table(stdout, json_object_new_object()) == -EINVAL);
+        {
+                json_object *empty = json_object_new_object();
+
+                CHECK(topology_render_table(stdout, empty) == -EINVAL);
+                json_object_put(empty);
+        }
 }
 
 /* Every link of the ring: its two ends' planned addresses in one subnet, no subnet twice. */
@@ -63,7 +68,7 @@ static void check_ring_plan(const char *name, size_t n_nodes)
         size_t n_subnets = 0;
 
         for (size_t i = 0; i < n_nodes; i++) {
-                char node[16];
+                char node[32];
 
                 snprintf(node, sizeof(node), "spark%zu", i + 1);
                 CHECK(topology_netplan_of(map, node, &plans[i], why, sizeof(why)) == 0);
