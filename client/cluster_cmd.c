@@ -264,7 +264,6 @@ int cluster_doctor_of_node(const struct client_options *o, const char *node)
 
         json_object_object_add(params, "node", json_object_new_string(node));
         r = client_call(o, "cluster-doctor", params, &resp);
-        json_object_put(params);
         if (r < 0)
                 return DOCTOR_EXIT_UNKNOWN;
         doctor = member(resp.result, "doctor");

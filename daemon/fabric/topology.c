@@ -361,7 +361,8 @@ static int build_links(struct topology_graph *g)
                         fill_silent_end(g, &l->a);
                 judge(g, l, seen[i * 2], seen[i * 2 + 1]);
         }
-        qsort(g->links, g->n_links, sizeof(g->links[0]), compare_links);
+        if (g->n_links > 1) /* qsort's base must not be NULL, even for no element */
+                qsort(g->links, g->n_links, sizeof(g->links[0]), compare_links);
         return 0;
 }
 

@@ -408,7 +408,9 @@ json_object *links_to_json(struct links *ls)
 {
         json_object *list = json_object_new_array();
 
-        qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
+        /* qsort's base must not be NULL, even for no element. */
+        if (ls->n > 1)
+                qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
         for (size_t i = 0; i < ls->n; i++)
                 if (ls->v[i]->is_fabric || ls->v[i]->want_down)
                         json_object_array_add(list, link_to_json(ls, ls->v[i]));
@@ -442,7 +444,8 @@ int links_get_ports(struct links *ls, struct link_ports *ret)
 
         if (!ports.v)
                 return -ENOMEM;
-        qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
+        if (ls->n > 1)
+                qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
         for (size_t i = 0; i < ls->n; i++) {
                 if (!ls->v[i]->is_fabric || ls->v[i]->want_down)
                         continue;
@@ -494,7 +497,8 @@ int links_states(struct links *ls, struct link_states *out)
 
         if (!v)
                 return -ENOMEM;
-        qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
+        if (ls->n > 1)
+                qsort(ls->v, ls->n, sizeof(*ls->v), link_compare);
         for (size_t i = 0; i < ls->n; i++) {
                 const struct link *l = ls->v[i];
 
