@@ -74,6 +74,85 @@ int fabric_facts_add_address(struct fabric_facts *f, const char *ifname, const c
         return 0;
 }
 
+static struct rdma_device *find_rdma_device(struct fabric_facts *f, const char *name)
+{
+        for (size_t i = 0; i < f->rdma.n; i++)
+                if (strcmp(f->rdma.v[i].name, name) == 0)
+                        return &f->rdma.v[i];
+        return NULL;
+}
+
+static struct netif *find_netif(struct fabric_facts *f, const char *name)
+{
+        for (size_t i = 0; name[0] && i < f->netifs.n; i++)
+                if (strcmp(f->netifs.v[i].name, name) == 0)
+                        return &f->netifs.v[i];
+        return NULL;
+}
+
+/* The first netdev among the device's ports: a Spark half and an rxe device have one port. */
+static struct netif *rdma_device_netif(struct fabric_facts *f, const struct rdma_device *d)
+{
+        for (size_t i = 0; i < d->n_ports; i++) {
+                struct netif *n = find_netif(f, d->ports[i].netdev);
+
+                if (n)
+                        return n;
+        }
+        return NULL;
+}
+
+static void unpair_rdma(struct fabric_facts *f, struct rdma_device *d)
+{
+        struct rdma_device *old = d->twin[0] ? find_rdma_device(f, d->twin) : NULL;
+
+        if (old && strcmp(old->twin, d->name) == 0)
+                old->twin[0] = '\0';
+        d->twin[0] = '\0';
+}
+
+static void unpair_netif(struct fabric_facts *f, struct netif *n)
+{
+        struct netif *old = n->twin[0] ? find_netif(f, n->twin) : NULL;
+
+        if (old && strcmp(old->twin, n->name) == 0)
+                old->twin[0] = '\0';
+        n->twin[0] = '\0';
+}
+
+int fabric_facts_pair_twins(struct fabric_facts *f, const char *dev_a, const char *dev_b)
+{
+        struct rdma_device *a = find_rdma_device(f, dev_a), *b = find_rdma_device(f, dev_b);
+        struct netif *na, *nb;
+
+        if (strcmp(dev_a, dev_b) == 0)
+                return -EINVAL;
+        if (!a || !b) {
+                char line[256];
+                int r;
+
+                snprintf(line, sizeof(line),
+                         "[probe] rdma_twins names %s, which is not an RDMA device of this node; twins "
+                         "are paired by PCI address instead",
+                         a ? dev_b : dev_a);
+                r = strv_push(&f->rdma.warnings, line);
+                return r < 0 ? r : -ENOENT;
+        }
+        unpair_rdma(f, a);
+        unpair_rdma(f, b);
+        snprintf(a->twin, sizeof(a->twin), "%s", b->name);
+        snprintf(b->twin, sizeof(b->twin), "%s", a->name);
+        na = rdma_device_netif(f, a);
+        nb = rdma_device_netif(f, b);
+        if (!na || !nb || na == nb)
+                return 0;
+        unpair_netif(f, na);
+        unpair_netif(f, nb);
+        snprintf(na->twin, sizeof(na->twin), "%s", nb->name);
+        snprintf(nb->twin, sizeof(nb->twin), "%s", na->name);
+        return 0;
+}
+
 int fabric_facts_add_sysctl(struct fabric_facts *f, const char *name, const char *wanted, const char *actual)
 {
         struct fabric_sysctl *v = realloc(f->sysctls, (f->n_sysctls + 1) * sizeof(*v));

@@ -63,6 +63,12 @@ int fabric_facts_read(const char *host_root, char *const *patterns, bool use_ver
                       struct fabric_facts *out);
 void fabric_facts_free(struct fabric_facts *facts);
 int fabric_facts_add_address(struct fabric_facts *facts, const char *ifname, const char *address);
+/* Makes RDMA devices dev_a and dev_b twins, and their ports' netdevs too, in place of what the
+ * PCI addresses say: soft-RoCE devices and NICs whose halves are not Spark-style PCI functions
+ * have nothing to pair by, and the owner knows ([probe] rdma_twins). A device that was another's
+ * twin leaves that pair. -ENOENT (and a line in the RDMA warnings naming it) when either device is
+ * not on this node, -EINVAL when both names are one device. */
+int fabric_facts_pair_twins(struct fabric_facts *facts, const char *dev_a, const char *dev_b);
 int fabric_facts_add_sysctl(struct fabric_facts *facts, const char *name, const char *wanted,
                             const char *actual);
 /* Loads "IFNAME ADDRESS/PREFIX" lines (tests model a host's addresses this way). */

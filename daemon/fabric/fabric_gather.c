@@ -24,6 +24,22 @@ int fabric_gather(const struct fabric_gather_input *in, struct fabric_facts *f)
         r = fabric_facts_read(c->host_root, c->fabric_patterns, is_real_host, f);
         if (r < 0)
                 return r;
+        if (c->probe_rdma_twins[0]) {
+                char twins[sizeof(c->probe_rdma_twins)], *comma;
+
+                snprintf(twins, sizeof(twins), "%s", c->probe_rdma_twins);
+                comma = strchr(twins, ',');
+                if (comma) {
+                        *comma = '\0';
+                        /* A device the config names but this node lacks is a warning in the facts:
+                         * the doctor shows it, the PCI pairing stands. */
+                        r = fabric_facts_pair_twins(f, twins, comma + 1);
+                        if (r == -ENOMEM) {
+                                fabric_facts_free(f);
+                                return r;
+                        }
+                }
+        }
         if (in->aer_watch && aer_watch_observe(in->aer_watch, &f->rdma) < 0) {
                 fabric_facts_free(f);
                 return -ENOMEM;

@@ -72,6 +72,23 @@ assert len(per) == 4 and all(g > 0 for g in per.values()), f"per rail: {per}"
 print(f"ok: rdma probe nodea -> nodeb on {' + '.join(rails)}: forward {dirs['forward']} Gb/s, "
       f"reverse {dirs['reverse']} Gb/s, per rail {per}, typical latency {res.get('typical_us')} us")
 PY
+step "the configured twins in nodea's doctor and environment"
+sparkc --socket /run/nodea.sock --json fabric >"$out/twins-fabric.json"
+sparkc --socket /run/nodea.sock --json doctor >"$out/twins-doctor.json" || true
+sparkc --socket /run/nodea.sock --json env >"$out/twins-env.json" || true
+python3 - "$out" <<'PY'
+import json, os, sys
+load = lambda name: json.load(open(os.path.join(sys.argv[1], name)))
+twin = {n["name"]: n["twin"] for n in load("twins-fabric.json")["netdevs"]}
+assert (twin.get("a0"), twin.get("a1")) == ("a1", "a0"), f"netdev twins: {twin}"
+devs = {d["name"]: d.get("twin") for d in load("twins-fabric.json")["rdma"]["devices"]}
+assert (devs.get("rxe_a0"), devs.get("rxe_a1")) == ("rxe_a1", "rxe_a0"), f"RDMA twins: {devs}"
+check = {c["id"]: c for c in load("twins-doctor.json")["checks"]}["twins-up"]
+assert check["status"] == "ok" and "a0 and a1: both up" in check["evidence"], f"twins-up: {check}"
+var = {v["name"]: v for v in load("twins-env.json")["variables"]}["NCCL_IB_HCA"]
+assert var["value"] == "=rxe_a0:1,rxe_a1:1" and "both twins" in var["why"], f"NCCL_IB_HCA: {var}"
+print(f"ok: twins from [probe] rdma_twins: {check['summary']}; NCCL_IB_HCA {var['value']}")
+PY
 case " $phases " in
 *" probe_failures "*) ;; # its daemons serve the failure cases next
 *)
