@@ -10,6 +10,7 @@
 #include "config.h"
 #include "daemon/base/child.h"
 #include "daemon/base/event.h"
+#include "daemon/base/heap_trim.h"
 #include "daemon/base/notify.h"
 #include "daemon/cluster/cluster_channel.h"
 #include "daemon/cluster/software_section.h"
@@ -409,7 +410,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         log_set_max_level(config->log_level);
 
         d->base = event_base_new();
-        if (!d->base) {
+        if (!d->base || heap_trim_setup(d->base, HEAP_TRIM_DELAY_USEC) < 0) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -581,6 +582,7 @@ void sparkd_free(struct sparkd *d)
                 event_free(d->watchdog);
         store_close(d->store);
         conf_free(d->config);
+        heap_trim_teardown();
         if (d->base)
                 event_base_free(d->base);
         free(d);

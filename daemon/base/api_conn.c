@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <event2/buffer.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +12,7 @@
 #include "common/macro.h"
 #include "common/proto.h"
 #include "common/strutil.h"
+#include "heap_trim.h"
 #include "log.h"
 
 /* A client that starts a line must finish it within this time; idle clients may stay. */
@@ -374,7 +374,7 @@ static void conn_on_write(struct bufferevent *bev, void *userdata)
 
         if (conn->sent_large) {
                 conn->sent_large = false;
-                malloc_trim(0);
+                heap_trim_soon();
         }
         if (conn_is_done(conn))
                 api_conn_free(conn);

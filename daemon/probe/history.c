@@ -1,13 +1,13 @@
 #include "history.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
 #include "daemon/base/event.h"
+#include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
 
 #define HISTORY_FILE          "history.json"
@@ -300,7 +300,7 @@ static void history_load(struct history *h)
                 add_staged(h, staged, staged_len);
         /* The parsed file was many times the size of what is kept of it: its freed pages go back
          * now instead of staying in the daemon's resident memory for good. */
-        malloc_trim(0);
+        heap_trim_soon();
 }
 
 int history_new(struct event_base *base, struct store *store, size_t limit, struct history **ret)

@@ -1,6 +1,5 @@
 #include "probe_exchange.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +7,7 @@
 #include "common/jsonrpc.h"
 #include "common/proto.h"
 #include "daemon/base/api.h"
+#include "daemon/base/heap_trim.h"
 #include "daemon/peers/peers.h"
 #include "probe_helper.h"
 #include "probe_judge.h"
@@ -25,7 +25,7 @@ static void probe_ended(struct probes *ps)
          * output) is over: glibc keeps the freed pages between live chunks resident for good,
          * unless told to give them back. */
         if (LIST_EMPTY(&ps->probes))
-                malloc_trim(0);
+                heap_trim_soon();
 }
 
 /* Sends {type, id, reason?, unavailable?} to the probe's peer. unavailable: this node lacks what
