@@ -1,6 +1,7 @@
 #include "cluster_view.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,15 +24,19 @@ static json_object *section_of(json_object *node, const char *name)
         return s;
 }
 
-static const char *name_of(json_object *nodes, const char *node_id, const char *fallback)
-{
-        for (size_t i = 0; i < json_object_array_length(nodes); i++) {
-                json_object *n = json_object_array_get_idx(nodes, i);
+/* What the links view is built with: the links so far, and two indexes into them, since a
+ * 32-node cluster's summaries hold some 3,000 results to place among some 500 links. */
+struct links_build {
+        json_object *links;   /* the array returned */
+        json_object *by_ends; /* "A B" (node ids) -> the link, borrowed */
+        json_object *names;   /* node id -> name, from the nodes' list */
+};
 
-                if (strcmp(jstr(n, "node_id", ""), node_id) == 0)
-                        return jstr(n, "name", fallback);
-        }
-        return fallback;
+static const char *name_of(struct links_build *b, const char *node_id, const char *fallback)
+{
+        json_object *name = NULL;
+
+        return json_object_object_get_ex(b->names, node_id, &name) ? json_object_get_string(name) : fallback;
 }
 
 /* What each kind's direction is measured in: the result's member for the way from the node that
@@ -53,16 +58,9 @@ static const struct kind_metric *metric_of(const char *kind)
         return NULL;
 }
 
-static json_object *find_link(json_object *links, const char *a, const char *b)
+static void ends_key(const char *a, const char *b, char *key, size_t size)
 {
-        for (size_t i = 0; i < json_object_array_length(links); i++) {
-                json_object *l = json_object_array_get_idx(links, i);
-
-                if (strcmp(jstr(json_object_object_get(l, "a"), "node_id", ""), a) == 0 &&
-                    strcmp(jstr(json_object_object_get(l, "b"), "node_id", ""), b) == 0)
-                        return l;
-        }
-        return NULL;
+        snprintf(key, size, "%s %s", a, b);
 }
 
 static json_object *end_of(const char *node_id, const char *name)
@@ -75,11 +73,12 @@ static json_object *end_of(const char *node_id, const char *name)
 }
 
 /* The link between x and y, made when new; its ends in name order, then id order. */
-static json_object *link_of(json_object *links, const char *x, const char *x_name, const char *y,
+static json_object *link_of(struct links_build *b, const char *x, const char *x_name, const char *y,
                             const char *y_name, bool *x_is_a)
 {
         int order = strcmp(x_name, y_name);
-        json_object *l;
+        json_object *l = NULL;
+        char key[2 * 64 + 2];
 
         *x_is_a = order < 0 || (order == 0 && strcmp(x, y) < 0);
         if (!*x_is_a) {
@@ -87,14 +86,15 @@ static json_object *link_of(json_object *links, const char *x, const char *x_nam
 
                 x = y, x_name = y_name, y = t, y_name = t_name;
         }
-        l = find_link(links, x, y);
-        if (l)
+        ends_key(x, y, key, sizeof(key));
+        if (json_object_object_get_ex(b->by_ends, key, &l))
                 return l;
         l = json_object_new_object();
         json_object_object_add(l, "a", end_of(x, x_name));
         json_object_object_add(l, "b", end_of(y, y_name));
         json_object_object_add(l, "kinds", json_object_new_array());
-        json_object_array_add(links, l);
+        json_object_array_add(b->links, l);
+        json_object_object_add(b->by_ends, key, json_object_get(l));
         return l;
 }
 
@@ -141,7 +141,7 @@ static void offer(json_object *entry, const char *direction, json_object *result
         json_object_object_add(entry, direction, cell);
 }
 
-static void add_results(json_object *links, json_object *nodes, json_object *node)
+static void add_results(struct links_build *b, json_object *node)
 {
         json_object *results = section_of(node, "results");
         const char *x = jstr(node, "node_id", "?"), *x_name = jstr(node, "name", "?");
@@ -156,9 +156,10 @@ static void add_results(json_object *links, json_object *nodes, json_object *nod
                 const char *y = jstr(r, "peer_id", NULL);
                 bool x_is_a;
 
-                if (!m || !y || strcmp(x, y) == 0)
+                /* Node ids are 32 hex digits: a longer one is no node's, and would not fit the index. */
+                if (!m || !y || strcmp(x, y) == 0 || strlen(y) > 64 || strlen(x) > 64)
                         continue;
-                link = link_of(links, x, x_name, y, name_of(nodes, y, jstr(r, "peer", "?")), &x_is_a);
+                link = link_of(b, x, x_name, y, name_of(b, y, jstr(r, "peer", "?")), &x_is_a);
                 entry = kind_entry(link, m);
                 offer(entry, x_is_a ? "a_to_b" : "b_to_a", r, m->out, x_name, is_stale);
                 if (m->in)
@@ -185,10 +186,23 @@ static int by_kind(const void *p, const void *q)
 
 json_object *cluster_view_links(json_object *nodes)
 {
-        json_object *links = json_object_new_array();
+        struct links_build b = { .links = json_object_new_array(),
+                                 .by_ends = json_object_new_object(),
+                                 .names = json_object_new_object() };
+        json_object *links = b.links;
 
+        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
+                json_object *n = json_object_array_get_idx(nodes, i);
+                const char *id = jstr(n, "node_id", NULL), *name = jstr(n, "name", NULL);
+
+                /* The first of an id wins, as the list's search did. */
+                if (id && name && !json_object_object_get_ex(b.names, id, NULL))
+                        json_object_object_add(b.names, id, json_object_new_string(name));
+        }
         for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++)
-                add_results(links, nodes, json_object_array_get_idx(nodes, i));
+                add_results(&b, json_object_array_get_idx(nodes, i));
+        json_object_put(b.by_ends);
+        json_object_put(b.names);
         json_object_array_sort(links, by_ends);
         for (size_t i = 0; i < json_object_array_length(links); i++)
                 json_object_array_sort(json_object_object_get(json_object_array_get_idx(links, i), "kinds"),

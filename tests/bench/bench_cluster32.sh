@@ -6,9 +6,12 @@
 #   convergence  seconds from the last daemon's start (its socket answers) until every node's
 #                `peers` shows all NODES up, and `cluster` too where the daemon has that method
 #   RSS          VmRSS of every daemon (/proc/PID/status) after MINUTES of the schedule: median, max;
-#                and its private part (smaps_rollup), RSS less the shared libraries' pages
+#                its private part (smaps_rollup: RSS less the shared libraries' pages, which every
+#                process linking them maps) and its PSS (each shared page divided among the
+#                processes that map it: what the daemon adds to a node's memory)
 #   latency      1,000 calls of `cluster` (else `peers`) to one node, a connection each as sparkc
-#                makes it: p50, p99
+#                makes it: p50, p99; once at rest after the views are complete, once after the
+#                schedule's MINUTES (with the load average then)
 #   peer bytes   bytes each node sends on the peer channel (nftables counters on TCP port 7471 in
 #                each namespace, IP packets with their headers) over the first minute after the
 #                views are complete, no client asking: median, max per node and minute
@@ -77,6 +80,10 @@ echo "$converged"
 conv_cluster=$(awk '$1 == "cluster" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")
 [ -n "$conv_cluster" ] || conv_cluster="no cluster method"
 
+method=peers
+api has cluster "${socks[0]}" && method=cluster
+lat_rest=$(api latency 1000 "$method" "${socks[0]}") || lat_rest="no answer"
+
 step "peer channel at rest: 60 s"
 declare -a bytes0
 for i in $(seq 0 $((nodes - 1))); do bytes0[i]=$(peer_bytes "${ns[i]}"); done
@@ -100,6 +107,7 @@ rss=$(for i in $(seq 0 $((nodes - 1))); do awk '/^VmRSS:/ {print $2}' "/proc/$(p
 private=$(for i in $(seq 0 $((nodes - 1))); do
         awk '/^Private_(Clean|Dirty):/ {kib += $2} END {print kib}' "/proc/$(pid_of "n$i")/smaps_rollup"
 done | sort -n)
+pss=$(for i in $(seq 0 $((nodes - 1))); do awk '/^Pss:/ {print $2}' "/proc/$(pid_of "n$i")/smaps_rollup"; done | sort -n)
 # A daemon busy with its peers may be slow to answer: given a minute, and the table printed anyway.
 api call history '{"limit": 1000}' "${socks[0]}" >"$TEST_TMP/history.json" || echo "n0 did not answer history"
 held=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$TEST_TMP/history.json" ||
@@ -111,8 +119,7 @@ print(", ".join("%s %s %d" % (k[0], k[1], n) for k, n in
                 sorted(collections.Counter((x["kind"], x.get("status")) for x in fresh).items())) or "none")' \
         "$(date -u -d "@$((last_start_ns / 1000000000))" +%Y-%m-%dT%H:%M:%SZ)" "$TEST_TMP/history.json" || echo "unknown")
 
-method=peers
-api has cluster "${socks[0]}" && method=cluster
+load=$(cut -d' ' -f1 /proc/loadavg)
 lat=$(api latency 1000 "$method" "${socks[0]}") || lat="no answer"
 
 median() { awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
@@ -126,7 +133,11 @@ printf '%-50s %-14s %s\n' "RSS per daemon, median / max" "<= 12 MiB" \
         "$(awk -v a="$(median <<<"$rss")" -v b="$(max <<<"$rss")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
 printf '%-50s %-14s %s\n' "private memory per daemon, median / max" "-" \
         "$(awk -v a="$(median <<<"$private")" -v b="$(max <<<"$private")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
-printf '%-50s %-14s %s\n' "$method API latency p50 / p99 / max (1000 calls)" "p99 <= 20 ms" \
-        "$(awk 'NF == 3 {printf "%s / %s / %s ms", $1, $2, $3; next} {print}' <<<"$lat")"
+printf '%-50s %-14s %s\n' "PSS per daemon, median / max" "-" \
+        "$(awk -v a="$(median <<<"$pss")" -v b="$(max <<<"$pss")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
+lat_row() { awk 'NF == 3 {printf "%s / %s / %s ms", $1, $2, $3; next} {print}' <<<"$1"; }
+printf '%-50s %-14s %s\n' "$method API p50 / p99 / max, at rest (1000 calls)" "p99 <= 20 ms" "$(lat_row "$lat_rest")"
+printf '%-50s %-14s %s\n' "$method API p50 / p99 / max, after the schedule" "p99 <= 20 ms" \
+        "$(lat_row "$lat") (load average $load)"
 printf '%-50s %-14s %s\n' "peer channel sent per node a minute, median / max" "-" \
         "$(awk -v a="$(median <<<"$rest")" -v b="$(max <<<"$rest")" 'BEGIN {printf "%.1f / %.1f KiB", a / 1024, b / 1024}')"
