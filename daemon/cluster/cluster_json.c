@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "cluster_view.h"
+#include "common/macro.h"
 
 static int by_key(const void *a, const void *b)
 {
@@ -62,4 +64,30 @@ json_object *cluster_nodes_to_json(struct cluster *c)
         json_object_object_add(o, "self", json_object_new_string(c->self_id));
         json_object_object_add(o, "nodes", list);
         return o;
+}
+
+json_object *cluster_links_to_json(struct cluster *c)
+{
+        _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
+        _cleanup_free_ struct cluster_view_node *view = calloc(c->nodes.n + 1, sizeof(*view));
+        struct result_rows own = { 0 };
+        int64_t now = cluster_now_usec();
+        json_object *links;
+
+        if (!view || (c->nodes.n && !sorted))
+                return json_object_new_array();
+        for (size_t i = 0; i < c->nodes.n; i++) {
+                struct cluster_node *n = sorted[i];
+
+                view[i] = (struct cluster_view_node){ .node_id = n->node_id,
+                                                      .name = n->name,
+                                                      .is_stale = cluster_node_is_stale(c, n, now),
+                                                      .results = &n->results };
+                /* This node's own section is JSON as set; read into rows for as long as the call. */
+                if (!n->msg && result_rows_read(json_object_object_get(n->sections, "results"), &own) == 0)
+                        view[i].results = &own;
+        }
+        links = cluster_view_links(view, c->nodes.n);
+        result_rows_free(&own);
+        return links;
 }

@@ -115,11 +115,35 @@ static int read_believed(struct cluster *c, const char *peer_id, json_object *ms
         return r < 0 ? refuse(c, peer_id, r, why) : check_origin(c, peer_id, s);
 }
 
+/* Two held summaries' sections: the same members, each equal as JSON or, for the results held
+ * as text, as text. */
+static bool sections_equal(json_object *a, json_object *b)
+{
+        if (json_object_object_length(a) != json_object_object_length(b))
+                return false;
+        json_object_object_foreach(a, key, value) {
+                json_object *other = NULL;
+                const char *text = result_rows_held_text(value), *other_text;
+
+                if (!json_object_object_get_ex(b, key, &other))
+                        return false;
+                other_text = result_rows_held_text(other);
+                if (text || other_text) {
+                        if (!text || !other_text || strcmp(text, other_text) != 0)
+                                return false;
+                } else if (!json_object_equal(value, other)) {
+                        return false;
+                }
+        }
+        return true;
+}
+
 int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
 {
         int64_t now = cluster_now_usec(), made;
         struct cluster_node *n;
         struct summary s;
+        struct result_rows results;
         char why[256];
         bool is_changed;
         int r;
@@ -133,23 +157,31 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         n = cluster_table_find(&c->nodes, s.origin);
         if (n && !is_newer(n, &s, made))
                 return 0;
+        if (!n && c->nodes.n >= CLUSTER_MAX_NODES) {
+                snprintf(why, sizeof(why), "it names a new node %s past the limit of %d nodes kept",
+                         s.origin, CLUSTER_MAX_NODES);
+                return refuse(c, peer_id, -ENOSPC, why);
+        }
+        /* Held compact (result_rows.h): the results' text is compared, the rest as JSON. */
+        r = result_rows_hold(s.sections, &results);
+        if (r < 0)
+                return r;
         if (!n) {
-                if (c->nodes.n >= CLUSTER_MAX_NODES) {
-                        snprintf(why, sizeof(why), "it names a new node %s past the limit of %d nodes kept",
-                                 s.origin, CLUSTER_MAX_NODES);
-                        return refuse(c, peer_id, -ENOSPC, why);
-                }
                 n = cluster_table_add(&c->nodes, s.origin);
-                if (!n)
+                if (!n) {
+                        result_rows_free(&results);
                         return -ENOMEM;
+                }
                 log_info("cluster: heard of node %s (%s) through peer %s", s.name, s.origin, peer_id);
         }
-        is_changed = !n->msg || !json_object_equal(n->sections, s.sections) ||
-                     strcmp(n->name, s.name) != 0 || n->is_stale;
+        is_changed = !n->msg || !sections_equal(n->sections, s.sections) || strcmp(n->name, s.name) != 0 ||
+                     n->is_stale;
         if (n->msg)
                 json_object_put(n->msg);
+        result_rows_free(&n->results);
         n->msg = json_object_get(msg);
         n->sections = s.sections;
+        n->results = results;
         snprintf(n->name, sizeof(n->name), "%s", s.name);
         snprintf(n->instance, sizeof(n->instance), "%s", s.instance);
         snprintf(n->via, sizeof(n->via), "%s", peer_id);

@@ -28,7 +28,7 @@ static json_object *section_of(json_object *node, const char *name)
  * 32-node cluster's summaries hold some 3,000 results to place among some 500 links. */
 struct links_build {
         json_object *links;   /* the array returned */
-        json_object *by_ends; /* "A B" (node ids) -> the link, borrowed */
+        json_object *by_ends; /* "A B" (node ids) -> the link */
         json_object *names;   /* node id -> name, from the nodes' list */
 };
 
@@ -37,25 +37,6 @@ static const char *name_of(struct links_build *b, const char *node_id, const cha
         json_object *name = NULL;
 
         return json_object_object_get_ex(b->names, node_id, &name) ? json_object_get_string(name) : fallback;
-}
-
-/* What each kind's direction is measured in: the result's member for the way from the node that
- * measured (out) and back (in; NULL when one number covers the round trip). */
-struct kind_metric {
-        const char *kind, *metric, *out, *in;
-};
-static const struct kind_metric kind_metrics[] = {
-        { "nccl", "busbw_gbytes", "busbw_gbytes", NULL }, { "pathmtu", "path_mtu", "path_mtu", NULL },
-        { "rdma", "gbps", "gbps_out", "gbps_in" },        { "rtt", "rtt_median_us", "rtt_median_us", NULL },
-        { "tcp", "gbps", "gbps_out", "gbps_in" },
-};
-
-static const struct kind_metric *metric_of(const char *kind)
-{
-        for (size_t i = 0; i < sizeof(kind_metrics) / sizeof(kind_metrics[0]); i++)
-                if (strcmp(kind_metrics[i].kind, kind) == 0)
-                        return &kind_metrics[i];
-        return NULL;
 }
 
 static void ends_key(const char *a, const char *b, char *key, size_t size)
@@ -98,7 +79,7 @@ static json_object *link_of(struct links_build *b, const char *x, const char *x_
         return l;
 }
 
-static json_object *kind_entry(json_object *link, const struct kind_metric *m)
+static json_object *kind_entry(json_object *link, const struct result_kind *m)
 {
         json_object *kinds = json_object_object_get(link, "kinds"), *k;
 
@@ -116,54 +97,51 @@ static json_object *kind_entry(json_object *link, const struct kind_metric *m)
         return k;
 }
 
-/* Keeps the newer of what the direction holds and result's member; at equal times the one
+/* Keeps the newer of what the direction holds and the row's value; at equal times the one
  * measured by the node first in name order, so every node keeps the same. */
-static void offer(json_object *entry, const char *direction, json_object *result, const char *member,
+static void offer(json_object *entry, const char *direction, const struct result_row *row, const char *value,
                   const char *measured_by, bool is_stale)
 {
-        json_object *held = json_object_object_get(entry, direction), *value, *cell;
+        json_object *held = json_object_object_get(entry, direction), *cell;
         int newer;
 
-        if (!json_object_object_get_ex(result, member, &value) || json_object_is_type(value, json_type_null))
+        if (!value[0])
                 return;
         if (held) {
-                newer = strcmp(jstr(result, "at", ""), jstr(held, "at", ""));
+                newer = strcmp(row->at, jstr(held, "at", ""));
                 if (newer < 0 || (newer == 0 && strcmp(measured_by, jstr(held, "measured_by", "")) >= 0))
                         return;
         }
         cell = json_object_new_object();
-        json_object_object_add(cell, "value", json_object_get(value));
-        json_object_object_add(cell, "verdict", json_object_new_string(jstr(result, "verdict", "?")));
-        json_object_object_add(cell, "at", json_object_new_string(jstr(result, "at", "")));
+        json_object_object_add(cell, "value", result_row_value(value));
+        json_object_object_add(cell, "verdict",
+                               json_object_new_string(row->verdict[0] ? row->verdict : "?"));
+        json_object_object_add(cell, "at", json_object_new_string(row->at));
         json_object_object_add(cell, "measured_by", json_object_new_string(measured_by));
         /* From a node gone stale: shown as such, never as current. */
         json_object_object_add(cell, "stale", json_object_new_boolean(is_stale));
         json_object_object_add(entry, direction, cell);
 }
 
-static void add_results(struct links_build *b, json_object *node)
+static void add_results(struct links_build *b, const struct cluster_view_node *node)
 {
-        json_object *results = section_of(node, "results");
-        const char *x = jstr(node, "node_id", "?"), *x_name = jstr(node, "name", "?");
-        json_object *stale = NULL;
-        bool is_stale = json_object_object_get_ex(node, "stale", &stale) && json_object_get_boolean(stale);
+        const char *x = node->node_id, *x_name = node->name;
 
-        if (!results || !json_object_is_type(results, json_type_array))
-                return;
-        for (size_t i = 0; i < json_object_array_length(results); i++) {
-                json_object *r = json_object_array_get_idx(results, i), *link, *entry;
-                const struct kind_metric *m = metric_of(jstr(r, "kind", ""));
-                const char *y = jstr(r, "peer_id", NULL);
+        for (size_t i = 0; node->results && i < node->results->n; i++) {
+                const struct result_row *r = &node->results->v[i];
+                const struct result_kind *m = result_kind_of(r->kind);
+                const char *y = r->peer_id;
+                json_object *link, *entry;
                 bool x_is_a;
 
                 /* Node ids are 32 hex digits: a longer one is no node's, and would not fit the index. */
-                if (!m || !y || strcmp(x, y) == 0 || strlen(y) > 64 || strlen(x) > 64)
+                if (!m || !y[0] || strcmp(x, y) == 0 || strlen(x) > 64)
                         continue;
-                link = link_of(b, x, x_name, y, name_of(b, y, jstr(r, "peer", "?")), &x_is_a);
+                link = link_of(b, x, x_name, y, name_of(b, y, r->peer[0] ? r->peer : "?"), &x_is_a);
                 entry = kind_entry(link, m);
-                offer(entry, x_is_a ? "a_to_b" : "b_to_a", r, m->out, x_name, is_stale);
+                offer(entry, x_is_a ? "a_to_b" : "b_to_a", r, r->out, x_name, node->is_stale);
                 if (m->in)
-                        offer(entry, x_is_a ? "b_to_a" : "a_to_b", r, m->in, x_name, is_stale);
+                        offer(entry, x_is_a ? "b_to_a" : "a_to_b", r, r->in, x_name, node->is_stale);
         }
 }
 
@@ -184,23 +162,20 @@ static int by_kind(const void *p, const void *q)
                       jstr(*(json_object *const *)q, "kind", ""));
 }
 
-json_object *cluster_view_links(json_object *nodes)
+json_object *cluster_view_links(const struct cluster_view_node *nodes, size_t n)
 {
         struct links_build b = { .links = json_object_new_array(),
                                  .by_ends = json_object_new_object(),
                                  .names = json_object_new_object() };
         json_object *links = b.links;
 
-        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-                json_object *n = json_object_array_get_idx(nodes, i);
-                const char *id = jstr(n, "node_id", NULL), *name = jstr(n, "name", NULL);
-
-                /* The first of an id wins, as the list's search did. */
-                if (id && name && !json_object_object_get_ex(b.names, id, NULL))
-                        json_object_object_add(b.names, id, json_object_new_string(name));
-        }
-        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++)
-                add_results(&b, json_object_array_get_idx(nodes, i));
+        /* The first of an id wins. */
+        for (size_t i = 0; i < n; i++)
+                if (!json_object_object_get_ex(b.names, nodes[i].node_id, NULL))
+                        json_object_object_add(b.names, nodes[i].node_id,
+                                               json_object_new_string(nodes[i].name));
+        for (size_t i = 0; i < n; i++)
+                add_results(&b, &nodes[i]);
         json_object_put(b.by_ends);
         json_object_put(b.names);
         json_object_array_sort(links, by_ends);

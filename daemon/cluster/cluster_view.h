@@ -6,9 +6,22 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
 
-/* From the "nodes" of cluster_nodes_to_json: [{a: {node_id, name}, b: {...}, kinds: [{kind,
- * metric, a_to_b: {value, verdict, at, measured_by, stale} | null, b_to_a: ...}]}]. */
-json_object *cluster_view_links(json_object *nodes);
+#include "result_rows.h"
+
+/* A node as the links view reads it: its results section as rows. */
+struct cluster_view_node {
+        const char *node_id;
+        const char *name;
+        bool is_stale;
+        const struct result_rows *results; /* NULL: none */
+};
+
+/* [{a: {node_id, name}, b: {...}, kinds: [{kind, metric, a_to_b: {value, verdict, at,
+ * measured_by, stale} | null, b_to_a: ...}]}], from the nodes in the order of
+ * cluster_nodes_to_json. */
+json_object *cluster_view_links(const struct cluster_view_node *nodes, size_t n);
 /* [{node_id, name, stale, id, status, subject, summary, since}], newest since first. */
 json_object *cluster_view_alerts(json_object *nodes);

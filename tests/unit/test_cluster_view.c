@@ -103,6 +103,33 @@ static void test_results_section_takes_each_direction(void)
         json_object_put(latest);
 }
 
+/* The links view of nodes given as cluster_nodes_to_json writes them, results parsed. */
+static json_object *links_of(json_object *nodes)
+{
+        size_t n = json_object_array_length(nodes);
+        struct cluster_view_node view[8];
+        struct result_rows rows[8];
+        json_object *links;
+
+        CHECK(n <= 8);
+        for (size_t i = 0; i < n && i < 8; i++) {
+                json_object *node = json_object_array_get_idx(nodes, i), *sections = NULL;
+
+                json_object_object_get_ex(node, "sections", &sections);
+                CHECK(result_rows_read(json_object_object_get(sections, "results"), &rows[i]) == 0);
+                view[i] = (struct cluster_view_node){
+                        .node_id = json_object_get_string(json_object_object_get(node, "node_id")),
+                        .name = json_object_get_string(json_object_object_get(node, "name")),
+                        .is_stale = json_object_get_boolean(json_object_object_get(node, "stale")),
+                        .results = &rows[i],
+                };
+        }
+        links = cluster_view_links(view, n < 8 ? n : 8);
+        for (size_t i = 0; i < n && i < 8; i++)
+                result_rows_free(&rows[i]);
+        return links;
+}
+
 static void test_links_join_both_ends_and_keep_the_newest(void)
 {
         /* a measured tcp to b (both ways) at 10 s; b measured tcp to a at 20 s: b's result is the
@@ -124,7 +151,7 @@ static void test_links_join_both_ends_and_keep_the_newest(void)
                 "\"s2\","
                 "\"since\":\"T07\"},{\"id\":\"x\",\"status\":\"failed\",\"subject\":\"y\",\"summary\":"
                 "\"s3\"}]}}]");
-        json_object *links = cluster_view_links(nodes), *alerts = cluster_view_alerts(nodes);
+        json_object *links = links_of(nodes), *alerts = cluster_view_alerts(nodes);
 
         CHECK(json_object_array_length(links) == 1);
         CHECK_STREQ(at(links, "0.a.name"), "a");
@@ -154,11 +181,65 @@ static void test_links_join_both_ends_and_keep_the_newest(void)
         json_object_put(nodes);
 }
 
+/* A held results section writes its text as it came, unknown members and a number's own digits
+ * included, while its rows carry what the links view reads; rows that cannot be read are left out. */
+static void test_held_results_keep_their_text(void)
+{
+        const char *text = "[{\"peer_id\":\"" B "\",\"peer\":\"b\",\"kind\":\"tcp\",\"at\":\"T1\","
+                           "\"verdict\":\"ok\",\"gbps_out\":12.30,\"gbps_in\":7,\"future\":{\"x\":[1]}},"
+                           "{\"peer_id\":\"" B "\",\"kind\":\"unknown-kind\",\"at\":\"T1\"},"
+                           "{\"peer_id\":\"" B B "\",\"kind\":\"rtt\",\"rtt_median_us\":5},"
+                           "{\"peer_id\":7,\"kind\":\"rtt\"},"
+                           "{\"peer_id\":\"" B "\",\"kind\":\"rtt\",\"rtt_median_us\":null}]";
+        json_object *sections = json_object_new_object(), *results = json_tokener_parse(text), *again, *v;
+        struct result_rows rows;
+        char *written;
+
+        CHECK(results != NULL);
+        json_object_object_add(sections, "results", results);
+        json_object_object_add(sections, "node", json_object_new_string("n"));
+        written = strdup(json_object_to_json_string_ext(sections, JSON_C_TO_STRING_PLAIN));
+        CHECK(result_rows_hold(sections, &rows) == 0);
+        /* The whole summary writes the same bytes as before. */
+        CHECK_STREQ(json_object_to_json_string_ext(sections, JSON_C_TO_STRING_PLAIN), written);
+        CHECK(result_rows_held_text(json_object_object_get(sections, "results")) != NULL);
+        CHECK(result_rows_held_text(json_object_object_get(sections, "node")) == NULL);
+        /* The tcp row and the rtt row whose value is null (no value, still a row). */
+        CHECK(rows.n == 2);
+        if (rows.n == 2) {
+                CHECK_STREQ(rows.v[0].kind, "tcp");
+                CHECK_STREQ(rows.v[0].out, "12.30");
+                CHECK_STREQ(rows.v[0].in, "7");
+                CHECK_STREQ(rows.v[1].out, "");
+                v = result_row_value(rows.v[0].out);
+                CHECK_STREQ(json_object_to_json_string(v), "12.30");
+                json_object_put(v);
+                v = result_row_value(rows.v[0].in);
+                CHECK(json_object_is_type(v, json_type_int));
+                json_object_put(v);
+        }
+        /* Read back as a peer reads it: the same rows again. */
+        again = json_tokener_parse(written);
+        CHECK(again != NULL);
+        result_rows_free(&rows);
+        CHECK(result_rows_read(json_object_object_get(again, "results"), &rows) == 0);
+        CHECK(rows.n == 2);
+        result_rows_free(&rows);
+        /* Held already: nothing read again, the text stays. */
+        CHECK(result_rows_hold(sections, &rows) == 0);
+        CHECK(rows.n == 0);
+        CHECK_STREQ(json_object_to_json_string_ext(sections, JSON_C_TO_STRING_PLAIN), written);
+        json_object_put(again);
+        json_object_put(sections);
+        free(written);
+}
+
 int main(void)
 {
         RUN(test_doctor_section_keeps_the_checks_not_ok);
         RUN(test_links_section_counts_the_flaps_of_the_last_hour);
         RUN(test_results_section_takes_each_direction);
         RUN(test_links_join_both_ends_and_keep_the_newest);
+        RUN(test_held_results_keep_their_text);
         return test_result();
 }
