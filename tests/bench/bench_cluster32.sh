@@ -10,8 +10,11 @@
 #                process linking them maps) and its PSS (each shared page divided among the
 #                processes that map it: what the daemon adds to a node's memory)
 #   latency      1,000 calls of `cluster` (else `peers`) to one node, a connection each as sparkc
-#                makes it: p50, p99; once at rest after the views are complete, once after the
-#                schedule's MINUTES (with the load average then)
+#                makes it: p50, p99; at rest (after the quiet minute below), and after the
+#                schedule's MINUTES twice: with every node running (the load average then: 32
+#                nodes' probes share this machine's cores), and with the other nodes and their
+#                helpers stopped (SIGSTOP) for the calls, as on a cluster where each node has
+#                its own cores; n0's own CPU time per call beside it
 #   peer bytes   bytes each node sends on the peer channel (nftables counters on TCP port 7471 in
 #                each namespace, IP packets with their headers) over the first minute after the
 #                views are complete, no client asking: median, max per node and minute
@@ -80,10 +83,6 @@ echo "$converged"
 conv_cluster=$(awk '$1 == "cluster" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")
 [ -n "$conv_cluster" ] || conv_cluster="no cluster method"
 
-method=peers
-api has cluster "${socks[0]}" && method=cluster
-lat_rest=$(api latency 1000 "$method" "${socks[0]}") || lat_rest="no answer"
-
 step "peer channel at rest: 60 s"
 declare -a bytes0
 for i in $(seq 0 $((nodes - 1))); do bytes0[i]=$(peer_bytes "${ns[i]}"); done
@@ -93,6 +92,9 @@ rest_ns=$(($(date +%s%N) - rest_start))
 rest=$(for i in $(seq 0 $((nodes - 1))); do
         echo $((($(peer_bytes "${ns[i]}") - bytes0[i]) * 60000000000 / rest_ns))
 done | sort -n)
+method=peers
+api has cluster "${socks[0]}" && method=cluster
+lat_rest=$(api latency 1000 "$method" "${socks[0]}") || lat_rest="no answer"
 
 step "the schedule until $minutes min after the last start"
 end_ns=$((last_start_ns + minutes * 60 * 1000000000))
@@ -121,6 +123,15 @@ print(", ".join("%s %s %d" % (k[0], k[1], n) for k, n in
 
 load=$(cut -d' ' -f1 /proc/loadavg)
 lat=$(api latency 1000 "$method" "${socks[0]}") || lat="no answer"
+# every process of the other nodes' namespaces: their daemons and the helpers they run
+others=$(for i in $(seq 1 $((nodes - 1))); do ip netns pids "${ns[i]}"; done)
+n0_ticks() { awk '{print $14 + $15}' "/proc/$(pid_of n0)/stat"; }
+kill -STOP $others 2>/dev/null || true
+ticks0=$(n0_ticks)
+lat_alone=$(api latency 1000 "$method" "${socks[0]}") || lat_alone="no answer"
+ticks1=$(n0_ticks)
+kill -CONT $others 2>/dev/null || true
+cpu_ms=$(awk -v t=$((ticks1 - ticks0)) -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.2f", t * 1000 / hz / 1000}')
 
 median() { awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 max() { tail -n 1; }
@@ -139,5 +150,7 @@ lat_row() { awk 'NF == 3 {printf "%s / %s / %s ms", $1, $2, $3; next} {print}' <
 printf '%-50s %-14s %s\n' "$method API p50 / p99 / max, at rest (1000 calls)" "p99 <= 20 ms" "$(lat_row "$lat_rest")"
 printf '%-50s %-14s %s\n' "$method API p50 / p99 / max, after the schedule" "p99 <= 20 ms" \
         "$(lat_row "$lat") (load average $load)"
+printf '%-50s %-14s %s\n' "  the same, the other nodes stopped" "p99 <= 20 ms" \
+        "$(lat_row "$lat_alone") (n0's CPU: $cpu_ms ms a call)"
 printf '%-50s %-14s %s\n' "peer channel sent per node a minute, median / max" "-" \
         "$(awk -v a="$(median <<<"$rest")" -v b="$(max <<<"$rest")" 'BEGIN {printf "%.1f / %.1f KiB", a / 1024, b / 1024}')"
