@@ -265,6 +265,7 @@ void cluster_changed(struct cluster *c)
 {
         struct timeval zero = { 0, 0 };
 
+        c->generation++;
         /* No watcher, no wakeup. */
         if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))
                 evtimer_add(c->notify, &zero);
@@ -480,5 +481,6 @@ void cluster_free(struct cluster *c)
                         event_free(timers[i]);
         cluster_table_clear(&c->nodes);
         free(c->up);
+        free(c->links_text);
         free(c);
 }

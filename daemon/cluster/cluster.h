@@ -80,7 +80,8 @@ int cluster_receive_message(struct cluster *c, const char *peer_id, json_object 
 /* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
  * with nodes sorted by name then id and sections by name, so every node writes the same. */
 json_object *cluster_nodes_to_json(struct cluster *c);
-/* The links view (cluster_view.h) of the nodes held now, this one included. */
+/* The links view (cluster_view.h) of the nodes held now, this one included, as a value that
+ * writes its JSON (common/json_raw.h): made again only after a change. */
 json_object *cluster_links_to_json(struct cluster *c);
 /* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.
  * -ENOENT when none, -EADDRNOTAVAIL when several match. */

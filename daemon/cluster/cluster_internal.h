@@ -43,6 +43,13 @@ struct cluster {
 
         struct cluster_refusal_log refusals[CLUSTER_REFUSAL_LOG_SLOTS];
         uint64_t n_refused;
+
+        /* Counts every change the view's JSON can show (cluster_changed); the links view's text
+         * is kept for as long as it stays the same: at 32 nodes the view is some 600 KB of JSON
+         * that took 15 ms to make and write, for each call of a client that watches. */
+        uint64_t generation;
+        char *links_text;
+        uint64_t links_generation;
 };
 
 struct cluster_node *cluster_self(struct cluster *c);

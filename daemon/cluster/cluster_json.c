@@ -4,6 +4,7 @@
 
 #include "cluster_internal.h"
 #include "cluster_view.h"
+#include "common/json_raw.h"
 #include "common/macro.h"
 
 static int by_key(const void *a, const void *b)
@@ -66,7 +67,7 @@ json_object *cluster_nodes_to_json(struct cluster *c)
         return o;
 }
 
-json_object *cluster_links_to_json(struct cluster *c)
+static json_object *links_make(struct cluster *c)
 {
         _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
         _cleanup_free_ struct cluster_view_node *view = calloc(c->nodes.n + 1, sizeof(*view));
@@ -90,4 +91,22 @@ json_object *cluster_links_to_json(struct cluster *c)
         links = cluster_view_links(view, c->nodes.n);
         result_rows_free(&own);
         return links;
+}
+
+json_object *cluster_links_to_json(struct cluster *c)
+{
+        json_object *links;
+        char *text;
+
+        if (c->links_text && c->links_generation == c->generation)
+                return json_raw_new(c->links_text);
+        links = links_make(c);
+        text = strdup(json_object_to_json_string_ext(links, JSON_C_TO_STRING_PLAIN));
+        if (!text)
+                return links;
+        json_object_put(links);
+        free(c->links_text);
+        c->links_text = text;
+        c->links_generation = c->generation;
+        return json_raw_new(text);
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_raw.h"
+
 static const struct result_kind kinds[] = {
         { "nccl", "busbw_gbytes", "busbw_gbytes", NULL }, { "pathmtu", "path_mtu", "path_mtu", NULL },
         { "rdma", "gbps", "gbps_out", "gbps_in" },        { "rtt", "rtt_median_us", "rtt_median_us", NULL },
@@ -115,31 +117,14 @@ json_object *result_row_value(const char *text)
         return json_tokener_parse(text);
 }
 
-static int write_held(json_object *jso, struct printbuf *pb, int level, int flags)
-{
-        const char *text = json_object_get_userdata(jso);
-
-        return printbuf_memappend(pb, text, (int)strlen(text));
-}
-
-static void free_held(json_object *jso, void *userdata)
-{
-        free(userdata);
-}
-
 const char *result_rows_held_text(json_object *held)
 {
-        /* Only an object this module made carries its writer. */
-        return held && json_object_is_type(held, json_type_object) && json_object_get_userdata(held) &&
-                               json_object_object_length(held) == 0
-                       ? json_object_get_userdata(held)
-                       : NULL;
+        return json_raw_text(held);
 }
 
 int result_rows_hold(json_object *sections, struct result_rows *out)
 {
         json_object *results = NULL, *held;
-        char *text;
         int r;
 
         *out = (struct result_rows){ 0 };
@@ -148,15 +133,11 @@ int result_rows_hold(json_object *sections, struct result_rows *out)
         r = result_rows_read(results, out);
         if (r < 0)
                 return r;
-        text = strdup(json_object_to_json_string_ext(results, JSON_C_TO_STRING_PLAIN));
-        held = json_object_new_object();
-        if (!text || !held) {
-                free(text);
-                json_object_put(held);
+        held = json_raw_new(json_object_to_json_string_ext(results, JSON_C_TO_STRING_PLAIN));
+        if (!held) {
                 result_rows_free(out);
                 return -ENOMEM;
         }
-        json_object_set_serializer(held, write_held, text, free_held);
         json_object_object_add(sections, "results", held);
         return 0;
 }

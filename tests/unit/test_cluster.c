@@ -425,6 +425,56 @@ static void test_the_json_is_the_same_on_every_node(void)
         teardown();
 }
 
+static json_object *rtt_results(const char *peer_index_id, const char *peer_name, const char *median)
+{
+        char text[512];
+
+        snprintf(text, sizeof(text),
+                 "[{\"peer_id\":\"%s\",\"peer\":\"%s\",\"kind\":\"rtt\",\"at\":\"T1\","
+                 "\"verdict\":\"ok\",\"rtt_median_us\":%s}]",
+                 peer_index_id, peer_name, median);
+        return json_tokener_parse(text);
+}
+
+static char *links_text(int i)
+{
+        json_object *links = cluster_links_to_json(nodes[i]);
+        char *text = strdup(json_object_to_json_string_ext(links, JSON_C_TO_STRING_PLAIN));
+
+        json_object_put(links);
+        return text;
+}
+
+/* The links view is the same text on every node, kept while nothing changes, made again after. */
+static void test_the_links_view_follows_changes(void)
+{
+        char *a, *b, *again;
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "results", rtt_results(ids[1], names[1], "41.50")) == 0);
+        run_for_ms(400);
+        a = links_text(0);
+        b = links_text(2);
+        CHECK_STREQ(a, b);
+        CHECK(strstr(a, "\"value\":41.50") != NULL);
+        again = links_text(2);
+        CHECK_STREQ(again, b);
+        free(again);
+        free(b);
+        /* The same section again is no change; another value is. */
+        CHECK(cluster_set_section(nodes[0], "results", rtt_results(ids[1], names[1], "41.50")) == 0);
+        CHECK(cluster_set_section(nodes[0], "results", rtt_results(ids[1], names[1], "97")) == 0);
+        run_for_ms(400);
+        b = links_text(2);
+        CHECK(strstr(b, "\"value\":97") != NULL);
+        free(a);
+        a = links_text(0);
+        CHECK_STREQ(a, b);
+        free(a);
+        free(b);
+        teardown();
+}
+
 static void test_summary_parse_bounds(void)
 {
         struct summary s;
@@ -452,6 +502,7 @@ int main(void)
         RUN(test_at_most_256_nodes_are_kept);
         RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
+        RUN(test_the_links_view_follows_changes);
         RUN(test_summary_parse_bounds);
         return test_result();
 }
