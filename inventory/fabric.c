@@ -74,20 +74,15 @@ int fabric_facts_add_address(struct fabric_facts *f, const char *ifname, const c
         return 0;
 }
 
+/* The inventories' own lookups, on facts this function may change. */
 static struct rdma_device *find_rdma_device(struct fabric_facts *f, const char *name)
 {
-        for (size_t i = 0; i < f->rdma.n; i++)
-                if (strcmp(f->rdma.v[i].name, name) == 0)
-                        return &f->rdma.v[i];
-        return NULL;
+        return (struct rdma_device *)rdma_find_device(&f->rdma, name);
 }
 
 static struct netif *find_netif(struct fabric_facts *f, const char *name)
 {
-        for (size_t i = 0; name[0] && i < f->netifs.n; i++)
-                if (strcmp(f->netifs.v[i].name, name) == 0)
-                        return &f->netifs.v[i];
-        return NULL;
+        return name[0] ? (struct netif *)netif_list_find(&f->netifs, name) : NULL;
 }
 
 /* The first netdev among the device's ports: a Spark half and an rxe device have one port. */
