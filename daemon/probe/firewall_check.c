@@ -311,14 +311,21 @@ static void on_open(struct firewall_check *fc, struct fw_peer *p, const char *no
         struct link_ports ports = { 0 };
         char range[32], why[160];
         uint16_t port;
+        int r;
 
         if (!id)
                 goto drop;
         json_object_object_add(reply, "id", json_object_new_string(id));
-        if (fw_listener_open(fc->listeners, fc->host_root, node_id, id, &port, range, sizeof(range), why,
-                             sizeof(why)) < 0) {
+        r = fw_listener_open(fc->listeners, fc->host_root, node_id, id, &port, range, sizeof(range), why,
+                             sizeof(why));
+        if (r < 0) {
                 json_object_object_add(reply, "type", json_object_new_string("firewall-refused"));
                 json_object_object_add(reply, "reason", json_object_new_string(why));
+                /* Busy or too soon passes: the asker may come back then rather than at its next
+                 * scheduled check, minutes later (a link that bounced twice asks twice). */
+                if (r == -EBUSY)
+                        json_object_object_add(reply, "retry_after_s",
+                                               json_object_new_int(FIREWALL_PEER_MIN_GAP_SEC + 1));
                 (void)peers_send(fc->peers, node_id, reply);
                 return;
         }
@@ -420,6 +427,7 @@ static void on_result(struct firewall_check *fc, struct fw_peer *p, json_object 
 static void on_peer_message(const char *node_id, const char *type, json_object *m, void *userdata)
 {
         struct firewall_check *fc = userdata;
+        json_object *retry;
         struct fw_peer *p;
 
         if (strcmp(type, "peer-down") == 0) {
@@ -446,7 +454,14 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                          jstr(m, "reason") ? jstr(m, "reason") : "no reason given");
                 evtimer_del(p->timer);
                 p->n_paths = 0;
-                schedule_next(p);
+                retry = json_object_object_get(m, "retry_after_s");
+                if (json_object_is_type(retry, json_type_int) && json_object_get_int64(retry) > 0 &&
+                    (uint64_t)json_object_get_int64(retry) < fc->interval_sec) {
+                        p->request_id[0] = '\0';
+                        arm(p, (uint64_t)json_object_get_int64(retry));
+                } else {
+                        schedule_next(p);
+                }
         } else if (strcmp(type, "firewall-result") == 0)
                 on_result(fc, p, m);
 }
