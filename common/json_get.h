@@ -3,8 +3,13 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stddef.h>
 
 /* o[key] when it is a string, else fallback. */
 const char *json_get_string(json_object *o, const char *key, const char *fallback);
 /* o[key] as an int when it is a number, else fallback. */
 int json_get_int(json_object *o, const char *key, int fallback);
+/* The length of o's text as written with JSON_C_TO_STRING_PLAIN, without keeping that text:
+ * json-c keeps what it writes on the object written for as long as the object lives, which for a
+ * held message doubles what it costs. */
+size_t json_plain_text_length(json_object *o);

@@ -106,13 +106,33 @@ static json_object *own_message(struct cluster *c, int64_t now)
         return NULL;
 }
 
+/* A new object holding held's members: what is sent is written on it, and json-c keeps the text it
+ * writes on the object written, which on a held summary would stay as long as the summary. */
+static json_object *members_shared(json_object *held)
+{
+        json_object *msg = json_object_new_object();
+
+        if (!msg)
+                return NULL;
+        json_object_object_foreach(held, key, value) {
+                if (json_object_object_add(msg, key, json_object_get(value)) < 0) {
+                        json_object_put(value);
+                        json_object_put(msg);
+                        return NULL;
+                }
+        }
+        return msg;
+}
+
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
 {
         int64_t now = cluster_now_usec();
         json_object *msg;
 
         if (n->msg) {
-                msg = json_object_get(n->msg);
+                msg = members_shared(n->msg);
+                if (!msg)
+                        return -ENOMEM;
                 json_object_object_add(msg, "age_ms",
                                        json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
         } else {

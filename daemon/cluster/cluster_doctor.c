@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/json_get.h"
 #include "common/proto.h"
 #include "daemon/base/log.h"
 
@@ -78,8 +79,7 @@ static void answer(struct cluster_doctor *cd, const char *peer_id, json_object *
         json_object_object_add(reply, "type", json_object_new_string(REPLY_TYPE));
         json_object_object_add(reply, "ask", json_object_new_int(ask ? json_object_get_int(ask) : 0));
         /* The doctor's JSON is small, but it must fit one line of the peer channel. */
-        if (doctor &&
-            strlen(json_object_to_json_string_ext(doctor, JSON_C_TO_STRING_PLAIN)) < SPARKD_MAX_LINE - 256)
+        if (doctor && json_plain_text_length(doctor) < SPARKD_MAX_LINE - 256)
                 json_object_object_add(reply, "doctor", json_object_get(doctor));
         else
                 json_object_object_add(

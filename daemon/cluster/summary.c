@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_get.h"
 #include "common/json_strict.h"
 
 bool summary_is_id(const char *s)
@@ -91,7 +92,7 @@ static int check_envelope(json_object *msg, const char *type_wanted, struct summ
 
         if (!json_object_is_type(msg, json_type_object))
                 REFUSE("not a JSON object");
-        len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+        len = json_plain_text_length(msg);
         if (len > SUMMARY_MAX_BYTES) {
                 snprintf(why, why_size, "%zu bytes, over the limit of %d bytes", len, SUMMARY_MAX_BYTES);
                 return -EMSGSIZE;

@@ -1,0 +1,70 @@
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/json_get.h"
+#include "test.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+/* libasan's, whose header not every compiler installs */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+static size_t heap_in_use(void)
+{
+        return __sanitizer_get_current_allocated_bytes();
+}
+#else
+static size_t heap_in_use(void)
+{
+        return mallinfo2().uordblks;
+}
+#endif
+
+/* A message of some 100 KiB, the size of a large summary. */
+static json_object *big_message(void)
+{
+        json_object *msg = json_object_new_object(), *list = json_object_new_array();
+        char text[101];
+
+        memset(text, 'x', sizeof(text) - 1);
+        text[sizeof(text) - 1] = '\0';
+        for (int i = 0; i < 1000; i++)
+                json_object_array_add(list, json_object_new_string(text));
+        json_object_object_add(msg, "type", json_object_new_string("summary"));
+        json_object_object_add(msg, "list", list);
+        json_object_object_add(msg, "slash", json_object_new_string("a/b"));
+        return msg;
+}
+
+static void test_length_keeps_no_text(void)
+{
+        json_object *msg = big_message();
+        size_t before = heap_in_use(), len = json_plain_text_length(msg), after = heap_in_use();
+        size_t written;
+
+        CHECK(len > 100000);
+        CHECK(after < before + 4096);
+        /* What json-c keeps when asked for the text itself, the cost measured above avoids. */
+        written = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+        CHECK(written == len);
+        CHECK(heap_in_use() >= after + written);
+        json_object_put(msg);
+}
+
+static void test_length_of_small_values(void)
+{
+        json_object *o = json_object_new_object();
+
+        CHECK(json_plain_text_length(NULL) == strlen("null"));
+        CHECK(json_plain_text_length(o) == strlen("{}"));
+        json_object_object_add(o, "a", json_object_new_string("x/y\n"));
+        CHECK(json_plain_text_length(o) == strlen("{\"a\":\"x\\/y\\n\"}"));
+        json_object_put(o);
+}
+
+int main(void)
+{
+        RUN(test_length_keeps_no_text);
+        RUN(test_length_of_small_values);
+        return test_result();
+}
