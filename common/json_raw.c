@@ -35,3 +35,11 @@ const char *json_raw_text(json_object *value)
                 return NULL;
         return json_object_get_userdata(value);
 }
+
+json_object *json_raw_parsed(json_object *value)
+{
+        const char *text = json_raw_text(value);
+
+        /* The text was written by json-c, from objects no deeper than its reader's limit. */
+        return text ? json_tokener_parse(text) : json_object_get(value);
+}

@@ -40,6 +40,7 @@ static void collect_node(const char *node_id, const char *name, uint64_t age_use
         struct cabling *c = in->c;
         json_object *section;
         char why[200];
+        int r;
 
         /* A stale table tells what was cabled when its node last spoke, not now. */
         if (is_stale || in->n >= ARRAY_SIZE(in->v))
@@ -47,7 +48,9 @@ static void collect_node(const char *node_id, const char *name, uint64_t age_use
         section = cluster_get_section(c->src.cluster, node_id, "neighbours", NULL, NULL);
         if (!section)
                 return;
-        if (topology_node_parse(node_id, name, section, &in->v[in->n], why, sizeof(why)) < 0) {
+        r = topology_node_parse(node_id, name, section, &in->v[in->n], why, sizeof(why));
+        json_object_put(section);
+        if (r < 0) {
                 char line[sizeof(c->parse_error)];
 
                 snprintf(line, sizeof(line), "%s (%s): %s", name, node_id, why);

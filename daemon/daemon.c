@@ -257,7 +257,7 @@ static json_object *software_nodes(void *daemon)
         return software_section_nodes(d->cluster, d->config->host_root);
 }
 
-/* The doctor section another node published in the cluster view (borrowed). */
+/* The doctor section another node published in the cluster view, a reference the caller puts. */
 static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemon)
 {
         struct sparkd *d = daemon;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "common/json_raw.h"
 #include "common/macro.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
@@ -159,19 +160,20 @@ int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_no
 
 bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
 {
-        struct cluster_node *n = cluster_table_find(&c->nodes, a);
-        json_object *peers = NULL;
+        json_object *peers = cluster_get_section(c, a, "peers", NULL, NULL);
+        bool is_up = false;
 
-        if (!n || !n->sections || !json_object_object_get_ex(n->sections, "peers", &peers) ||
-            !json_object_is_type(peers, json_type_array))
-                return false;
-        for (size_t i = 0; i < json_object_array_length(peers); i++) {
+        for (size_t i = 0;
+             json_object_is_type(peers, json_type_array) && i < json_object_array_length(peers); i++) {
                 const char *id = json_object_get_string(json_object_array_get_idx(peers, i));
 
-                if (id && strcmp(id, b) == 0)
-                        return true;
+                if (id && strcmp(id, b) == 0) {
+                        is_up = true;
+                        break;
+                }
         }
-        return false;
+        json_object_put(peers);
+        return is_up;
 }
 
 static void send_own(struct cluster *c)
@@ -347,7 +349,8 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
                 *age_usec = node_age(n, now);
         if (is_stale)
                 *is_stale = cluster_node_is_stale(c, n, now);
-        return v;
+        /* Another node's sections are held as their text (cluster_receive.c). */
+        return json_raw_parsed(v);
 }
 
 void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)

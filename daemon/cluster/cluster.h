@@ -25,7 +25,8 @@ struct cluster;
 /* Sets this node's section NAME (value taken over; NULL removes it). When it differs from
  * what peers last got, the summary goes to them (changes within 200 ms coalesced). */
 int cluster_set_section(struct cluster *c, const char *name, json_object *value);
-/* The newest section NAME of node_id (this node's own too), borrowed; NULL when unknown.
+/* The newest section NAME of node_id (this node's own too), a reference the caller puts; NULL
+ * when unknown.
  * age_usec since its node made it; *is_stale when older than the stale limit. Either may be
  * NULL. */
 json_object *cluster_get_section(struct cluster *c, const char *node_id, const char *name,

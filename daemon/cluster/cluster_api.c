@@ -54,7 +54,8 @@ static json_object *doctor_answer(struct cluster *c, const char *node_id, const 
         json_object_object_add(o, "source", json_object_new_string(source));
         json_object_object_add(o, "age_s", json_object_new_double((double)(age / 1000) / 1000.0));
         json_object_object_add(o, "stale", json_object_new_boolean(stale));
-        json_object_object_add(o, "summary", summary ? json_object_get(summary) : NULL);
+        json_object_object_add(o, "summary", summary);
+        json_object_put(node);
         return o;
 }
 

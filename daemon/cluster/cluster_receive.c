@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "common/json_raw.h"
 #include "daemon/base/log.h"
 #include "summary.h"
 
@@ -115,7 +116,26 @@ static int read_believed(struct cluster *c, const char *peer_id, json_object *ms
         return r < 0 ? refuse(c, peer_id, r, why) : check_origin(c, peer_id, s);
 }
 
-/* Two held summaries' sections: the same members, each equal as JSON or, for the results held
+/* Every section as the text it arrived as (json_raw.h), read back only where one is asked for:
+ * json-c's objects take some five times the memory of their text, and the cluster view writes
+ * the text as it is. */
+static int hold_sections_as_text(json_object *sections)
+{
+        json_object_object_foreach(sections, key, value) {
+                json_object *held;
+
+                if (json_raw_text(value))
+                        continue;
+                held = json_raw_new(json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN));
+                if (!held)
+                        return -ENOMEM;
+                /* The entry being visited stays; only its value is replaced. */
+                json_object_object_add(sections, key, held);
+        }
+        return 0;
+}
+
+/* Two held summaries' sections: the same members, each equal as JSON or, where either is held
  * as text, as text. */
 static bool sections_equal(json_object *a, json_object *b)
 {
@@ -162,8 +182,10 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
                          s.origin, CLUSTER_MAX_NODES);
                 return refuse(c, peer_id, -ENOSPC, why);
         }
-        /* Held compact (result_rows.h): the results' text is compared, the rest as JSON. */
+        /* Held compact: the results as text and rows (result_rows.h), the rest as text. */
         r = result_rows_hold(s.sections, &results);
+        if (r >= 0 && (r = hold_sections_as_text(s.sections)) < 0)
+                result_rows_free(&results);
         if (r < 0)
                 return r;
         if (!n) {

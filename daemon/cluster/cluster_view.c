@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_raw.h"
 #include "common/jsonrpc.h"
 
 static const char *jstr(json_object *o, const char *key, const char *fallback)
@@ -202,7 +203,9 @@ json_object *cluster_view_alerts(json_object *nodes)
         json_object *alerts = json_object_new_array();
 
         for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-                json_object *node = json_object_array_get_idx(nodes, i), *list = section_of(node, "alerts");
+                json_object *node = json_object_array_get_idx(nodes, i);
+                /* Another node's sections are held as their text: read back for the call. */
+                json_object *list = json_raw_parsed(section_of(node, "alerts"));
 
                 for (size_t k = 0; list && json_object_is_type(list, json_type_array) &&
                                    k < json_object_array_length(list);
@@ -223,6 +226,7 @@ json_object *cluster_view_alerts(json_object *nodes)
                         }
                         json_object_array_add(alerts, o);
                 }
+                json_object_put(list);
         }
         json_object_array_sort(alerts, by_newest);
         return alerts;

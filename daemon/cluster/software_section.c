@@ -28,12 +28,14 @@ static void collect_software(const char *node_id, const char *name, uint64_t age
         json_object *software = cluster_get_section(sc->cluster, node_id, "software", NULL, NULL), *node;
 
         /* A stale node is not up: what it runs is not what a job would meet now. */
-        if (is_stale || !software)
+        if (is_stale || !software) {
+                json_object_put(software);
                 return;
+        }
         node = json_object_new_object();
         json_object_object_add(node, "node_id", json_object_new_string(node_id));
         json_object_object_add(node, "name", name ? json_object_new_string(name) : NULL);
-        json_object_object_add(node, "software", json_object_get(software));
+        json_object_object_add(node, "software", software);
         json_object_array_add(sc->nodes, node);
 }
 

@@ -37,8 +37,9 @@ struct fabric_api_context {
         json_object *(*topology)(void *userdata);
         void *topology_userdata;
         /* For the job methods: this node's id, and the doctor section another node published
-         * (borrowed; NULL when not known, the node then counts as not failing) with whether it is
-         * stale. node_doctor NULL: no node's doctor is known but this node's. */
+         * (a reference the caller puts; NULL when not known, the node then counts as not
+         * failing) with whether it is stale. node_doctor NULL: no node's doctor is known but this
+         * node's. */
         const char *node_id;
         json_object *(*node_doctor)(const char *node_id, bool *is_stale, void *userdata);
         void *node_doctor_userdata;

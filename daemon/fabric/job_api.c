@@ -77,6 +77,7 @@ json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fab
 
                 if (section)
                         doctor_verdict(section, &nodes.v[i]);
+                json_object_put(section);
         }
         return job_plan_build(&nodes, ctx->sources->config->cluster_head);
 }

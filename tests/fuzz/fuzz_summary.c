@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 json_object_put(links);
                 json_object_put(alerts);
                 json_object_put(o);
-                (void)cluster_get_section(c, s.origin, "doctor", NULL, NULL);
+                json_object_put(cluster_get_section(c, s.origin, "doctor", NULL, NULL));
         }
         json_object_put(s.msg);
         cluster_free(c);
