@@ -84,28 +84,25 @@ const char *store_path(const struct store *s)
         return s->path;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
+struct buffer_writer {
+        const char *data;
+        size_t len;
+};
 
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                data += n;
-                len -= (size_t)n;
-        }
-        return 0;
+static int write_buffer(FILE *f, void *userdata)
+{
+        const struct buffer_writer *b = userdata;
+
+        return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
 }
 
 /* The temporary name starts with a dot and ends in .tmp: readers that glob the directory for
  * their files (node_exporter takes *.prom) never see it. */
-static int write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
+static int write_atomic(int dirfd, const char *name, store_writer_t writer, void *userdata, mode_t mode)
 {
         char tmp[NAME_MAX + 1];
         _cleanup_close_ int fd = -EBADF;
+        FILE *f;
         int r;
 
         if (strchr(name, '/') || snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
@@ -113,8 +110,21 @@ static int write_atomic(int dirfd, const char *name, const void *data, size_t le
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
-        r = write_all(fd, data, len);
-        if (r == 0 && fsync(fd) < 0)
+        f = fdopen(fd, "w");
+        if (!f) {
+                (void)unlinkat(dirfd, tmp, 0);
+                return -errno;
+        }
+        fd = -EBADF; /* the stream closes it */
+        errno = 0;
+        r = writer(f, userdata);
+        if (r == 0 && fflush(f) != 0)
+                r = -errno;
+        if (r == 0 && ferror(f))
+                r = -EIO;
+        if (r == 0 && fsync(fileno(f)) < 0)
+                r = -errno;
+        if (fclose(f) != 0 && r == 0)
                 r = -errno;
         if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
                 r = -errno;
@@ -153,7 +163,14 @@ static void remember_save(struct store *s, const char *name, int error)
 
 int store_write(struct store *s, const char *name, const void *data, size_t len)
 {
-        int r = write_atomic(s->dirfd, name, data, len, 0640);
+        struct buffer_writer b = { .data = data, .len = len };
+
+        return store_write_with(s, name, write_buffer, &b);
+}
+
+int store_write_with(struct store *s, const char *name, store_writer_t writer, void *userdata)
+{
+        int r = write_atomic(s->dirfd, name, writer, userdata, 0640);
 
         remember_save(s, name, r);
         return r;
@@ -193,7 +210,9 @@ int store_write_path(const char *path, const void *data, size_t len, mode_t mode
         dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dirfd < 0)
                 return -errno;
-        return write_atomic(dirfd, slash ? slash + 1 : path, data, len, mode);
+        struct buffer_writer b = { .data = data, .len = len };
+
+        return write_atomic(dirfd, slash ? slash + 1 : path, write_buffer, &b, mode);
 }
 
 int store_read(struct store *s, const char *name, size_t max_len, char **data, size_t *len)
@@ -221,5 +240,23 @@ int store_quarantine(struct store *s, const char *name)
                 return -ENAMETOOLONG;
         if (renameat(s->dirfd, name, s->dirfd, aside) < 0)
                 return -errno;
+        return 0;
+}
+
+int store_open_file(struct store *s, const char *name, int *ret_fd)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        /* Without blocking, like store_read: a FIFO there must not stop the daemon. */
+        fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+                return errno == ELOOP ? -EBADMSG : -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EBADMSG;
+        *ret_fd = fd;
+        fd = -EBADF;
         return 0;
 }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct store;
@@ -19,6 +20,11 @@ const char *store_path(const struct store *store);
 
 /* Also remembered as name's last save (see store_save_failure). */
 int store_write(struct store *store, const char *name, const void *data, size_t len);
+/* Writes the content for store_write_with into f: 0, or a negative errno that abandons the
+ * write. An error of f itself is found after it returns. */
+typedef int (*store_writer_t)(FILE *f, void *userdata);
+/* The same atomic write for content made while it is written, rather than held whole first. */
+int store_write_with(struct store *store, const char *name, store_writer_t writer, void *userdata);
 /* 0 while every file's last save succeeded; otherwise the error of the file whose failed save is
  * the latest, its name in *name. */
 int store_save_failure(const struct store *store, const char **name);
@@ -30,5 +36,9 @@ int store_last_save(const struct store *store, const char *name);
 int store_write_path(const char *path, const void *data, size_t len, mode_t mode);
 /* Reads name whole into a NUL-terminated buffer; -ENOENT when absent, -EFBIG over max_len. */
 int store_read(struct store *store, const char *name, size_t max_len, char **data, size_t *len);
+/* name opened for reading (O_CLOEXEC) when it is a regular file; -EBADMSG when it is not (a
+ * symlink, a FIFO), -ENOENT when absent. A reader that keeps it open reads the content it
+ * opened even after a later write replaced the file. */
+int store_open_file(struct store *store, const char *name, int *ret_fd);
 /* Renames name to name.corrupt so a fresh one can be written while the evidence is kept. */
 int store_quarantine(struct store *store, const char *name);
