@@ -9,9 +9,10 @@
 #include <event2/event.h>
 #include <json-c/json.h>
 
+#include "baselines.h"
 #include "daemon/base/store.h"
 
-#define HISTORY_BASELINE_SAMPLES 3
+#define HISTORY_BASELINE_SAMPLES BASELINE_SAMPLES
 
 struct history;
 

@@ -1,5 +1,7 @@
 #include <event2/event.h>
+#include <malloc.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -8,6 +10,38 @@
 #include "test.h"
 
 static char dir[] = "/tmp/sparkd-test-history.XXXXXX";
+
+#if defined(__SANITIZE_ADDRESS__)
+/* libasan's, whose header not every compiler installs */
+size_t __sanitizer_get_current_allocated_bytes(void);
+
+static size_t heap_in_use(void)
+{
+        return __sanitizer_get_current_allocated_bytes();
+}
+#else
+static size_t heap_in_use(void)
+{
+        return mallinfo2().uordblks;
+}
+#endif
+
+static void remove_state(const char *name)
+{
+        char path[256];
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        unlink(path);
+}
+
+static bool state_exists(const char *name)
+{
+        char path[256];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        return stat(path, &st) == 0;
+}
 
 static json_object *params_of(int streams, int duration_s)
 {
@@ -306,6 +340,178 @@ static void test_saved_and_queried_as_the_trees_print(void)
         event_base_free(base);
 }
 
+/* A result of about 1 KiB, with a slash to escape in history.json. */
+static json_object *big_result(int i)
+{
+        json_object *r = result_of(i % 2 ? "n1" : "n2", "tcp", i);
+        char note[1001];
+
+        memset(note, 'x', sizeof(note) - 1);
+        note[sizeof(note) - 1] = '\0';
+        note[10] = '/';
+        json_object_object_add(r, "note", json_object_new_string(note));
+        return r;
+}
+
+static const int print_flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
+
+/* Results read from history.json stay there, read back when asked for; those added later leave
+ * memory once saved. */
+static void test_saved_results_are_read_from_the_file(void)
+{
+        struct event_base *base = event_base_new();
+        json_object *root = json_object_new_object(), *results = json_object_new_array(),
+                    *newest_first = json_object_new_array(), *printed;
+        struct history *h = NULL;
+        struct store *s = NULL;
+        const char *text;
+        size_t before, loaded;
+
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        for (int i = 0; i < 300; i++)
+                json_object_array_add(results, big_result(i));
+        for (int i = 299; i >= 0; i--)
+                json_object_array_add(newest_first, json_object_get(json_object_array_get_idx(results, i)));
+        json_object_object_add(root, "version", json_object_new_int(2));
+        json_object_object_add(root, "results", results);
+        json_object_object_add(root, "baselines", json_object_new_object());
+        text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+        CHECK(store_write(s, "history.json", text, strlen(text)) == 0);
+
+        before = heap_in_use();
+        CHECK(history_new(base, s, 1000, &h) == 0);
+        loaded = heap_in_use();
+        /* 300 KiB of results on disk; what stays in memory is their kinds and peers, and the index
+         * (some 64 bytes a result). */
+        CHECK(loaded < before + 64 * 1024);
+        printed = history_query_printed(h, NULL, NULL, 0);
+        CHECK_STREQ(json_object_to_json_string_ext(printed, print_flags),
+                    json_object_to_json_string_ext(newest_first, print_flags));
+        json_object_put(printed);
+
+        /* Replaced behind the daemon's back: what it read stays readable. */
+        CHECK(store_write(s, "history.json", "x", 1) == 0);
+        printed = history_query_printed(h, NULL, NULL, 0);
+        CHECK_STREQ(json_object_to_json_string_ext(printed, print_flags),
+                    json_object_to_json_string_ext(newest_first, print_flags));
+        json_object_put(printed);
+
+        json_object_put(newest_first);
+        newest_first = NULL;
+        loaded = heap_in_use();
+        for (int i = 0; i < 300; i++) {
+                json_object *r = big_result(1000 + i);
+
+                history_add(h, r);
+                json_object_put(r);
+        }
+        CHECK(heap_in_use() > loaded + 300 * 1000);
+        /* The save a second later: of the texts, only the index (600 results now) stays. */
+        event_base_loop(base, EVLOOP_ONCE);
+        CHECK(heap_in_use() < loaded + 48 * 1024);
+        history_free(h);
+
+        /* What was saved is the new results: the ones read from the replaced file's text too. */
+        CHECK(history_new(base, s, 1000, &h) == 0);
+        {
+                json_object *q = history_query(h, NULL, NULL, 0);
+
+                json_object *newest = json_object_array_get_idx(q, 0), *m, *v;
+
+                CHECK(json_object_array_length(q) == 600);
+                CHECK(json_object_object_get_ex(newest, "measured", &m) &&
+                      json_object_object_get_ex(m, "gbps", &v) && json_object_get_double(v) == 1299);
+                json_object_put(q);
+        }
+        history_free(h);
+        json_object_put(root);
+        store_close(s);
+        event_base_free(base);
+}
+
+/* A file another writer made (spaces, slashes escaped or not) reads as its values; the results
+ * are saved again as json-c prints them, and only the newest `limit`. */
+static void test_other_writers_file_is_read_and_saved_as_printed(void)
+{
+        struct event_base *base = event_base_new();
+        const char *theirs = "{ \"results\" : [\n"
+                             "  {\"peer_id\": \"n0\", \"kind\": \"rtt\", \"ok\": true},\n"
+                             "  {\"peer_id\": \"n1\", \"peer\": \"b/c\", \"kind\": \"rtt\", \"ok\": true},\n"
+                             "  {\"peer_id\":\"n2\",\"kind\":\"rtt\",\"ok\":false,\"x\":\"a\\/b\\\\\"},\n"
+                             "  \"not a result\"\n"
+                             " ],\n \"version\": 2 }\n";
+        const char *expected_printed =
+                "[{\"peer_id\":\"n2\",\"kind\":\"rtt\",\"ok\":false,\"x\":\"a/b\\\\\"},"
+                "{\"peer_id\":\"n1\",\"peer\":\"b/c\",\"kind\":\"rtt\",\"ok\":true}]";
+        const char *expected_saved =
+                "{\"version\":2,\"results\":["
+                "{\"peer_id\":\"n1\",\"peer\":\"b\\/c\",\"kind\":\"rtt\",\"ok\":true},"
+                "{\"peer_id\":\"n2\",\"kind\":\"rtt\",\"ok\":false,\"x\":\"a\\/b\\\\\"}],"
+                "\"baselines\":{}}";
+        _cleanup_free_ char *saved = NULL;
+        struct history *h = NULL;
+        struct store *s = NULL;
+        json_object *printed;
+        size_t len;
+
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        CHECK(store_write(s, "history.json", theirs, strlen(theirs)) == 0);
+        CHECK(history_new(base, s, 2, &h) == 0);
+        printed = history_query_printed(h, NULL, NULL, 0);
+        CHECK_STREQ(json_object_to_json_string_ext(printed, print_flags), expected_printed);
+        json_object_put(printed);
+        printed = history_query_printed(h, "b/c", NULL, 0);
+        CHECK(strstr(json_object_to_json_string_ext(printed, print_flags), "\"n1\""));
+        json_object_put(printed);
+        history_free(h);
+        CHECK(store_read(s, "history.json", 1 << 20, &saved, &len) == 0);
+        CHECK_STREQ(saved, expected_saved);
+        store_close(s);
+        event_base_free(base);
+}
+
+/* One damaged result damages the file: it is moved aside whole, and nothing of it is kept. */
+static void test_damaged_result_moves_the_file_aside(void)
+{
+        struct event_base *base = event_base_new();
+        const char *damaged[] = {
+                "{\"version\":2,\"results\":[{\"peer_id\":\"n1\",\"kind\":\"rtt\"},{\"peer_id\":]}",
+                "{\"version\":2,\"results\":[{\"peer_id\":\"n1\",\"kind\":\"rtt\"}],\"baselines\":"
+                "{\"n1/tcp/gbps\":{\"samples\":[1,2,3],\"value\":2}}} trailing",
+                "{\"version\":3,\"results\":[]}",
+                "{\"results\":[]}",
+                "{\"version\":2,\"results\":[{\"peer_id\":\"n1\",\"kind\":\"rtt\",\"v\":tru}]}",
+                "{\"version\":2,\"results\":[{\"peer_id\":\"n1\",\"kind\":\"rtt\"},{\"v\":tru}],"
+                "\"baselines\":{\"n1/tcp/gbps\":{\"samples\":[1,2,3],\"value\":2}}}",
+        };
+        struct history *h = NULL;
+        struct store *s = NULL;
+
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        for (size_t i = 0; i < ARRAY_SIZE(damaged); i++) {
+                json_object *q;
+
+                remove_state("history.json.corrupt");
+                CHECK(store_write(s, "history.json", damaged[i], strlen(damaged[i])) == 0);
+                CHECK(history_new(base, s, 10, &h) == 0);
+                q = history_query(h, NULL, NULL, 0);
+                CHECK(json_object_array_length(q) == 0);
+                json_object_put(q);
+                CHECK(history_baseline(h, "n1", "tcp", NULL, "gbps") == 0);
+                CHECK(state_exists("history.json.corrupt"));
+                CHECK(!state_exists("history.json"));
+                history_free(h);
+        }
+        store_close(s);
+        event_base_free(base);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir))
@@ -317,6 +523,9 @@ int main(void)
         RUN(test_latest_is_one_per_node_and_kind);
         RUN(test_latest_passes_over_deferred);
         RUN(test_saved_and_queried_as_the_trees_print);
+        RUN(test_saved_results_are_read_from_the_file);
+        RUN(test_other_writers_file_is_read_and_saved_as_printed);
+        RUN(test_damaged_result_moves_the_file_aside);
         {
                 char cmd[128];
 
