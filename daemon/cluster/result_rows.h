@@ -2,8 +2,9 @@
  * A held node's "results" section kept compact. A 32-node cluster's summaries hold some 3,000
  * results; as json-c trees they take about eleven times their text (some 4 MiB a node). What is
  * kept instead is the section's text, written back verbatim wherever the summary is written
- * (relayed to a peer, shown by the API), and one fixed-size row per result with what the links
- * view reads. Unknown members of a result stay in the text and are left out of its row.
+ * (relayed to a peer, shown by the API), and one row per result with what the links view reads,
+ * the rows and their strings in one block. Unknown members of a result stay in the text and are
+ * left out of its row.
  */
 #pragma once
 
@@ -18,14 +19,15 @@ struct result_kind {
 /* NULL for a kind the links view does not show. */
 const struct result_kind *result_kind_of(const char *kind);
 
+/* Strings that live as long as the rows (struct result_rows) they are in. */
 struct result_row {
-        char peer_id[33];
-        char peer[64];
-        char kind[16];
-        char at[40];
-        char verdict[16];
-        char out[40]; /* the JSON text of the kind's out member, "" when absent or null */
-        char in[40];  /* and of its in member */
+        const char *peer_id;
+        const char *peer; /* "" when the result names none, as for at and verdict */
+        const char *kind;
+        const char *at;
+        const char *verdict;
+        const char *out; /* the JSON text of the kind's out member, "" when absent or null */
+        const char *in;  /* and of its in member */
 };
 
 struct result_rows {

@@ -207,7 +207,15 @@ static void test_held_results_keep_their_text(void)
         /* The tcp row and the rtt row whose value is null (no value, still a row). */
         CHECK(rows.n == 2);
         if (rows.n == 2) {
+                /* Copies: the tree they were read from is gone. */
                 CHECK_STREQ(rows.v[0].kind, "tcp");
+                CHECK_STREQ(rows.v[0].peer_id, B);
+                CHECK_STREQ(rows.v[0].peer, "b");
+                CHECK_STREQ(rows.v[0].at, "T1");
+                CHECK_STREQ(rows.v[0].verdict, "ok");
+                CHECK_STREQ(rows.v[1].kind, "rtt");
+                CHECK_STREQ(rows.v[1].peer, "");
+                CHECK_STREQ(rows.v[1].verdict, "");
                 CHECK_STREQ(rows.v[0].out, "12.30");
                 CHECK_STREQ(rows.v[0].in, "7");
                 CHECK_STREQ(rows.v[1].out, "");
