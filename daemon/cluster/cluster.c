@@ -288,6 +288,10 @@ void cluster_changed(struct cluster *c)
         struct timeval zero = { 0, 0 };
 
         c->generation++;
+        /* The links view's text is of the last generation: no call can use it now, and at 32 nodes
+         * it is some 300 KiB that would stay until the next call. */
+        free(c->links_text);
+        c->links_text = NULL;
         /* No watcher, no wakeup. */
         if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))
                 evtimer_add(c->notify, &zero);
