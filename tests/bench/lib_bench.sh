@@ -38,7 +38,9 @@ for i in range(int(sys.argv[3])):
     r["id"] = "%s-%04d" % (r.get("id", "bench"), i)
     results.append(r)
 d["results"] = results
-json.dump(d, open(sys.argv[2], "w"), separators=(",", ":"))
+# Written as sparkd writes it (json-c: compact, every "/" escaped), so each daemon reads it as its
+# own file rather than as another writer's, which it would save again at start.
+open(sys.argv[2], "w").write(json.dumps(d, separators=(",", ":")).replace("/", "\\/"))
 PY
         echo "history.json of $count results: $(stat -c %s "$out") bytes"
 }
