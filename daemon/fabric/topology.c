@@ -12,8 +12,6 @@
 #include "topology_json.h"
 #include "topology_model.h"
 
-#define MAX_LINKS (TOPOLOGY_MAX_NODES * TOPOLOGY_MAX_PORTS)
-
 static const char *const shapes[] = { "auto", "pair", "ring", "mesh", "switch" };
 
 bool topology_expect_shape_is_valid(const char *s)
@@ -229,7 +227,7 @@ static struct topology_link *link_for(struct topology_graph *g, size_t node,
                         return l;
                 }
         }
-        if (g->n_links >= MAX_LINKS)
+        if (g->n_links >= g->max_links)
                 return NULL;
         l = &g->links[g->n_links++];
         *l = (struct topology_link){ .far = f->kind };
@@ -328,7 +326,7 @@ static int compare_links(const void *x, const void *y)
 /* Links from every port's view. seen[] records, per link, which ends saw the other. */
 static int build_links(struct topology_graph *g)
 {
-        _cleanup_free_ bool *seen = calloc(MAX_LINKS * 2, sizeof(bool));
+        _cleanup_free_ bool *seen = calloc(g->max_links * 2 + 1, sizeof(bool));
 
         if (!seen)
                 return -ENOMEM;
@@ -443,16 +441,20 @@ int topology_derive(struct topology_node *const *nodes, size_t n, const struct t
         _cleanup_free_ struct topology_link *links = NULL;
         _cleanup_free_ struct topology_graph *g = NULL;
         _cleanup_free_ bool *adjacent = NULL;
-        size_t kept = 0;
+        size_t kept = 0, max_links = 0;
         int r;
 
         if (n > TOPOLOGY_MAX_NODES)
                 return -E2BIG;
+        /* A port with a far end makes one link or joins one: never more links than ports. */
+        for (size_t i = 0; i < n; i++)
+                max_links += nodes[i]->n_ports;
         sorted = calloc(n ? n : 1, sizeof(*sorted));
-        links = calloc(MAX_LINKS, sizeof(*links));
+        links = calloc(max_links + 1, sizeof(*links));
         g = calloc(1, sizeof(*g));
         if (!sorted || !links || !g)
                 return -ENOMEM;
+        g->max_links = max_links;
         memcpy(sorted, nodes, n * sizeof(*sorted));
         qsort(sorted, n, sizeof(*sorted), compare_nodes);
         for (size_t i = 0; i < n; i++) /* one table per node id: the first by name, then content */

@@ -50,8 +50,11 @@ struct topology_node {
         char chassis_id[TOPOLOGY_ID_MAX];
         char chassis_name[TOPOLOGY_NAME_MAX];
         char lldpd[128];
-        struct topology_port ports[TOPOLOGY_MAX_PORTS]; /* sorted by netdev */
         size_t n_ports;
+        /* Sorted by netdev; as many as the node has (at most TOPOLOGY_MAX_PORTS): the tables of
+         * every node are made again at each change of the cluster, and a full-size array of 32
+         * ports is 34 KiB a node where most nodes have two. */
+        struct topology_port ports[];
 };
 
 enum topology_state {
@@ -104,6 +107,7 @@ struct topology_graph {
         size_t n_nodes;
         struct topology_link *links;
         size_t n_links;
+        size_t max_links; /* what links has room for */
         const struct topology_expect *expect;
         bool *adjacent; /* [x * n_nodes + y]: a cable joins nodes x and y */
         const char *shape;

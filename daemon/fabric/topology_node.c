@@ -167,7 +167,17 @@ int topology_node_parse(const char *node_id, const char *name, json_object *neig
                 snprintf(why, why_size, "%s: the neighbours section is not an object", name);
                 return -EINVAL;
         }
-        n = calloc(1, sizeof(*n));
+        if (!json_object_object_get_ex(neighbours, "ports", &ports) ||
+            !json_object_is_type(ports, json_type_array)) {
+                snprintf(why, why_size, "%s: \"ports\" missing or not an array", name);
+                return -EINVAL;
+        }
+        count = json_object_array_length(ports);
+        if (count > TOPOLOGY_MAX_PORTS) {
+                snprintf(why, why_size, "%s: %zu ports, the limit is %d", name, count, TOPOLOGY_MAX_PORTS);
+                return -E2BIG;
+        }
+        n = calloc(1, sizeof(*n) + count * sizeof(n->ports[0]));
         if (!n)
                 return -ENOMEM;
         snprintf(n->node_id, sizeof(n->node_id), "%s", node_id);
@@ -181,16 +191,6 @@ int topology_node_parse(const char *node_id, const char *name, json_object *neig
                     (r = get_string(chassis, "chassis", "name", true, n->chassis_name,
                                     sizeof(n->chassis_name), why, why_size)) < 0)
                         return r;
-        }
-        if (!json_object_object_get_ex(neighbours, "ports", &ports) ||
-            !json_object_is_type(ports, json_type_array)) {
-                snprintf(why, why_size, "%s: \"ports\" missing or not an array", name);
-                return -EINVAL;
-        }
-        count = json_object_array_length(ports);
-        if (count > TOPOLOGY_MAX_PORTS) {
-                snprintf(why, why_size, "%s: %zu ports, the limit is %d", name, count, TOPOLOGY_MAX_PORTS);
-                return -E2BIG;
         }
         for (size_t i = 0; i < count; i++) {
                 r = parse_port(json_object_array_get_idx(ports, i), i, &n->ports[i], why, why_size);
