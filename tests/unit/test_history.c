@@ -1,5 +1,4 @@
 #include <event2/event.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,24 +6,10 @@
 #include "common/macro.h"
 #include "daemon/base/store.h"
 #include "daemon/probe/history.h"
+#include "heap.h"
 #include "test.h"
 
 static char dir[] = "/tmp/sparkd-test-history.XXXXXX";
-
-#if defined(__SANITIZE_ADDRESS__)
-/* libasan's, whose header not every compiler installs */
-size_t __sanitizer_get_current_allocated_bytes(void);
-
-static size_t heap_in_use(void)
-{
-        return __sanitizer_get_current_allocated_bytes();
-}
-#else
-static size_t heap_in_use(void)
-{
-        return mallinfo2().uordblks;
-}
-#endif
 
 static void remove_state(const char *name)
 {

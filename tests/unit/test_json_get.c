@@ -1,24 +1,9 @@
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/json_get.h"
+#include "heap.h"
 #include "test.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-/* libasan's, whose header not every compiler installs */
-size_t __sanitizer_get_current_allocated_bytes(void);
-
-static size_t heap_in_use(void)
-{
-        return __sanitizer_get_current_allocated_bytes();
-}
-#else
-static size_t heap_in_use(void)
-{
-        return mallinfo2().uordblks;
-}
-#endif
 
 /* A message of some 100 KiB, the size of a large summary. */
 static json_object *big_message(void)
