@@ -35,7 +35,8 @@ stamp=$image_dir.stamp
 # between two daemons' peer ports (phase_probe.sh).
 guest_packages=kmod,linux-image-amd64,initramfs-tools,rdma-core,ibverbs-providers,ibverbs-utils
 guest_packages+=,rdmacm-utils,perftest,iproute2,python3,procps,iputils-ping
-guest_packages+=,libevent-2.1-7,libevent-core-2.1-7,libevent-openssl-2.1-7,libevent-pthreads-2.1-7
+guest_packages+=,libevent-2.1-7,libevent-core-2.1-7,libevent-extra-2.1-7,libevent-openssl-2.1-7
+guest_packages+=,libevent-pthreads-2.1-7
 guest_packages+=,libjson-c5,libinih1,libnl-3-200,libnl-route-3-200,libssl3,libavahi-client3
 guest_packages+=,libyaml-0-2,libibverbs1,librdmacm1,nftables,lldpd
 # Under software emulation a probe of 5 s and perftest's runs take minutes; the guest's whole run
