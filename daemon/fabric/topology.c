@@ -31,8 +31,11 @@ static int compare_nodes(const void *x, const void *y)
         if (c == 0)
                 c = strcmp(a->name, b->name);
         /* Two tables of one node: which one is kept must not depend on their order either. The
-         * structs are zeroed before parsing, so equal contents compare equal. */
-        return c ? c : memcmp(a, b, sizeof(*a));
+         * structs are zeroed before parsing, so equal contents compare equal; equal heads hold as
+         * many ports (n_ports is in them), which are compared after. */
+        if (c == 0)
+                c = memcmp(a, b, sizeof(*a));
+        return c ? c : memcmp(a->ports, b->ports, a->n_ports * sizeof(a->ports[0]));
 }
 
 /* The node a far end names: by the node id the table matched, else by chassis id (or a port's
