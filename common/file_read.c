@@ -95,16 +95,12 @@ static int read_bounded(int fd, size_t max_size, char **data, size_t *len)
         return 0;
 }
 
-int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
-                           struct stat *ret_st, char *why, size_t why_size)
+int file_open_regular(int dirfd, const char *path, int flags, int *ret_fd, struct stat *ret_st, char *why,
+                      size_t why_size)
 {
         _cleanup_close_ int fd = -EBADF;
-        struct stat st;
-        char size_text[32], max_text[32];
         int r;
 
-        *data = NULL;
-        *len = 0;
         /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever. */
         fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
         if (fd < 0) {
@@ -115,15 +111,34 @@ int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_si
                         snprintf(why, why_size, "cannot open %s: %s", path, strerror(-r));
                 return r;
         }
-        if (fstat(fd, &st) < 0) {
+        if (fstat(fd, ret_st) < 0) {
                 r = -errno;
                 snprintf(why, why_size, "cannot stat %s: %s", path, strerror(-r));
                 return r;
         }
-        if (!S_ISREG(st.st_mode)) {
-                snprintf(why, why_size, "%s is %s, not a regular file", path, file_type_name(st.st_mode));
+        if (!S_ISREG(ret_st->st_mode)) {
+                snprintf(why, why_size, "%s is %s, not a regular file", path,
+                         file_type_name(ret_st->st_mode));
                 return -EINVAL;
         }
+        *ret_fd = fd;
+        fd = -EBADF;
+        return 0;
+}
+
+int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
+                           struct stat *ret_st, char *why, size_t why_size)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        char size_text[32], max_text[32];
+        int r;
+
+        *data = NULL;
+        *len = 0;
+        r = file_open_regular(dirfd, path, flags, &fd, &st, why, why_size);
+        if (r < 0)
+                return r;
         file_size_format((unsigned long long)max_size, max_text, sizeof(max_text));
         if ((unsigned long long)st.st_size > max_size) {
                 file_size_format((unsigned long long)st.st_size, size_text, sizeof(size_text));

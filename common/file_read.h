@@ -23,6 +23,12 @@ int file_read_regular(int dirfd, const char *path, int flags, size_t max_size, c
 int file_read_regular_stat(int dirfd, const char *path, int flags, size_t max_size, char **data, size_t *len,
                            struct stat *st, char *why, size_t why_size);
 
+/* The same checks without the read: path opened read-only (O_CLOEXEC, and without blocking) when
+ * it is a regular file, the fd in *ret_fd and its stat in *ret_st; errors as above. For a reader
+ * that keeps the file open and reads it in place. */
+int file_open_regular(int dirfd, const char *path, int flags, int *ret_fd, struct stat *ret_st, char *why,
+                      size_t why_size);
+
 /* One read(2), again when a signal interrupted it: bytes read, 0 at the end, or -errno. */
 ssize_t file_read_once(int fd, void *buf, size_t size);
 

@@ -205,13 +205,13 @@ int store_write_path(const char *path, const void *data, size_t len, mode_t mode
                 slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
         _cleanup_close_ int dirfd = -EBADF;
 
+        struct buffer_writer b = { .data = data, .len = len };
+
         if (!dir)
                 return -ENOMEM;
         dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dirfd < 0)
                 return -errno;
-        struct buffer_writer b = { .data = data, .len = len };
-
         return write_atomic(dirfd, slash ? slash + 1 : path, write_buffer, &b, mode);
 }
 
@@ -243,20 +243,11 @@ int store_quarantine(struct store *s, const char *name)
         return 0;
 }
 
-int store_open_file(struct store *s, const char *name, int *ret_fd)
+int store_open_file(struct store *s, const char *name, int *ret_fd, struct stat *ret_st)
 {
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
+        char why[256];
+        int r = file_open_regular(s->dirfd, name, O_NOFOLLOW, ret_fd, ret_st, why, sizeof(why));
 
-        /* Without blocking, like store_read: a FIFO there must not stop the daemon. */
-        fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0)
-                return errno == ELOOP ? -EBADMSG : -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EBADMSG;
-        *ret_fd = fd;
-        fd = -EBADF;
-        return 0;
+        /* A symlink or not a regular file: its reader quarantines it like bad content. */
+        return r == -EINVAL || r == -ELOOP ? -EBADMSG : r;
 }

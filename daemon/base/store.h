@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct store;
@@ -36,9 +37,9 @@ int store_last_save(const struct store *store, const char *name);
 int store_write_path(const char *path, const void *data, size_t len, mode_t mode);
 /* Reads name whole into a NUL-terminated buffer; -ENOENT when absent, -EFBIG over max_len. */
 int store_read(struct store *store, const char *name, size_t max_len, char **data, size_t *len);
-/* name opened for reading (O_CLOEXEC) when it is a regular file; -EBADMSG when it is not (a
- * symlink, a FIFO), -ENOENT when absent. A reader that keeps it open reads the content it
- * opened even after a later write replaced the file. */
-int store_open_file(struct store *store, const char *name, int *ret_fd);
+/* name opened for reading (O_CLOEXEC) when it is a regular file, its stat in *ret_st; -EBADMSG
+ * when it is not (a symlink, a FIFO), -ENOENT when absent. A reader that keeps it open reads the
+ * content it opened even after a later write replaced the file. */
+int store_open_file(struct store *store, const char *name, int *ret_fd, struct stat *ret_st);
 /* Renames name to name.corrupt so a fresh one can be written while the evidence is kept. */
 int store_quarantine(struct store *store, const char *name);

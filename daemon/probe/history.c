@@ -129,7 +129,7 @@ static int history_write(struct history *h)
         if (r < 0)
                 return r;
         /* Not the file just written (replaced since by someone else): the texts stay in memory. */
-        if (store_open_file(h->store, HISTORY_FILE, &fd) < 0 || fstat(fd, &st) < 0 || st.st_size != w.size)
+        if (store_open_file(h->store, HISTORY_FILE, &fd, &st) < 0 || st.st_size != w.size)
                 return 0;
         history_entries_use_file(&h->entries, fd, offsets);
         fd = -EBADF;
@@ -251,11 +251,9 @@ static void history_load(struct history *h)
 
         if (!h->store)
                 return;
-        r = store_open_file(h->store, HISTORY_FILE, &fd);
+        r = store_open_file(h->store, HISTORY_FILE, &fd, &st);
         if (r == -ENOENT)
                 return;
-        if (r == 0 && fstat(fd, &st) < 0)
-                r = -errno;
         if (r == 0 && (st.st_size == 0 || st.st_size > HISTORY_MAX_SIZE))
                 r = -EBADMSG;
         /* Mapped, not read: the file's pages are the kernel's cache, not the daemon's heap. */
