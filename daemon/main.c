@@ -15,6 +15,7 @@
 #include "common/proto.h"
 #include "config.h"
 #include "daemon.h"
+#include "daemon/peers/peer_tls.h"
 
 static void print_help(void)
 {
@@ -214,6 +215,10 @@ int main(int argc, char **argv)
          * glibc's sliding threshold the first one freed moves the later ones onto the heap, where
          * they stay resident once freed; a fixed threshold keeps them mapped and given back. */
         mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        if (peer_tls_init() < 0) {
+                fprintf(stderr, "sparkd: cannot initialise OpenSSL\n");
+                return EXIT_FAILURE;
+        }
         r = parse_args(argc, argv, &options, &check_config);
         if (r <= 0)
                 return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -1,7 +1,6 @@
 #include "peer_tls.h"
 
-#include <openssl/err.h>
-#include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 /* Names the key's purpose, so the same key could never be mistaken for another protocol's PSK. */
@@ -64,6 +63,17 @@ static void free_key(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long 
         OPENSSL_clear_free(ptr, sizeof(struct cluster_key));
 }
 
+int peer_tls_init(void)
+{
+        /* The handshake's errors are logged by their reason (peer_conn.c), which only libssl's
+         * strings name: libcrypto's, which OpenSSL loads by default with the first error state
+         * (the first digest does), take some 360 KiB in every daemon and would name nothing a
+         * peer connection logs. Only the first initialisation of a process decides. */
+        return OPENSSL_init_ssl(OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS | OPENSSL_INIT_LOAD_SSL_STRINGS, NULL)
+                       ? 0
+                       : -ENOMEM;
+}
+
 SSL_CTX *peer_tls_context_new(const struct cluster_key *key)
 {
         SSL_CTX *ctx;
@@ -100,16 +110,4 @@ SSL_CTX *peer_tls_context_new(const struct cluster_key *key)
 void peer_tls_context_free(SSL_CTX *ctx)
 {
         SSL_CTX_free(ctx);
-}
-
-const char *peer_tls_last_error(char *buf, size_t size)
-{
-        unsigned long e = ERR_get_error();
-
-        if (!e)
-                snprintf(buf, size, "connection closed during the handshake");
-        else
-                ERR_error_string_n(e, buf, size);
-        ERR_clear_error();
-        return buf;
 }

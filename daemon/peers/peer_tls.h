@@ -9,8 +9,9 @@
 
 #include "common/cluster_key.h"
 
+/* OpenSSL set up as the daemon uses it; before anything else in the process uses OpenSSL (the
+ * cluster key's id is a digest), or it has no effect. */
+int peer_tls_init(void);
 /* One context for both roles; the key is copied in. */
 SSL_CTX *peer_tls_context_new(const struct cluster_key *key);
 void peer_tls_context_free(SSL_CTX *ctx);
-/* The last OpenSSL error as text, for logs. */
-const char *peer_tls_last_error(char *buf, size_t size);
