@@ -7,6 +7,7 @@
 #include "cluster_internal.h"
 #include "common/json_raw.h"
 #include "common/macro.h"
+#include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
 #include "summary.h"
@@ -178,12 +179,21 @@ bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
 
 static void send_own(struct cluster *c)
 {
+        json_object *msg;
+
         if (c->n_up == 0)
                 return;
         c->seq++;
         c->is_dirty = false;
+        /* One message for every peer: at 32 nodes a summary built and written for each peer was
+         * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. */
+        msg = own_message(c, cluster_now_usec());
+        if (!msg)
+                return;
         for (size_t i = 0; i < c->n_up; i++)
-                (void)cluster_send_node(c, c->up[i], cluster_self(c));
+                (void)c->transport.send(c->transport.userdata, c->up[i], json_object_get(msg));
+        json_object_put(msg);
+        heap_trim_soon();
 }
 
 /* Nothing changed since the last summary: an alive keeps it fresh at every peer. */
