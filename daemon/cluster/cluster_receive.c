@@ -5,6 +5,7 @@
 
 #include "cluster_internal.h"
 #include "common/json_raw.h"
+#include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
 #include "summary.h"
 
@@ -198,8 +199,12 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         }
         is_changed = !n->msg || !sections_equal(n->sections, s.sections) || strcmp(n->name, s.name) != 0 ||
                      n->is_stale;
-        if (n->msg)
+        if (n->msg) {
                 json_object_put(n->msg);
+                /* The summary replaced, and the message's tree once the peer channel is done with
+                 * it: what a busy cluster frees most often, between texts that stay. */
+                heap_trim_soon();
+        }
         result_rows_free(&n->results);
         n->msg = json_object_get(msg);
         n->sections = s.sections;
