@@ -2,7 +2,7 @@
  * A JSON value that writes text it was given, verbatim: JSON written once (a held summary's
  * results, a cached view) is put into a reply or a message without being parsed into json-c
  * objects to be written again, which at a 32-node cluster's size costs milliseconds and
- * megabytes. The value is an empty object to whoever reads it rather than writes it.
+ * megabytes. The value is an empty string to whoever reads it rather than writes it.
  */
 #pragma once
 
