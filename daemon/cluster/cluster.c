@@ -6,6 +6,7 @@
 
 #include "cluster_internal.h"
 #include "common/json_raw.h"
+#include "common/json_scan.h"
 #include "common/macro.h"
 #include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
@@ -159,22 +160,43 @@ int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_no
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
 
+/* Whether the text of a held "peers" section lists id, read where it lies: this runs for every
+ * up peer at every alive and summary relayed, at 32 nodes some 500 times a second, where parsing
+ * the section each time made and freed millions of objects an hour. An id written with escapes
+ * is not seen: a relay too many, never one missing. */
+static bool text_lists_id(const char *text, const char *id)
+{
+        size_t n = strlen(id);
+        struct json_scan_list list;
+        struct json_scan_span v;
+
+        if (json_scan_open(&list, text, strlen(text), 0, '[') < 0)
+                return false;
+        while (json_scan_element(&list, &v) == 1)
+                if (v.len == n + 2 && text[v.start] == '"' && memcmp(text + v.start + 1, id, n) == 0)
+                        return true;
+        return false;
+}
+
 bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
 {
-        json_object *peers = cluster_get_section(c, a, "peers", NULL, NULL);
-        bool is_up = false;
+        struct cluster_node *n = cluster_table_find(&c->nodes, a);
+        json_object *peers = NULL;
+        const char *text;
 
+        if (!n || !json_object_object_get_ex(n->sections, "peers", &peers))
+                return false;
+        text = json_raw_text(peers);
+        if (text)
+                return text_lists_id(text, b);
         for (size_t i = 0;
              json_object_is_type(peers, json_type_array) && i < json_object_array_length(peers); i++) {
                 const char *id = json_object_get_string(json_object_array_get_idx(peers, i));
 
-                if (id && strcmp(id, b) == 0) {
-                        is_up = true;
-                        break;
-                }
+                if (id && strcmp(id, b) == 0)
+                        return true;
         }
-        json_object_put(peers);
-        return is_up;
+        return false;
 }
 
 static void send_own(struct cluster *c)
