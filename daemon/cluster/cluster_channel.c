@@ -1,7 +1,5 @@
 #include "cluster_channel.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "summary.h"
@@ -11,19 +9,10 @@ static int channel_send(void *userdata, const char *peer_id, json_object *msg)
         return peers_send(userdata, peer_id, msg);
 }
 
+/* Asked for every summary and alive a peer sends of itself: a lookup, not the peers' JSON. */
 static int channel_hello_name(void *userdata, const char *peer_id, char *buf, size_t size)
 {
-        json_object *all = NULL, *peer = peers_lookup(userdata, peer_id, &all), *name = NULL;
-        int r = -ENOENT;
-
-        /* A lookup by id matches a unique prefix too: only the whole id is this peer. */
-        if (peer && strcmp(json_object_get_string(json_object_object_get(peer, "node_id")), peer_id) == 0 &&
-            json_object_object_get_ex(peer, "name", &name) && json_object_is_type(name, json_type_string)) {
-                snprintf(buf, size, "%s", json_object_get_string(name));
-                r = 0;
-        }
-        json_object_put(all);
-        return r;
+        return peers_hello_name(userdata, peer_id, buf, size);
 }
 
 static void on_peer_message(const char *node_id, const char *type, json_object *msg, void *userdata)

@@ -311,6 +311,16 @@ unsigned peers_broadcast(struct peers *ps, json_object *msg)
         return n;
 }
 
+int peers_hello_name(struct peers *ps, const char *node_id, char *buf, size_t size)
+{
+        const struct peer *p = peer_find_by_id(ps, node_id);
+
+        if (!p || !p->name[0])
+                return -ENOENT;
+        snprintf(buf, size, "%s", p->name);
+        return 0;
+}
+
 int peers_send(struct peers *ps, const char *node_id, json_object *msg)
 {
         struct peer *p = peer_find_by_id(ps, node_id);

@@ -48,6 +48,9 @@ int peers_send(struct peers *peers, const char *node_id, json_object *msg);
 /* Sends msg (not taken over) to every up peer; the number of peers it was queued for. */
 unsigned peers_broadcast(struct peers *peers, json_object *msg);
 
+/* The name the peer with the whole id node_id gave in its hello, into buf; -ENOENT when no peer
+ * has that id or it gave no name. */
+int peers_hello_name(struct peers *peers, const char *node_id, char *buf, size_t size);
 /* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
  * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */
 json_object *peers_lookup(struct peers *peers, const char *what, json_object **all);
