@@ -321,8 +321,13 @@ static int session_handle_heartbeat(struct peer_conn *c, json_object *m)
                 c->peer->chassis = chassis;
         /* A retiring connection's heartbeat may predate the hello that replaced it. */
         if (ports && c->peer && !c->is_retiring) {
-                json_object_put(c->peer->ports);
-                c->peer->ports = json_object_get(ports);
+                /* The same ports every heartbeat, mostly: kept as they are, rather than a piece of
+                 * each message kept every 2 s for every peer between what the message frees. The
+                 * MTUs are compared again all the same: this end's may have changed. */
+                if (!c->peer->ports || !json_object_equal(c->peer->ports, ports)) {
+                        json_object_put(c->peer->ports);
+                        c->peer->ports = json_object_get(ports);
+                }
                 peer_check_mtu(c->peer);
         }
         return 0;
