@@ -389,6 +389,30 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
         return json_raw_parsed(v);
 }
 
+int cluster_section_text(struct cluster *c, const char *node_id, const char *name,
+                         void (*fn)(const char *text, void *userdata), void *userdata)
+{
+        struct cluster_node *n = cluster_table_find(&c->nodes, node_id);
+        json_object *v = NULL, *wrapper;
+        const char *text;
+
+        if (!n || !json_object_object_get_ex(n->sections, name, &v))
+                return -ENOENT;
+        text = json_raw_text(v);
+        if (text) {
+                fn(text, userdata);
+                return 0;
+        }
+        /* Written on a wrapper: json-c keeps the text it writes on the object written. */
+        wrapper = json_object_new_array();
+        if (!wrapper)
+                return -ENOMEM;
+        json_object_array_add(wrapper, json_object_get(v));
+        fn(json_object_to_json_string_ext(wrapper, JSON_C_TO_STRING_PLAIN), userdata);
+        json_object_put(wrapper);
+        return 0;
+}
+
 void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
 {
         struct cluster_node **sorted = cluster_table_sorted(&c->nodes);

@@ -35,6 +35,10 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
 typedef void (*cluster_node_fn)(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
                                 void *userdata);
 void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata);
+/* Gives fn the text of node_id's section name: a held one as it came, without a tree made of it,
+ * this node's as written now. -ENOENT when the node has no such section. */
+int cluster_section_text(struct cluster *c, const char *node_id, const char *name,
+                         void (*fn)(const char *text, void *userdata), void *userdata);
 /* fn runs (coalesced, on the loop) after any node's summary changed or went stale. */
 int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata);
 
