@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A cluster of a real size on one machine: NODES daemons (default 32), each in its own network
 # namespace with one veth port on a bridge in another namespace, each with every other node in
-# [peers] static (one line), the default heartbeats and probe schedule, and a history that is full
-# from the start (real results repeated: lib_bench.sh's real_history). Measured:
+# [peers] static (one line), the default heartbeats and probe schedule, a history that is full
+# from the start (real results repeated: lib_bench.sh's real_history) and the environment that
+# systemd/sparkd.service gives the daemon (its Environment= lines). Measured:
 #   convergence  seconds from the last daemon's start (its socket answers) until every node's
 #                `peers` shows all NODES up, and `cluster` too where the daemon has that method
 #   RSS          VmRSS of every daemon (/proc/PID/status) after MINUTES of the schedule: median, max;
@@ -33,6 +34,19 @@ command -v nft >/dev/null || { echo "needs nft (nftables) for the peer channel's
 . "$here/../integration/lib.sh"
 . "$here/../integration/lib_peers.sh"
 api() { python3 "$here/cluster_api.py" "$@"; }
+# with_env NAME=VALUE... -- CMD...: CMD (a function too) with those variables exported, as a
+# unit's Environment= lines give them to the daemon.
+with_env() {
+        local -a names=()
+        while [ "$1" != "--" ]; do
+                export "${1?}"
+                names+=("${1%%=*}")
+                shift
+        done
+        shift
+        SPARKD_START_TIMEOUT=30 "$@"
+        unset "${names[@]}"
+}
 
 full=$TEST_TMP/full.json
 real_history "$full" 1000
@@ -77,9 +91,13 @@ done
 echo "config line of [peers] static: $(grep '^static = ' "$TEST_TMP/n0.conf" | wc -c) bytes"
 ip netns exec "${ns[0]}" "$SPARKD" --check-config -c "$TEST_TMP/n0.conf" >/dev/null || fail "n0.conf refused"
 
+# The daemon as installed runs with the environment its unit gives it (the heap's tuning).
+unit_env=$(sed -n 's/^Environment=//p' "$here/../../systemd/sparkd.service")
+echo "environment of systemd/sparkd.service: ${unit_env:-none}"
 step "start $nodes daemons"
 for i in $(seq 0 $((nodes - 1))); do
-        SPARKD_START_TIMEOUT=30 sparkd_start "n$i" "${ns[i]}" -c "$TEST_TMP/n$i.conf"
+        # shellcheck disable=SC2086 # one NAME=VALUE a word, as the unit writes them
+        with_env $unit_env -- sparkd_start "n$i" "${ns[i]}" -c "$TEST_TMP/n$i.conf"
 done
 last_start_ns=$(date +%s%N)
 socks=()
