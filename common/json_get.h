@@ -13,3 +13,7 @@ int json_get_int(json_object *o, const char *key, int fallback);
  * json-c keeps what it writes on the object written for as long as the object lives, which for a
  * held message doubles what it costs. */
 size_t json_plain_text_length(json_object *o);
+/* Gives fn o's text as written with JSON_C_TO_STRING_PLAIN (len bytes, not terminated), without
+ * keeping that text on o, as above; -ENOMEM without memory. */
+int json_plain_text_with(json_object *o, void (*fn)(const char *text, size_t len, void *userdata),
+                         void *userdata);

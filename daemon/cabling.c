@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv1a.h"
 #include "common/macro.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
@@ -150,18 +151,11 @@ static bool map_is_empty(json_object *map)
                (!findings || json_object_array_length(findings) == 0);
 }
 
-/* 64-bit FNV-1a, to tell whether the map's inputs changed. */
-static void digest_add(uint64_t *digest, const void *data, size_t len)
+static void digest_text(const char *text, size_t len, void *userdata)
 {
-        const unsigned char *p = data;
+        uint64_t *digest = userdata;
 
-        for (size_t i = 0; i < len; i++)
-                *digest = (*digest ^ p[i]) * 0x100000001b3ULL;
-}
-
-static void digest_text(const char *text, void *userdata)
-{
-        digest_add(userdata, text, strlen(text) + 1);
+        *digest = fnv1a64(fnv1a64(*digest, text, len), "", 1);
 }
 
 struct map_digest {
@@ -176,8 +170,8 @@ static void digest_node(const char *node_id, const char *name, uint64_t age_usec
 
         if (is_stale) /* as collect_node */
                 return;
-        digest_add(&d->value, node_id, strlen(node_id) + 1);
-        digest_add(&d->value, name, strlen(name) + 1);
+        d->value = fnv1a64(d->value, node_id, strlen(node_id) + 1);
+        d->value = fnv1a64(d->value, name, strlen(name) + 1);
         (void)cluster_section_text(d->c->src.cluster, node_id, "neighbours", digest_text, &d->value);
 }
 
@@ -185,10 +179,10 @@ static void digest_node(const char *node_id, const char *name, uint64_t age_usec
  * expected shape. */
 static uint64_t map_inputs_digest(struct cabling *c)
 {
-        struct map_digest d = { c, 0xcbf29ce484222325ULL };
+        struct map_digest d = { c, FNV1A64_INIT };
 
-        digest_add(&d.value, c->shape, strlen(c->shape) + 1);
-        digest_add(&d.value, &c->nodes, sizeof(c->nodes));
+        d.value = fnv1a64(d.value, c->shape, strlen(c->shape) + 1);
+        d.value = fnv1a64(d.value, &c->nodes, sizeof(c->nodes));
         cluster_foreach_node(c->src.cluster, digest_node, &d);
         return d.value;
 }

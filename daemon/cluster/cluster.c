@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "common/json_get.h"
 #include "common/json_raw.h"
 #include "common/json_scan.h"
 #include "common/macro.h"
@@ -390,26 +391,18 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
 }
 
 int cluster_section_text(struct cluster *c, const char *node_id, const char *name,
-                         void (*fn)(const char *text, void *userdata), void *userdata)
+                         void (*fn)(const char *text, size_t len, void *userdata), void *userdata)
 {
         struct cluster_node *n = cluster_table_find(&c->nodes, node_id);
-        json_object *v = NULL, *wrapper;
+        json_object *v = NULL;
         const char *text;
 
         if (!n || !json_object_object_get_ex(n->sections, name, &v))
                 return -ENOENT;
         text = json_raw_text(v);
-        if (text) {
-                fn(text, userdata);
-                return 0;
-        }
-        /* Written on a wrapper: json-c keeps the text it writes on the object written. */
-        wrapper = json_object_new_array();
-        if (!wrapper)
-                return -ENOMEM;
-        json_object_array_add(wrapper, json_object_get(v));
-        fn(json_object_to_json_string_ext(wrapper, JSON_C_TO_STRING_PLAIN), userdata);
-        json_object_put(wrapper);
+        if (!text)
+                return json_plain_text_with(v, fn, userdata);
+        fn(text, strlen(text), userdata);
         return 0;
 }
 

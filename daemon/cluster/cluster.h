@@ -38,7 +38,7 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
 /* Gives fn the text of node_id's section name: a held one as it came, without a tree made of it,
  * this node's as written now. -ENOENT when the node has no such section. */
 int cluster_section_text(struct cluster *c, const char *node_id, const char *name,
-                         void (*fn)(const char *text, void *userdata), void *userdata);
+                         void (*fn)(const char *text, size_t len, void *userdata), void *userdata);
 /* fn runs (coalesced, on the loop) after any node's summary changed or went stale. */
 int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata);
 

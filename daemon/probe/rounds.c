@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv1a.h"
+
 struct rounds {
         size_t n;    /* distinct nodes */
         char *ids[]; /* n sorted ids, then their bytes in the same allocation */
@@ -151,21 +153,9 @@ size_t rounds_at(const struct rounds *s, uint64_t unix_time_sec, uint64_t interv
         return (size_t)((unix_time_sec / interval_sec) % rounds);
 }
 
-/* FNV-1a: byte by byte, so every node computes the same value whatever its endianness. */
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-        const unsigned char *b = data;
-
-        for (size_t i = 0; i < len; i++) {
-                h ^= b[i];
-                h *= 0x100000001b3ULL;
-        }
-        return h;
-}
-
 uint64_t rounds_jitter(const char *a, const char *b, uint64_t round_index, uint64_t max_jitter_sec)
 {
-        uint64_t h = 0xcbf29ce484222325ULL;
+        uint64_t h = FNV1A64_INIT;
         unsigned char idx[8];
 
         if (max_jitter_sec == 0)
@@ -179,9 +169,9 @@ uint64_t rounds_jitter(const char *a, const char *b, uint64_t round_index, uint6
         for (size_t i = 0; i < sizeof(idx); i++)
                 idx[i] = (unsigned char)(round_index >> (8 * i));
         /* The NUL after each id keeps ("ab", "c") apart from ("a", "bc"). */
-        h = fnv1a(h, a, strlen(a) + 1);
-        h = fnv1a(h, b, strlen(b) + 1);
-        h = fnv1a(h, idx, sizeof(idx));
+        h = fnv1a64(h, a, strlen(a) + 1);
+        h = fnv1a64(h, b, strlen(b) + 1);
+        h = fnv1a64(h, idx, sizeof(idx));
         /* splitmix64's finaliser: FNV's low bits alone spread poorly under a small modulus. */
         h ^= h >> 30;
         h *= 0xbf58476d1ce4e5b9ULL;
