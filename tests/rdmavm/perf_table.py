@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The table of sparkd-probe-rdma against perftest from phase_perf.sh's outputs.
 
-usage: perf_table.py DIR RUNS
+usage: perf_table.py DIR RUNS LAT_RUNS
 Medians of the runs: RDMA WRITE Gb/s per direction (ib_write_bw vs the probe's forward and
 reverse) and typical latency (ib_write_lat's t_typical vs the probe's typical_us), with the
 probe's figure over perftest's. Exits 1 when a ratio is out of its bound (bandwidth at least
 PERF_BW_MIN of perftest's and at most its inverse, latency within PERF_LAT_TOL of it): the probe
-then measures differently.
+then measures differently. Latency is judged on each tool's best run: under emulation a whole run
+of either tool lands in a fast or a slow mode (about 17 or 40 us), and five runs of one tool all
+slow and of the other all fast happen (the medians then differ by 2x with the same method).
 """
 import json
 import os
@@ -41,7 +43,7 @@ def probe_result(path):
 
 
 def main():
-    d, runs = sys.argv[1], int(sys.argv[2])
+    d, runs, lat_runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rows = {"perftest forward": [], "perftest reverse": [], "probe forward": [], "probe reverse": [],
             "perftest latency": [], "probe latency": []}
     for n in range(1, runs + 1):
@@ -51,11 +53,13 @@ def main():
         res = probe_result(f"{d}/probe-bw-{n}.client")
         for direction in res["directions"]:
             rows[f"probe {direction['direction']}"].append(direction["gbps"])
+    for n in range(1, lat_runs + 1):
         rows["perftest latency"].append(perftest_column(f"{d}/ib_write_lat-forward-{n}.client", "t_typical[usec]"))
         rows["probe latency"].append(probe_result(f"{d}/probe-lat-{n}.client")["latency"]["typical_us"])
     med = {k: statistics.median(v) for k, v in rows.items()}
     bad = []
-    print(f"median of {runs} alternating runs, one RC link rxe_a0 -> rxe_b0 (soft-RoCE, emulated)")
+    print(f"median of {runs} alternating runs ({lat_runs} for latency), one RC link rxe_a0 -> rxe_b0"
+          " (soft-RoCE, emulated)")
     print(f"{'':22} {'ib_write_bw/lat':>16} {'sparkd-probe-rdma':>18} {'ratio':>7}  runs (perftest | probe)")
     for name, unit in (("forward", "Gb/s"), ("reverse", "Gb/s"), ("latency", "us")):
         p, q = med[f"perftest {name}"], med[f"probe {name}"]
@@ -64,8 +68,11 @@ def main():
         print(f"{label:22} {p:16.3f} {q:18.3f} {ratio:7.3f}  {' '.join(f'{x:.3f}' for x in rows[f'perftest {name}'])} | {' '.join(f'{x:.3f}' for x in rows[f'probe {name}'])}")
         if unit == "Gb/s" and not BW_MIN <= ratio <= 1 / BW_MIN:
             bad.append(f"{name} bandwidth {ratio:.3f} of ib_write_bw's ({BW_MIN} to {1 / BW_MIN:.2f} expected)")
-        if unit == "us" and abs(ratio - 1) > LAT_TOL:
-            bad.append(f"typical latency {ratio:.3f} of ib_write_lat's (within {LAT_TOL:.0%} expected)")
+    p, q = min(rows["perftest latency"]), min(rows["probe latency"])
+    best = q / p if p else 0
+    print(f"{'latency, best run (us)':22} {p:16.3f} {q:18.3f} {best:7.3f}")
+    if abs(best - 1) > LAT_TOL:
+        bad.append(f"best run's typical latency {best:.3f} of ib_write_lat's (within {LAT_TOL:.0%} expected)")
     for line in bad:
         print("FAIL:", line)
     sys.exit(1 if bad else 0)

@@ -16,6 +16,7 @@
 #        SPARKD_RDMA_VM_PHASES what the guest runs, of: inventory perf probe probe_failures
 #                              failures (default: all; probe_failures after probe)
 #        SPARKD_RDMA_VM_PERF_RUNS  alternating runs of each tool in perf (default 5)
+#        SPARKD_RDMA_VM_PERF_LAT_REPEAT latency runs of each tool per perf run (default 3)
 #        SPARKD_RDMA_VM_PERF_ITERS writes per QP in each bandwidth run (default 200; more
 #                                  averages out more of the emulation's swings)
 #        PERF_BW_MIN, PERF_LAT_TOL the probe's bounds against perftest (tests/rdmavm/perf_table.py;
@@ -112,6 +113,7 @@ echo "${SPARKD_RDMA_VM_PHASES:-inventory perf probe probe_failures failures}" >"
 {
         echo "PERF_RUNS=${SPARKD_RDMA_VM_PERF_RUNS:-5}"
         [ -z "${SPARKD_RDMA_VM_PERF_ITERS:-}" ] || echo "PERF_ITERS=$SPARKD_RDMA_VM_PERF_ITERS"
+        [ -z "${SPARKD_RDMA_VM_PERF_LAT_REPEAT:-}" ] || echo "PERF_LAT_REPEAT=$SPARKD_RDMA_VM_PERF_LAT_REPEAT"
         [ -z "${PERF_BW_MIN:-}" ] || echo "export PERF_BW_MIN=$PERF_BW_MIN"
         [ -z "${PERF_LAT_TOL:-}" ] || echo "export PERF_LAT_TOL=$PERF_LAT_TOL"
 } >"$share/settings"
