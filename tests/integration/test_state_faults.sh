@@ -118,11 +118,16 @@ step "a full state directory (a 256 KiB tmpfs): logged, still serving"
 mkdir "$TEST_TMP/tiny"
 mount -t tmpfs -o size=256k,mode=0755 sparkd-test "$TEST_TMP/tiny" || skip "cannot mount a tmpfs"
 CLEANUP_CMDS+=("umount -l '$TEST_TMP/tiny'")
-: >"$(log_of a)"
+# Filled while no daemon runs: a save in flight would free the file it replaces once the disk
+# is full, and the next save would then succeed.
 sparkd_start a "$a" -c "$TEST_TMP/a.conf" --state-dir "$TEST_TMP/tiny/state"
 wait_peer_state a b up 10 || fail "peers not up on a tiny state directory"
+sparkd_stop a
 dd if=/dev/zero of="$TEST_TMP/tiny/filler" bs=4k status=none 2>/dev/null || true
 [ "$(df --output=avail "$TEST_TMP/tiny" | tail -1)" -eq 0 ] || fail "tmpfs not full"
+: >"$(log_of a)"
+sparkd_start a "$a" -c "$TEST_TMP/a.conf" --state-dir "$TEST_TMP/tiny/state"
+wait_peer_state a b up 10 || fail "peers not up on a full state directory"
 load_start
 wait_until 20 grep -q "cannot save .*No space left on device" "$(log_of a)" || { load_stop; fail "a full disk not logged"; }
 load_stop
