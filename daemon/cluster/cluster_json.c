@@ -67,13 +67,27 @@ json_object *cluster_nodes_to_json(struct cluster *c)
         return o;
 }
 
+/* A node's results section as text: a held one's as it came, this node's own written out. */
+static const char *results_text(json_object *sections, size_t *len)
+{
+        json_object *results = json_object_object_get(sections, "results");
+        const char *text = json_raw_text(results);
+
+        *len = 0;
+        if (!results)
+                return NULL;
+        if (text) {
+                *len = strlen(text);
+                return text;
+        }
+        return json_object_to_json_string_length(results, JSON_C_TO_STRING_PLAIN, len);
+}
+
 static json_object *links_make(struct cluster *c)
 {
         _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
         _cleanup_free_ struct cluster_view_node *view = calloc(c->nodes.n + 1, sizeof(*view));
-        struct result_rows own = { 0 };
         int64_t now = cluster_now_usec();
-        json_object *links;
 
         if (!view || (c->nodes.n && !sorted))
                 return json_object_new_array();
@@ -82,15 +96,10 @@ static json_object *links_make(struct cluster *c)
 
                 view[i] = (struct cluster_view_node){ .node_id = n->node_id,
                                                       .name = n->name,
-                                                      .is_stale = cluster_node_is_stale(c, n, now),
-                                                      .results = &n->results };
-                /* This node's own section is JSON as set; read into rows for as long as the call. */
-                if (!n->msg && result_rows_read(json_object_object_get(n->sections, "results"), &own) == 0)
-                        view[i].results = &own;
+                                                      .is_stale = cluster_node_is_stale(c, n, now) };
+                view[i].results = results_text(n->sections, &view[i].results_len);
         }
-        links = cluster_view_links(view, c->nodes.n);
-        result_rows_free(&own);
-        return links;
+        return cluster_view_links(view, c->nodes.n);
 }
 
 json_object *cluster_links_to_json(struct cluster *c)

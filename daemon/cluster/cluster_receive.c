@@ -144,11 +144,11 @@ static bool sections_equal(json_object *a, json_object *b)
                 return false;
         json_object_object_foreach(a, key, value) {
                 json_object *other = NULL;
-                const char *text = result_rows_held_text(value), *other_text;
+                const char *text = json_raw_text(value), *other_text;
 
                 if (!json_object_object_get_ex(b, key, &other))
                         return false;
-                other_text = result_rows_held_text(other);
+                other_text = json_raw_text(other);
                 if (text || other_text) {
                         if (!text || !other_text || strcmp(text, other_text) != 0)
                                 return false;
@@ -164,7 +164,6 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         int64_t now = cluster_now_usec(), made;
         struct cluster_node *n;
         struct summary s;
-        struct result_rows results;
         char why[256];
         bool is_changed;
         int r;
@@ -183,18 +182,15 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
                          s.origin, CLUSTER_MAX_NODES);
                 return refuse(c, peer_id, -ENOSPC, why);
         }
-        /* Held compact: the results as text and rows (result_rows.h), the rest as text. */
-        r = result_rows_hold(s.sections, &results);
-        if (r >= 0 && (r = hold_sections_as_text(s.sections)) < 0)
-                result_rows_free(&results);
+        /* Held compact: every section as its text, the results read into rows only for the links
+         * view (result_rows.h). */
+        r = hold_sections_as_text(s.sections);
         if (r < 0)
                 return r;
         if (!n) {
                 n = cluster_table_add(&c->nodes, s.origin);
-                if (!n) {
-                        result_rows_free(&results);
+                if (!n)
                         return -ENOMEM;
-                }
                 log_info("cluster: heard of node %s (%s) through peer %s", s.name, s.origin, peer_id);
         }
         is_changed = !n->msg || !sections_equal(n->sections, s.sections) || strcmp(n->name, s.name) != 0 ||
@@ -205,10 +201,8 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
                  * it: what a busy cluster frees most often, between texts that stay. */
                 heap_trim_soon();
         }
-        result_rows_free(&n->results);
         n->msg = json_object_get(msg);
         n->sections = s.sections;
-        n->results = results;
         snprintf(n->name, sizeof(n->name), "%s", s.name);
         snprintf(n->instance, sizeof(n->instance), "%s", s.instance);
         snprintf(n->via, sizeof(n->via), "%s", peer_id);

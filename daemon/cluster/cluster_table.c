@@ -42,7 +42,6 @@ struct cluster_node *cluster_table_add(struct cluster_table *t, const char *node
 
 static void node_clear(struct cluster_node *n)
 {
-        result_rows_free(&n->results);
         if (n->msg)
                 json_object_put(n->msg);
         else

@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result_rows.h"
-
 struct cluster_node {
         char node_id[33];
         char name[64];
@@ -20,8 +18,7 @@ struct cluster_node {
         int64_t format;
         uint64_t uptime_ms;         /* the origin's uptime when it made the summary */
         json_object *msg;           /* the summary as received, unknown fields kept; NULL for this node */
-        json_object *sections;      /* a held summary's "results" in it writes the rows' text */
-        struct result_rows results; /* a held summary's results; none for this node */
+        json_object *sections;      /* a held summary's sections are held as their text (json_raw.h) */
         int64_t made_usec;          /* when its origin made it, on this node's monotonic clock */
         bool is_stale;              /* as last told to the watchers */
         char via[33];               /* the peer it came from */

@@ -124,12 +124,17 @@ static void offer(json_object *entry, const char *direction, const struct result
         json_object_object_add(entry, direction, cell);
 }
 
-static void add_results(struct links_build *b, const struct cluster_view_node *node)
+/* A node's results placed, read from its text into rows for as long as that takes. */
+static int add_results(struct links_build *b, const struct cluster_view_node *node)
 {
         const char *x = node->node_id, *x_name = node->name;
+        struct result_rows rows;
+        int k = result_rows_read(node->results, node->results_len, &rows);
 
-        for (size_t i = 0; node->results && i < node->results->n; i++) {
-                const struct result_row *r = &node->results->v[i];
+        if (k < 0)
+                return k;
+        for (size_t i = 0; i < rows.n; i++) {
+                const struct result_row *r = &rows.v[i];
                 const struct result_kind *m = result_kind_of(r->kind);
                 const char *y = r->peer_id;
                 json_object *link, *entry;
@@ -144,6 +149,8 @@ static void add_results(struct links_build *b, const struct cluster_view_node *n
                 if (m->in)
                         offer(entry, x_is_a ? "b_to_a" : "a_to_b", r, r->in, x_name, node->is_stale);
         }
+        result_rows_free(&rows);
+        return 0;
 }
 
 static int by_ends(const void *p, const void *q)
@@ -175,8 +182,9 @@ json_object *cluster_view_links(const struct cluster_view_node *nodes, size_t n)
                 if (!json_object_object_get_ex(b.names, nodes[i].node_id, NULL))
                         json_object_object_add(b.names, nodes[i].node_id,
                                                json_object_new_string(nodes[i].name));
+        /* A node whose rows cannot be made (out of memory) shows no results, the others do. */
         for (size_t i = 0; i < n; i++)
-                add_results(&b, &nodes[i]);
+                (void)add_results(&b, &nodes[i]);
         json_object_put(b.by_ends);
         json_object_put(b.names);
         json_object_array_sort(links, by_ends);

@@ -11,12 +11,13 @@
 
 #include "result_rows.h"
 
-/* A node as the links view reads it: its results section as rows. */
+/* A node as the links view reads it: its results section as JSON text. */
 struct cluster_view_node {
         const char *node_id;
         const char *name;
         bool is_stale;
-        const struct result_rows *results; /* NULL: none */
+        const char *results; /* NULL: none */
+        size_t results_len;
 };
 
 /* [{a: {node_id, name}, b: {...}, kinds: [{kind, metric, a_to_b: {value, verdict, at,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json_raw.h"
+#include "common/json_scan.h"
 #include "common/macro.h"
 
 static const struct result_kind kinds[] = {
@@ -27,99 +27,229 @@ const struct result_kind *result_kind_of(const char *kind)
 enum { ROW_PEER_ID, ROW_PEER, ROW_KIND, ROW_AT, ROW_VERDICT, ROW_OUT, ROW_IN, ROW_FIELDS };
 static const size_t field_max[ROW_FIELDS] = { 32, 63, 15, 39, 15, 39, 39 };
 
-/* A row's members as they are in the result's tree, before they are copied. */
+/* A row's members as picked: where each is in the strings being gathered. */
 struct row_pick {
-        const char *text[ROW_FIELDS];
+        size_t off[ROW_FIELDS];
         size_t len[ROW_FIELDS];
 };
 
-/* The string member key of o; false when required and absent, not a string, or too long. */
-static bool pick_string(json_object *o, const char *key, bool is_required, struct row_pick *p, int field)
-{
-        json_object *v = NULL;
+/* What one call gathers: the rows picked so far and their strings, one after another. */
+struct rows_gather {
+        struct row_pick *picks;
+        size_t n, cap;
+        char *strings;
+        size_t len, cap_strings;
+};
 
-        p->text[field] = "";
-        p->len[field] = 0;
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-                return !is_required;
-        p->len[field] = (size_t)json_object_get_string_len(v);
-        p->text[field] = json_object_get_string(v);
-        return p->len[field] <= field_max[field];
+static int gather_bytes(struct rows_gather *g, const char *bytes, size_t len, struct row_pick *p, int field)
+{
+        p->off[field] = g->len;
+        p->len[field] = len;
+        if (len > field_max[field])
+                return 0; /* a row with a longer member is no node's: left out */
+        if (len == 0)
+                return 1;
+        if (g->len + len > g->cap_strings) {
+                size_t cap = g->cap_strings ? 2 * g->cap_strings : 1024;
+                char *v;
+
+                while (cap < g->len + len)
+                        cap *= 2;
+                v = realloc(g->strings, cap);
+                if (!v)
+                        return -ENOMEM;
+                g->strings = v;
+                g->cap_strings = cap;
+        }
+        memcpy(g->strings + g->len, bytes, len);
+        g->len += len;
+        return 1;
 }
 
-/* The JSON text of the member key (a number, in practice); "" when absent or null. */
-static bool pick_value(json_object *o, const char *key, struct row_pick *p, int field)
+/* The string text[span] holds, as its bytes: between the quotes when it has no escape, else
+ * decoded. 1, 0 when it is not a string or too long, -ENOMEM. */
+static int gather_string(struct rows_gather *g, const char *text, struct json_scan_span span, struct row_pick *p,
+                         int field)
 {
-        json_object *v = NULL;
+        const char *inner = text + span.start + 1;
+        size_t inner_len = span.len - 2;
+        json_object *decoded;
+        int r;
 
-        p->text[field] = "";
-        p->len[field] = 0;
-        if (!key || !json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-                return true;
-        p->text[field] = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-        if (!p->text[field])
-                return false;
-        p->len[field] = strlen(p->text[field]);
-        return p->len[field] <= field_max[field];
+        if (span.len < 2 || text[span.start] != '"')
+                return 0;
+        if (!memchr(inner, '\\', inner_len))
+                return gather_bytes(g, inner, inner_len, p, field);
+        decoded = json_scan_parse(text, span);
+        r = json_object_is_type(decoded, json_type_string)
+                    ? gather_bytes(g, json_object_get_string(decoded),
+                                   (size_t)json_object_get_string_len(decoded), p, field)
+                    : 0;
+        json_object_put(decoded);
+        return r;
 }
 
-static bool row_pick(json_object *r, struct row_pick *p)
-{
-        const struct result_kind *k;
+/* Where a result's members are, by the names a row reads. */
+enum { SPAN_KIND, SPAN_PEER_ID, SPAN_PEER, SPAN_AT, SPAN_VERDICT, SPAN_METRICS };
+static const char *const span_keys[] = { "kind", "peer_id", "peer", "at", "verdict" };
+#define N_METRIC_KEYS 5
+static const char *const metric_keys[N_METRIC_KEYS] = { "busbw_gbytes", "path_mtu", "gbps_out", "gbps_in",
+                                                        "rtt_median_us" };
+#define N_SPANS (SPAN_METRICS + N_METRIC_KEYS)
 
-        if (!json_object_is_type(r, json_type_object) || !pick_string(r, "kind", true, p, ROW_KIND) ||
-            !(k = result_kind_of(p->text[ROW_KIND])))
-                return false;
-        return pick_string(r, "peer_id", true, p, ROW_PEER_ID) &&
-               pick_string(r, "peer", false, p, ROW_PEER) && pick_string(r, "at", false, p, ROW_AT) &&
-               pick_string(r, "verdict", false, p, ROW_VERDICT) && pick_value(r, k->out, p, ROW_OUT) &&
-               pick_value(r, k->in, p, ROW_IN);
+static int span_index(const char *text, struct json_scan_span key)
+{
+        for (int i = 0; i < SPAN_METRICS; i++)
+                if (json_scan_key_is(text, key, span_keys[i]))
+                        return i;
+        for (int i = 0; i < N_METRIC_KEYS; i++)
+                if (json_scan_key_is(text, key, metric_keys[i]))
+                        return SPAN_METRICS + i;
+        return -1;
+}
+
+static const struct json_scan_span *metric_span(const struct json_scan_span *spans, const bool *has,
+                                                const char *key)
+{
+        for (int i = 0; key && i < N_METRIC_KEYS; i++)
+                if (strcmp(metric_keys[i], key) == 0)
+                        return has[SPAN_METRICS + i] ? &spans[SPAN_METRICS + i] : NULL;
+        return NULL;
+}
+
+/* A string member: required ones must be there and be strings; another value of an optional
+ * one reads as "" (a result's own business). */
+static int pick_string(struct rows_gather *g, const char *text, const struct json_scan_span *spans, const bool *has,
+                       int which, bool is_required, struct row_pick *p, int field)
+{
+        int r;
+
+        if (!has[which])
+                return is_required ? 0 : gather_bytes(g, "", 0, p, field);
+        r = gather_string(g, text, spans[which], p, field);
+        if (r == 0 && !is_required && text[spans[which].start] != '"')
+                return gather_bytes(g, "", 0, p, field);
+        return r;
+}
+
+/* A value member as its JSON text ("12.30" stays "12.30"); "" when absent or null. */
+static int pick_value(struct rows_gather *g, const char *text, const struct json_scan_span *span,
+                      struct row_pick *p, int field)
+{
+        if (!span || (span->len == 4 && memcmp(text + span->start, "null", 4) == 0))
+                return gather_bytes(g, "", 0, p, field);
+        return gather_bytes(g, text + span->start, span->len, p, field);
+}
+
+/* The row of the result at text[elem]: 1 when it is one the links view shows, 0 when not. */
+static int pick_row(struct rows_gather *g, const char *text, struct json_scan_span elem, struct row_pick *p)
+{
+        struct json_scan_span spans[N_SPANS], key, value;
+        bool has[N_SPANS] = { false };
+        const struct result_kind *k = NULL;
+        struct json_scan_list list;
+        size_t mark = g->len;
+        int r;
+
+        if (json_scan_open(&list, text, elem.start + elem.len, elem.start, '{') < 0)
+                return 0;
+        /* The last of a repeated member counts, as when the result is parsed. */
+        while ((r = json_scan_member(&list, &key, &value)) > 0) {
+                int i = span_index(text, key);
+
+                if (i >= 0) {
+                        spans[i] = value;
+                        has[i] = true;
+                }
+        }
+        if (r < 0)
+                return 0;
+        r = pick_string(g, text, spans, has, SPAN_KIND, true, p, ROW_KIND);
+        if (r > 0) {
+                char kind[16];
+
+                snprintf(kind, sizeof(kind), "%.*s", (int)p->len[ROW_KIND],
+                         p->len[ROW_KIND] ? g->strings + p->off[ROW_KIND] : "");
+                k = result_kind_of(kind);
+                r = k ? 1 : 0;
+        }
+        if (r > 0)
+                r = pick_string(g, text, spans, has, SPAN_PEER_ID, true, p, ROW_PEER_ID);
+        if (r > 0)
+                r = pick_string(g, text, spans, has, SPAN_PEER, false, p, ROW_PEER);
+        if (r > 0)
+                r = pick_string(g, text, spans, has, SPAN_AT, false, p, ROW_AT);
+        if (r > 0)
+                r = pick_string(g, text, spans, has, SPAN_VERDICT, false, p, ROW_VERDICT);
+        if (r > 0)
+                r = pick_value(g, text, metric_span(spans, has, k->out), p, ROW_OUT);
+        if (r > 0)
+                r = pick_value(g, text, metric_span(spans, has, k->in), p, ROW_IN);
+        if (r <= 0)
+                g->len = mark; /* what this result left is dropped with it */
+        return r;
 }
 
 /* Copies a picked row's members to text, one after another, each ending in NUL; returns past them. */
-static char *row_fill(struct result_row *row, const struct row_pick *p, char *text)
+static char *row_fill(struct result_row *row, const struct row_pick *p, const char *strings, char *text)
 {
         const char **fields[ROW_FIELDS] = { &row->peer_id, &row->peer, &row->kind, &row->at,
                                             &row->verdict, &row->out,  &row->in };
 
         for (int f = 0; f < ROW_FIELDS; f++) {
-                *fields[f] = memcpy(text, p->text[f], p->len[f]);
+                *fields[f] = p->len[f] ? memcpy(text, strings + p->off[f], p->len[f]) : text;
                 text[p->len[f]] = '\0';
                 text += p->len[f] + 1;
         }
         return text;
 }
 
-int result_rows_read(json_object *results, struct result_rows *out)
+static void gather_free(struct rows_gather *g)
 {
-        size_t n = json_object_is_type(results, json_type_array) ? json_object_array_length(results) : 0;
-        _cleanup_free_ struct row_pick *picks = NULL;
-        size_t n_rows = 0, text_len = 0;
-        char *text;
+        free(g->picks);
+        free(g->strings);
+}
+
+int result_rows_read(const char *text, size_t len, struct result_rows *out)
+{
+        _cleanup_(gather_free) struct rows_gather g = { 0 };
+        struct json_scan_span elem;
+        struct json_scan_list list;
+        size_t text_len = 0;
+        char *strings;
+        int r;
 
         *out = (struct result_rows){ 0 };
-        if (n == 0)
+        if (!text || json_scan_open(&list, text, len, 0, '[') < 0)
                 return 0;
-        picks = calloc(n, sizeof(*picks));
-        if (!picks)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                if (!row_pick(json_object_array_get_idx(results, i), &picks[n_rows]))
-                        continue;
-                for (int f = 0; f < ROW_FIELDS; f++)
-                        text_len += picks[n_rows].len[f] + 1;
-                n_rows++;
+        while ((r = json_scan_element(&list, &elem)) > 0) {
+                if (g.n == g.cap) {
+                        size_t cap = g.cap ? 2 * g.cap : 64;
+                        struct row_pick *v = realloc(g.picks, cap * sizeof(*v));
+
+                        if (!v)
+                                return -ENOMEM;
+                        g.picks = v;
+                        g.cap = cap;
+                }
+                r = pick_row(&g, text, elem, &g.picks[g.n]);
+                if (r < 0)
+                        return r;
+                g.n += (size_t)r;
         }
-        if (n_rows == 0)
+        if (g.n == 0)
                 return 0;
-        /* The rows and their strings in one block: a held node's rows are made and freed together. */
-        out->v = malloc(n_rows * sizeof(*out->v) + text_len);
+        for (size_t i = 0; i < g.n; i++)
+                for (int f = 0; f < ROW_FIELDS; f++)
+                        text_len += g.picks[i].len[f] + 1;
+        /* The rows and their strings in one block, freed together. */
+        out->v = malloc(g.n * sizeof(*out->v) + text_len);
         if (!out->v)
                 return -ENOMEM;
-        text = (char *)(out->v + n_rows);
-        for (size_t i = 0; i < n_rows; i++)
-                text = row_fill(&out->v[i], &picks[i], text);
-        out->n = n_rows;
+        strings = (char *)(out->v + g.n);
+        for (size_t i = 0; i < g.n; i++)
+                strings = row_fill(&out->v[i], &g.picks[i], g.strings, strings);
+        out->n = g.n;
         return 0;
 }
 
@@ -143,29 +273,4 @@ json_object *result_row_value(const char *text)
         if (strspn(text, "0123456789+-.eE") == strlen(text))
                 return json_object_new_double_s(strtod(text, NULL), text);
         return json_tokener_parse(text);
-}
-
-const char *result_rows_held_text(json_object *held)
-{
-        return json_raw_text(held);
-}
-
-int result_rows_hold(json_object *sections, struct result_rows *out)
-{
-        json_object *results = NULL, *held;
-        int r;
-
-        *out = (struct result_rows){ 0 };
-        if (!json_object_object_get_ex(sections, "results", &results) || result_rows_held_text(results))
-                return 0;
-        r = result_rows_read(results, out);
-        if (r < 0)
-                return r;
-        held = json_raw_new(json_object_to_json_string_ext(results, JSON_C_TO_STRING_PLAIN));
-        if (!held) {
-                result_rows_free(out);
-                return -ENOMEM;
-        }
-        json_object_object_add(sections, "results", held);
-        return 0;
 }

@@ -1,10 +1,9 @@
 /*
- * A held node's "results" section kept compact. A 32-node cluster's summaries hold some 3,000
- * results; as json-c trees they take about eleven times their text (some 4 MiB a node). What is
- * kept instead is the section's text, written back verbatim wherever the summary is written
- * (relayed to a peer, shown by the API), and one row per result with what the links view reads,
- * the rows and their strings in one block. Unknown members of a result stay in the text and are
- * left out of its row.
+ * The rows the links view reads from a node's "results" section: per result the peer, the kind,
+ * the time, the verdict and the kind's value each way, made from the section's text when the view
+ * is built and freed after it. A held summary keeps only the text (some 7 KiB a node); rows for
+ * every node of a 32-node cluster kept beside it took as much again. Unknown members of a result
+ * are left out of its row.
  */
 #pragma once
 
@@ -35,16 +34,11 @@ struct result_rows {
         size_t n;
 };
 
-/* One row per entry of a results array whose kind the links view shows, whose members are
- * strings where a string is expected and fit their fields (a node id is 32 hex digits); others
- * are left out. results may be NULL or not an array: no rows. -ENOMEM. */
-int result_rows_read(json_object *results, struct result_rows *out);
+/* One row per element of the results array text[0..len) whose kind the links view shows, whose
+ * members are strings where a string is expected and fit their fields (a node id is 32 hex
+ * digits); others are left out. text may be NULL or not an array: no rows. Read in place, a
+ * result at a time: no tree of the whole section. -ENOMEM. */
+int result_rows_read(const char *text, size_t len, struct result_rows *out);
 void result_rows_free(struct result_rows *rows);
 /* A row's out or in value as JSON again, written as its text was ("12.30" stays "12.30"). */
 json_object *result_row_value(const char *text);
-
-/* Reads sections' "results" into rows, then puts in its place an object that writes the same
- * text and holds nothing else. No "results": no rows, sections unchanged. -ENOMEM. */
-int result_rows_hold(json_object *sections, struct result_rows *out);
-/* The text a held section writes; NULL when the value is not one result_rows_hold put. */
-const char *result_rows_held_text(json_object *held);
