@@ -6,6 +6,7 @@
 
 #include "common/fnv1a.h"
 #include "common/macro.h"
+#include "common/strutil.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
 #include "daemon/fabric/neighbours.h"
@@ -19,8 +20,12 @@ struct cabling {
         struct event_base *base;
         struct cabling_sources src;
         json_object *section;  /* this node's neighbours, as last published */
-        json_object *map;      /* the topology map, NULL while not known */
-        json_object *reported; /* the map the journal was last told of */
+        /* The map is held as its text (a fifth of its tree's size at 32 nodes) and read back for
+         * the rare call that shows it; what the probe schedule asks of it is kept beside. */
+        char *map;             /* the topology map's JSON text, NULL while not known */
+        char *reported;        /* the text of the map the journal was last told of */
+        bool map_has_links;
+        char **joined;         /* the nodes the map joins this node to */
         struct event *settle_timer;
         char shape[8];         /* [cluster] topology */
         unsigned nodes;        /* [cluster] nodes */
@@ -187,6 +192,33 @@ static uint64_t map_inputs_digest(struct cabling *c)
         return d.value;
 }
 
+/* The nodes map joins to self with a cable or a switch, of those its links name. */
+static int joined_nodes(json_object *map, const char *self, char ***ret)
+{
+        json_object *links = json_object_object_get(map, "links");
+        _cleanup_strv_ char **joined = NULL;
+
+        for (size_t i = 0; i < json_object_array_length(links); i++) {
+                json_object *link = json_object_array_get_idx(links, i);
+                const char *ends[] = { "a", "b" };
+
+                for (size_t e = 0; e < ARRAY_SIZE(ends); e++) {
+                        const char *id = jstr(json_object_object_get(link, ends[e]), "node_id");
+                        int r;
+
+                        if (!id[0] || strcmp(id, self) == 0 || strv_contains(joined, id) ||
+                            !topology_map_joins(map, self, id))
+                                continue;
+                        r = strv_push(&joined, id);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        *ret = joined;
+        joined = NULL;
+        return 0;
+}
+
 /* The map from every node's table now; events when its links or findings changed. */
 static void cabling_derive(struct cabling *c)
 {
@@ -194,6 +226,9 @@ static void cabling_derive(struct cabling *c)
         struct topology_expect expect = { .shape = c->shape, .nodes = c->nodes };
         uint64_t inputs = map_inputs_digest(c);
         json_object *map = NULL;
+        char **joined = NULL;
+        char *text;
+        bool is_empty;
         int r;
 
         /* Most changes of the cluster are results and ages, which the map does not read: at 32
@@ -204,35 +239,57 @@ static void cabling_derive(struct cabling *c)
         r = topology_derive(in.v, in.n, &expect, &map);
         for (size_t i = 0; i < in.n; i++)
                 topology_node_free(in.v[i]);
+        if (r >= 0) {
+                text = strdup(json_object_to_json_string_ext(map, JSON_C_TO_STRING_PLAIN));
+                r = text ? joined_nodes(map, c->src.node_id, &joined) : -ENOMEM;
+                if (r < 0)
+                        free(text);
+        }
         if (r < 0) {
+                json_object_put(map);
                 log_warning("topology: cannot derive the map of %zu nodes: %s", in.n, strerror(-r));
                 return;
         }
         c->map_inputs = inputs;
-        if (c->map && json_object_equal(c->map, map)) {
-                json_object_put(map);
+        is_empty = map_is_empty(map);
+        c->map_has_links = json_object_array_length(json_object_object_get(map, "links")) > 0;
+        json_object_put(map);
+        strv_free(c->joined);
+        c->joined = joined;
+        if (c->map && strcmp(c->map, text) == 0) {
+                free(text);
                 return;
         }
-        json_object_put(c->map);
-        c->map = map;
+        free(c->map);
+        c->map = text;
         /* While nodes start or a cable moves, the maps in between (a node's table before its
          * peer's, lldpd's neighbour on a port that left until its TTL ends) are not news: the
          * journal hears of the map once it held still for a moment. A map with neither links nor
          * findings before any was reported (a node alone, or one without fabric ports) is no news
          * at all, and no reason to wake. */
-        if (c->reported || !map_is_empty(map))
+        if (c->reported || !is_empty)
                 evtimer_add(c->settle_timer, &(struct timeval){ .tv_sec = SETTLE_SEC });
 }
 
 static void on_settled(evutil_socket_t fd, short what, void *userdata)
 {
         struct cabling *c = userdata;
+        json_object *old, *map;
+        char *reported;
 
-        if (!c->map)
+        if (!c->map || (c->reported && strcmp(c->reported, c->map) == 0))
                 return;
-        emit_if_changed(c->reported, c->map);
-        json_object_put(c->reported);
-        c->reported = json_object_get(c->map);
+        reported = strdup(c->map);
+        if (!reported)
+                return; /* told at the next change */
+        old = c->reported ? json_tokener_parse(c->reported) : NULL;
+        map = json_tokener_parse(c->map);
+        if (map)
+                emit_if_changed(old, map);
+        json_object_put(old);
+        json_object_put(map);
+        free(c->reported);
+        c->reported = reported;
 }
 
 static json_object *neighbours_now(struct cabling *c)
@@ -305,8 +362,9 @@ void cabling_free(struct cabling *c)
         if (c->settle_timer)
                 event_free(c->settle_timer);
         json_object_put(c->section);
-        json_object_put(c->map);
-        json_object_put(c->reported);
+        free(c->map);
+        free(c->reported);
+        strv_free(c->joined);
         free(c);
 }
 
@@ -320,17 +378,15 @@ void cabling_configure(struct cabling *c, const struct sparkd_config *config)
 
 json_object *cabling_topology(struct cabling *c)
 {
-        return c->map ? json_object_get(c->map) : NULL;
+        return c->map ? json_tokener_parse(c->map) : NULL;
 }
 
 bool cabling_joins(struct cabling *c, const char *peer_id)
 {
-        json_object *links = c->map ? json_object_object_get(c->map, "links") : NULL;
-
         /* No map, or one without a single link (no lldpd and no addressed ports): every pair. */
-        if (!links || json_object_array_length(links) == 0)
+        if (!c->map || !c->map_has_links)
                 return true;
-        return topology_map_joins(c->map, c->src.node_id, peer_id);
+        return strv_contains(c->joined, peer_id);
 }
 
 static int method_neighbours(struct api_request *req, json_object *params, void *userdata)
@@ -347,12 +403,15 @@ static int method_topology(struct api_request *req, json_object *params, void *u
         struct cabling *c = userdata;
         json_object *o = json_object_new_object();
 
+        json_object *map = cabling_topology(c);
+
         json_object_object_add(o, "self", json_object_new_string(c->src.node_id));
-        if (c->map) {
-                json_object_object_foreach(c->map, key, value) {
+        if (map) {
+                json_object_object_foreach(map, key, value) {
                         json_object_object_add(o, key, json_object_get(value));
                 }
         }
+        json_object_put(map);
         api_request_reply(req, o);
         return 0;
 }
