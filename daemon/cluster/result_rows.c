@@ -89,45 +89,39 @@ static int gather_string(struct rows_gather *g, const char *text, struct json_sc
         return r;
 }
 
-/* Where a result's members are, by the names a row reads. */
-enum { SPAN_KIND, SPAN_PEER_ID, SPAN_PEER, SPAN_AT, SPAN_VERDICT, SPAN_METRICS };
-static const char *const span_keys[] = { "kind", "peer_id", "peer", "at", "verdict" };
-#define N_METRIC_KEYS 5
-static const char *const metric_keys[N_METRIC_KEYS] = { "busbw_gbytes", "path_mtu", "gbps_out", "gbps_in",
-                                                        "rtt_median_us" };
-#define N_SPANS (SPAN_METRICS + N_METRIC_KEYS)
-
-static int span_index(const char *text, struct json_scan_span key)
+/* Where the members named keys are in the object at text[elem] (a NULL key is none); the last of
+ * a repeated member counts, as when the object is parsed. false when it is no object. */
+static bool find_members(const char *text, struct json_scan_span elem, const char *const *keys, size_t n,
+                         struct json_scan_span *spans, bool *has)
 {
-        for (int i = 0; i < SPAN_METRICS; i++)
-                if (json_scan_key_is(text, key, span_keys[i]))
-                        return i;
-        for (int i = 0; i < N_METRIC_KEYS; i++)
-                if (json_scan_key_is(text, key, metric_keys[i]))
-                        return SPAN_METRICS + i;
-        return -1;
+        struct json_scan_span key, value;
+        struct json_scan_list list;
+        int r;
+
+        for (size_t i = 0; i < n; i++)
+                has[i] = false;
+        if (json_scan_open(&list, text, elem.start + elem.len, elem.start, '{') < 0)
+                return false;
+        while ((r = json_scan_member(&list, &key, &value)) > 0)
+                for (size_t i = 0; i < n; i++)
+                        if (keys[i] && json_scan_key_is(text, key, keys[i])) {
+                                spans[i] = value;
+                                has[i] = true;
+                        }
+        return r == 0;
 }
 
-static const struct json_scan_span *metric_span(const struct json_scan_span *spans, const bool *has,
-                                                const char *key)
-{
-        for (int i = 0; key && i < N_METRIC_KEYS; i++)
-                if (strcmp(metric_keys[i], key) == 0)
-                        return has[SPAN_METRICS + i] ? &spans[SPAN_METRICS + i] : NULL;
-        return NULL;
-}
-
-/* A string member: required ones must be there and be strings; another value of an optional
+/* A string member: a required one must be there and be a string; another value of an optional
  * one reads as "" (a result's own business). */
-static int pick_string(struct rows_gather *g, const char *text, const struct json_scan_span *spans, const bool *has,
-                       int which, bool is_required, struct row_pick *p, int field)
+static int pick_string(struct rows_gather *g, const char *text, const struct json_scan_span *span, bool is_required,
+                       struct row_pick *p, int field)
 {
         int r;
 
-        if (!has[which])
+        if (!span)
                 return is_required ? 0 : gather_bytes(g, "", 0, p, field);
-        r = gather_string(g, text, spans[which], p, field);
-        if (r == 0 && !is_required && text[spans[which].start] != '"')
+        r = gather_string(g, text, *span, p, field);
+        if (r == 0 && !is_required && text[span->start] != '"')
                 return gather_bytes(g, "", 0, p, field);
         return r;
 }
@@ -144,50 +138,46 @@ static int pick_value(struct rows_gather *g, const char *text, const struct json
 /* The row of the result at text[elem]: 1 when it is one the links view shows, 0 when not. */
 static int pick_row(struct rows_gather *g, const char *text, struct json_scan_span elem, struct row_pick *p)
 {
-        struct json_scan_span spans[N_SPANS], key, value;
-        bool has[N_SPANS] = { false };
-        const struct result_kind *k = NULL;
-        struct json_scan_list list;
+        /* The members in the order of the row's fields (enum above). */
+        const char *keys[ROW_FIELDS] = { "peer_id", "peer", "kind", "at", "verdict", NULL, NULL };
+        struct json_scan_span spans[ROW_FIELDS];
+        bool has[ROW_FIELDS];
+        const struct result_kind *k;
         size_t mark = g->len;
-        int r;
+        char kind[16];
+        int r = 0;
 
-        if (json_scan_open(&list, text, elem.start + elem.len, elem.start, '{') < 0)
-                return 0;
-        /* The last of a repeated member counts, as when the result is parsed. */
-        while ((r = json_scan_member(&list, &key, &value)) > 0) {
-                int i = span_index(text, key);
-
-                if (i >= 0) {
-                        spans[i] = value;
-                        has[i] = true;
-                }
-        }
-        if (r < 0)
-                return 0;
-        r = pick_string(g, text, spans, has, SPAN_KIND, true, p, ROW_KIND);
-        if (r > 0) {
-                char kind[16];
-
-                snprintf(kind, sizeof(kind), "%.*s", (int)p->len[ROW_KIND],
-                         p->len[ROW_KIND] ? g->strings + p->off[ROW_KIND] : "");
-                k = result_kind_of(kind);
-                r = k ? 1 : 0;
-        }
-        if (r > 0)
-                r = pick_string(g, text, spans, has, SPAN_PEER_ID, true, p, ROW_PEER_ID);
-        if (r > 0)
-                r = pick_string(g, text, spans, has, SPAN_PEER, false, p, ROW_PEER);
-        if (r > 0)
-                r = pick_string(g, text, spans, has, SPAN_AT, false, p, ROW_AT);
-        if (r > 0)
-                r = pick_string(g, text, spans, has, SPAN_VERDICT, false, p, ROW_VERDICT);
-        if (r > 0)
-                r = pick_value(g, text, metric_span(spans, has, k->out), p, ROW_OUT);
-        if (r > 0)
-                r = pick_value(g, text, metric_span(spans, has, k->in), p, ROW_IN);
+        /* The kind first: it names the members that hold the values. */
+        if (!find_members(text, elem, &keys[ROW_KIND], 1, &spans[ROW_KIND], &has[ROW_KIND]))
+                goto left_out;
+        r = pick_string(g, text, has[ROW_KIND] ? &spans[ROW_KIND] : NULL, true, p, ROW_KIND);
         if (r <= 0)
-                g->len = mark; /* what this result left is dropped with it */
-        return r;
+                goto left_out;
+        snprintf(kind, sizeof(kind), "%.*s", (int)p->len[ROW_KIND],
+                 p->len[ROW_KIND] ? g->strings + p->off[ROW_KIND] : "");
+        g->len = mark;
+        k = result_kind_of(kind);
+        r = 0;
+        if (!k)
+                goto left_out;
+        keys[ROW_OUT] = k->out;
+        keys[ROW_IN] = k->in;
+        if (!find_members(text, elem, keys, ROW_FIELDS, spans, has))
+                goto left_out;
+        r = 1;
+        for (int f = 0; r > 0 && f < ROW_FIELDS; f++) {
+                const struct json_scan_span *span = has[f] ? &spans[f] : NULL;
+
+                if (f == ROW_OUT || f == ROW_IN)
+                        r = pick_value(g, text, span, p, f);
+                else
+                        r = pick_string(g, text, span, f == ROW_PEER_ID || f == ROW_KIND, p, f);
+        }
+        if (r > 0)
+                return 1;
+left_out:
+        g->len = mark; /* what this result left is dropped with it */
+        return r < 0 ? r : 0;
 }
 
 /* Copies a picked row's members to text, one after another, each ending in NUL; returns past them. */
