@@ -349,8 +349,9 @@ int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata)
 int cluster_set_section(struct cluster *c, const char *name, json_object *value)
 {
         struct cluster_node *self = cluster_self(c);
-        json_object *old = NULL;
+        json_object *old = NULL, *held = NULL;
         struct timeval tv = timeval_of(CLUSTER_COALESCE_USEC);
+        const char *text, *old_text;
 
         /* A name peers would refuse would cost this node's whole summary. */
         if (!summary_is_section_name(name)) {
@@ -358,14 +359,24 @@ int cluster_set_section(struct cluster *c, const char *name, json_object *value)
                 return -EINVAL;
         }
         json_object_object_get_ex(self->sections, name, &old);
-        if ((!old && !value) || (old && value && json_object_equal(old, value))) {
+        /* Held as its text, as a peer's are: the summary writes it as it is, the few readers of one
+         * section parse it back (cluster_get_section), and its tree is freed now rather than kept
+         * at five to ten times the size. */
+        text = value ? json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN) : NULL;
+        old_text = json_raw_text(old);
+        if ((!old && !value) || (text && old_text && strcmp(old_text, text) == 0)) {
                 json_object_put(value);
                 return 0;
         }
-        if (value)
-                json_object_object_add(self->sections, name, value);
-        else
+        if (value) {
+                held = text ? json_raw_new(text) : NULL;
+                json_object_put(value);
+                if (!held)
+                        return -ENOMEM;
+                json_object_object_add(self->sections, name, held);
+        } else {
                 json_object_object_del(self->sections, name);
+        }
         c->is_dirty = true;
         cluster_changed(c);
         if (c->n_up > 0 && !evtimer_pending(c->coalesce, NULL))
@@ -386,7 +397,7 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
                 *age_usec = node_age(n, now);
         if (is_stale)
                 *is_stale = cluster_node_is_stale(c, n, now);
-        /* Another node's sections are held as their text (cluster_receive.c). */
+        /* Every node's sections, this one's too, are held as their text. */
         return json_raw_parsed(v);
 }
 
