@@ -19,13 +19,13 @@
 struct cabling {
         struct event_base *base;
         struct cabling_sources src;
-        json_object *section;  /* this node's neighbours, as last published */
+        json_object *section; /* this node's neighbours, as last published */
         /* The map is held as its text (a fifth of its tree's size at 32 nodes) and read back for
          * the rare call that shows it; what the probe schedule asks of it is kept beside. */
-        char *map;             /* the topology map's JSON text, NULL while not known */
-        char *reported;        /* the text of the map the journal was last told of */
+        char *map;      /* the topology map's JSON text, NULL while not known */
+        char *reported; /* the text of the map the journal was last told of */
         bool map_has_links;
-        char **joined;         /* the nodes the map joins this node to */
+        char **joined; /* the nodes the map joins this node to */
         struct event *settle_timer;
         char shape[8];         /* [cluster] topology */
         unsigned nodes;        /* [cluster] nodes */

@@ -16,12 +16,12 @@ struct cluster_node {
         char instance[33];
         uint64_t seq;
         int64_t format;
-        uint64_t uptime_ms;         /* the origin's uptime when it made the summary */
-        json_object *msg;           /* the summary as received, unknown fields kept; NULL for this node */
-        json_object *sections;      /* a held summary's sections are held as their text (json_raw.h) */
-        int64_t made_usec;          /* when its origin made it, on this node's monotonic clock */
-        bool is_stale;              /* as last told to the watchers */
-        char via[33];               /* the peer it came from */
+        uint64_t uptime_ms;    /* the origin's uptime when it made the summary */
+        json_object *msg;      /* the summary as received, unknown fields kept; NULL for this node */
+        json_object *sections; /* a held summary's sections are held as their text (json_raw.h) */
+        int64_t made_usec;     /* when its origin made it, on this node's monotonic clock */
+        bool is_stale;         /* as last told to the watchers */
+        char via[33];          /* the peer it came from */
 };
 
 struct cluster_table {

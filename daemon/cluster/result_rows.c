@@ -68,8 +68,8 @@ static int gather_bytes(struct rows_gather *g, const char *bytes, size_t len, st
 
 /* The string text[span] holds, as its bytes: between the quotes when it has no escape, else
  * decoded. 1, 0 when it is not a string or too long, -ENOMEM. */
-static int gather_string(struct rows_gather *g, const char *text, struct json_scan_span span, struct row_pick *p,
-                         int field)
+static int gather_string(struct rows_gather *g, const char *text, struct json_scan_span span,
+                         struct row_pick *p, int field)
 {
         const char *inner = text + span.start + 1;
         size_t inner_len = span.len - 2;
@@ -113,8 +113,8 @@ static bool find_members(const char *text, struct json_scan_span elem, const cha
 
 /* A string member: a required one must be there and be a string; another value of an optional
  * one reads as "" (a result's own business). */
-static int pick_string(struct rows_gather *g, const char *text, const struct json_scan_span *span, bool is_required,
-                       struct row_pick *p, int field)
+static int pick_string(struct rows_gather *g, const char *text, const struct json_scan_span *span,
+                       bool is_required, struct row_pick *p, int field)
 {
         int r;
 

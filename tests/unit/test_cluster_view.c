@@ -119,8 +119,9 @@ static json_object *links_of(json_object *nodes)
                         .name = json_object_get_string(json_object_object_get(node, "name")),
                         .is_stale = json_object_get_boolean(json_object_object_get(node, "stale")),
                 };
-                view[i].results = json_object_to_json_string_length(json_object_object_get(sections, "results"),
-                                                                    JSON_C_TO_STRING_PLAIN, &view[i].results_len);
+                view[i].results =
+                        json_object_to_json_string_length(json_object_object_get(sections, "results"),
+                                                          JSON_C_TO_STRING_PLAIN, &view[i].results_len);
         }
         return cluster_view_links(view, n < 8 ? n : 8);
 }
@@ -181,15 +182,16 @@ static void test_links_join_both_ends_and_keep_the_newest(void)
  * results that cannot be rows are left out. */
 static void test_rows_read_from_the_text(void)
 {
-        const char *text = "[{\"peer_id\":\"" B "\",\"peer\":\"b\\u0031\",\"kind\":\"tcp\",\"at\":\"T1\","
-                           "\"verdict\":\"ok\",\"gbps_out\":12.30,\"gbps_in\":7,\"future\":{\"x\":[1,\"]\"]}},"
-                           "{\"peer_id\":\"" B "\",\"kind\":\"unknown-kind\",\"at\":\"T1\"},"
-                           "{\"peer_id\":\"" B B "\",\"kind\":\"rtt\",\"rtt_median_us\":5},"
-                           "{\"peer_id\":7,\"kind\":\"rtt\"},"
-                           "{\"kind\":\"rtt\",\"rtt_median_us\":5},"
-                           "\"not a result\","
-                           "{\"peer_id\":\"" B "\",\"kind\":\"rtt\",\"rtt_median_us\":null,\"peer\":3,"
-                           "\"verdict\":\"ok\",\"verdict\":\"degraded\"}]";
+        const char *text =
+                "[{\"peer_id\":\"" B "\",\"peer\":\"b\\u0031\",\"kind\":\"tcp\",\"at\":\"T1\","
+                "\"verdict\":\"ok\",\"gbps_out\":12.30,\"gbps_in\":7,\"future\":{\"x\":[1,\"]\"]}},"
+                "{\"peer_id\":\"" B "\",\"kind\":\"unknown-kind\",\"at\":\"T1\"},"
+                "{\"peer_id\":\"" B B "\",\"kind\":\"rtt\",\"rtt_median_us\":5},"
+                "{\"peer_id\":7,\"kind\":\"rtt\"},"
+                "{\"kind\":\"rtt\",\"rtt_median_us\":5},"
+                "\"not a result\","
+                "{\"peer_id\":\"" B "\",\"kind\":\"rtt\",\"rtt_median_us\":null,\"peer\":3,"
+                "\"verdict\":\"ok\",\"verdict\":\"degraded\"}]";
         struct result_rows rows;
         json_object *v;
 
