@@ -6,9 +6,11 @@ Medians of the runs: RDMA WRITE Gb/s per direction (ib_write_bw vs the probe's f
 reverse) and typical latency (ib_write_lat's t_typical vs the probe's typical_us), with the
 probe's figure over perftest's. Exits 1 when a ratio is out of its bound (bandwidth at least
 PERF_BW_MIN of perftest's and at most its inverse, latency within PERF_LAT_TOL of it): the probe
-then measures differently. Latency is judged on each tool's best run: under emulation a whole run
-of either tool lands in a fast or a slow mode (about 17 or 40 us), and five runs of one tool all
-slow and of the other all fast happen (the medians then differ by 2x with the same method).
+then measures differently. Latency is judged on each tool's lower quartile: under emulation a whole
+run of either tool lands in a fast or a slow mode (about 17 or 40 us), and five runs of one tool
+all slow and of the other all fast happen (the medians then differ by 2x with the same method); on
+a loaded machine one run can also land far below all others of its tool (seen: 43 us among 78 to
+130 us), so a single best run does not decide either.
 """
 import json
 import os
@@ -42,6 +44,12 @@ def probe_result(path):
     sys.exit(f"{path}: no result line")
 
 
+def lower_quartile(values):
+    """The value a quarter of the way up the sorted runs (the fourth best of 15)."""
+    ordered = sorted(values)
+    return ordered[(len(ordered) - 1) // 4]
+
+
 def main():
     d, runs, lat_runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rows = {"perftest forward": [], "perftest reverse": [], "probe forward": [], "probe reverse": [],
@@ -68,11 +76,11 @@ def main():
         print(f"{label:22} {p:16.3f} {q:18.3f} {ratio:7.3f}  {' '.join(f'{x:.3f}' for x in rows[f'perftest {name}'])} | {' '.join(f'{x:.3f}' for x in rows[f'probe {name}'])}")
         if unit == "Gb/s" and not BW_MIN <= ratio <= 1 / BW_MIN:
             bad.append(f"{name} bandwidth {ratio:.3f} of ib_write_bw's ({BW_MIN} to {1 / BW_MIN:.2f} expected)")
-    p, q = min(rows["perftest latency"]), min(rows["probe latency"])
-    best = q / p if p else 0
-    print(f"{'latency, best run (us)':22} {p:16.3f} {q:18.3f} {best:7.3f}")
-    if abs(best - 1) > LAT_TOL:
-        bad.append(f"best run's typical latency {best:.3f} of ib_write_lat's (within {LAT_TOL:.0%} expected)")
+    p, q = lower_quartile(rows["perftest latency"]), lower_quartile(rows["probe latency"])
+    low = q / p if p else 0
+    print(f"{'latency, lower quartile (us)':22} {p:16.3f} {q:18.3f} {low:7.3f}")
+    if abs(low - 1) > LAT_TOL:
+        bad.append(f"typical latency's lower quartile {low:.3f} of ib_write_lat's (within {LAT_TOL:.0%} expected)")
     for line in bad:
         print("FAIL:", line)
     sys.exit(1 if bad else 0)

@@ -5,8 +5,8 @@
 # duration mode samples a window whose edges, under emulation, swing its figure by 3x. Latency runs
 # are short and, under emulation, each lands in a fast or a slow mode as a whole (17 or 40 us for
 # either tool, by where the guest's CPUs are): LAT_REPEAT pairs of them per run, so that each
-# tool's best run is a figure of the method and not of the placement. perf_table.py prints the
-# medians and best runs with their ratios and fails when the probe's figures stray from
+# tool's lower quartile is a figure of the method and not of the placement. perf_table.py prints
+# the medians and lower quartiles with their ratios and fails when the probe's figures stray from
 # perftest's beyond the bounds it names.
 runs=${PERF_RUNS:-5}
 lat_repeat=${PERF_LAT_REPEAT:-3}
