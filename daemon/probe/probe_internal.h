@@ -80,4 +80,5 @@ struct probes {
         struct event *tick;
         uint64_t last_slot;
         time_t last_rtt_round;
+        time_t sched_started; /* within its slot, a pair's jitter counts from here */
 };

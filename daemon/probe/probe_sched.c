@@ -104,7 +104,7 @@ static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
         struct rounds *s = NULL;
         uint64_t slot = (uint64_t)now / ps->interval_sec;
         uint64_t to_next_slot = (slot + 1) * ps->interval_sec - (uint64_t)now, wait = to_next_slot;
-        uint64_t into_slot = (uint64_t)now % ps->interval_sec, jitter;
+        uint64_t due_in;
         const char *partner = NULL;
         bool is_initiator = false;
         size_t round;
@@ -123,10 +123,12 @@ static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
                 goto out;
         }
         /* The pair waits its jitter into the slot, the same on both nodes, so pairs of one round
-         * do not all start in the same second. */
-        jitter = rounds_jitter(ps->node_id, partner, slot, ps->jitter_sec);
-        if (into_slot < jitter) {
-                wait = jitter - into_slot;
+         * do not all start in the same second; after this node's start, counted from the start. */
+        due_in = rounds_wait((uint64_t)now, ps->interval_sec,
+                             rounds_jitter(ps->node_id, partner, slot, ps->jitter_sec),
+                             (uint64_t)ps->sched_started);
+        if (due_in) {
+                wait = due_in;
                 goto out;
         }
         ps->last_slot = slot;
@@ -198,8 +200,10 @@ int probe_schedule_new(struct probes *ps)
         ps->tick = evtimer_new(ps->base, on_tick, ps);
         if (!ps->tick)
                 return -ENOMEM;
-        /* RTT rounds start one interval after start, when the peers had time to come up. */
-        ps->last_rtt_round = time(NULL);
+        /* RTT rounds start one interval after start, when the peers had time to come up; the
+         * bandwidth round of the slot it starts in, its jitter after start. */
+        ps->sched_started = time(NULL);
+        ps->last_rtt_round = ps->sched_started;
         return 0;
 }
 

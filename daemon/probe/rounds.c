@@ -180,3 +180,19 @@ uint64_t rounds_jitter(const char *a, const char *b, uint64_t round_index, uint6
         h ^= h >> 31;
         return h % max_jitter_sec;
 }
+
+uint64_t rounds_wait(uint64_t unix_time_sec, uint64_t interval_sec, uint64_t jitter_sec,
+                     uint64_t started_sec)
+{
+        uint64_t slot_start, slot_end, from;
+
+        if (interval_sec == 0)
+                return 0;
+        slot_start = unix_time_sec - unix_time_sec % interval_sec;
+        slot_end = slot_start + interval_sec;
+        /* A start in the future is a clock set back: the slot counts. */
+        from = started_sec > slot_start && started_sec <= unix_time_sec ? started_sec : slot_start;
+        if (unix_time_sec - from >= jitter_sec)
+                return 0;
+        return from + jitter_sec < slot_end ? from + jitter_sec - unix_time_sec : slot_end - unix_time_sec;
+}

@@ -45,3 +45,11 @@ size_t rounds_at(const struct rounds *s, uint64_t unix_time_sec, uint64_t interv
  * the index, so both ends compute the same value whatever order they name the ids in, and the
  * pairs of one round do not all start in the same second. 0 when max_jitter_sec is 0. */
 uint64_t rounds_jitter(const char *a, const char *b, uint64_t round_index, uint64_t max_jitter_sec);
+
+/* Seconds from unix_time_sec until a pair's round is due in the slot (of interval_sec) that time
+ * falls in: its jitter into the slot, counted from started_sec instead where this node started
+ * later in the slot, so that nodes started together (a cluster powered on, a fleet upgraded) do
+ * not start every pair of the round in the same second. 0 when due; never past the slot's end,
+ * where the next slot's round is looked at. */
+uint64_t rounds_wait(uint64_t unix_time_sec, uint64_t interval_sec, uint64_t jitter_sec,
+                     uint64_t started_sec);

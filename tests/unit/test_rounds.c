@@ -297,6 +297,32 @@ static void test_jitter(void)
         CHECK(rounds_jitter(ids[0], ids[1], 7, 1) == 0);
 }
 
+static void test_wait(void)
+{
+        const uint64_t hour = 3600, slot = 1000 * hour;
+
+        /* Started before the slot: the jitter counts from the slot's start. */
+        CHECK(rounds_wait(slot, hour, 300, slot - 10) == 300);
+        CHECK(rounds_wait(slot + 299, hour, 300, slot - 10) == 1);
+        CHECK(rounds_wait(slot + 300, hour, 300, slot - 10) == 0);
+        CHECK(rounds_wait(slot + 2400, hour, 300, 0) == 0);
+        CHECK(rounds_wait(slot + 5, hour, 0, slot - 10) == 0);
+        /* Started 40 minutes into the slot: the pair waits its jitter from the start, not at once
+         * as the slot's 300 s have long passed. */
+        CHECK(rounds_wait(slot + 2400, hour, 300, slot + 2400) == 300);
+        CHECK(rounds_wait(slot + 2500, hour, 300, slot + 2400) == 200);
+        CHECK(rounds_wait(slot + 2700, hour, 300, slot + 2400) == 0);
+        CHECK(rounds_wait(slot + 2400, hour, 0, slot + 2400) == 0);
+        /* Too near the slot's end for the jitter: the next slot is looked at when it begins. */
+        CHECK(rounds_wait(slot + 3500, hour, 300, slot + 3500) == 100);
+        CHECK(rounds_wait(slot + 3599, hour, 300, slot + 3500) == 1);
+        /* The next slot counts from its own start again. */
+        CHECK(rounds_wait(slot + hour, hour, 300, slot + 3500) == 300);
+        /* A start after now (a clock set back) is not waited for. */
+        CHECK(rounds_wait(slot + 400, hour, 300, slot + 3000) == 0);
+        CHECK(rounds_wait(slot + 400, 0, 300, slot) == 0);
+}
+
 int main(void)
 {
         RUN(test_two_nodes);
@@ -308,5 +334,6 @@ int main(void)
         RUN(test_alone_and_invalid);
         RUN(test_round_at_cycles);
         RUN(test_jitter);
+        RUN(test_wait);
         return test_result();
 }
