@@ -317,7 +317,7 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
 
 static void freshen_cluster_sections(void *feed)
 {
-        cluster_feed_update(feed);
+        cluster_feed_freshen(feed);
 }
 
 static int sparkd_start_cluster_feed(struct sparkd *d)
