@@ -67,8 +67,8 @@ void cluster_feed_freshen(struct cluster_feed *f)
 
         /* While a peer is up every event pokes, so with no poke waiting only what changes without
          * an event can be behind, and the doctor, which reads most of it, runs every 2 s at most
-         * anyway. Making every section for every call cost a busy 32-node cluster's API some
-         * 5 ms a call: the newest results read back from the history and written out again. */
+         * anyway. Otherwise a client that asks often (a watch) would have the newest results read
+         * back from the history and every section written out again for each call. */
         if (cluster_peers_up(f->s.cluster) > 0 && !evtimer_pending(f->soon, NULL) && f->updated_at &&
             now - f->updated_at < CLUSTER_FEED_DOCTOR_USEC)
                 return;
