@@ -118,6 +118,10 @@ static int write_atomic(int dirfd, const char *name, store_writer_t writer, void
         fd = -EBADF; /* the stream closes it */
         errno = 0;
         r = writer(f, userdata);
+        /* A writer whose stream failed can only say EIO; the write under it left the reason
+         * (ENOSPC, EDQUOT) in errno, and that is what the owner must be told. */
+        if (r == -EIO && ferror(f) && errno > 0)
+                r = -errno;
         if (r == 0 && fflush(f) != 0)
                 r = -errno;
         if (r == 0 && ferror(f))
