@@ -84,6 +84,47 @@ const char *store_path(const struct store *s)
         return s->path;
 }
 
+/* A stream on a file that remembers why its first write failed: by the time stdio reports the
+ * failure (at a later write, or at the flush) errno may long have been overwritten, and the owner
+ * must be told ENOSPC or EDQUOT, not EIO. */
+struct save_stream {
+        int fd;
+        int error; /* errno of the first failed write, or 0 */
+        off_t written;
+};
+
+static ssize_t save_stream_write(void *cookie, const char *buf, size_t size)
+{
+        struct save_stream *s = cookie;
+        size_t done = 0;
+
+        while (done < size && s->error == 0) {
+                ssize_t n = write(s->fd, buf + done, size - done);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        s->error = n < 0 ? errno : ENOSPC;
+                else
+                        done += (size_t)n;
+        }
+        s->written += (off_t)done;
+        return s->error ? 0 : (ssize_t)done;
+}
+
+/* Only where the stream is (ftello) is asked: the file is written front to back. */
+static int save_stream_seek(void *cookie, off64_t *offset, int whence)
+{
+        struct save_stream *s = cookie;
+
+        if (whence != SEEK_CUR || *offset != 0) {
+                errno = ESPIPE;
+                return -1;
+        }
+        *offset = s->written;
+        return 0;
+}
+
 struct buffer_writer {
         const char *data;
         size_t len;
@@ -96,13 +137,33 @@ static int write_buffer(FILE *f, void *userdata)
         return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
 }
 
+static int write_stream(int fd, store_writer_t writer, void *userdata)
+{
+        struct save_stream s = { .fd = fd };
+        cookie_io_functions_t io = { .write = save_stream_write, .seek = save_stream_seek };
+        FILE *f = fopencookie(&s, "w", io);
+        int r;
+
+        if (!f)
+                return -errno;
+        r = writer(f, userdata);
+        if (fflush(f) != 0 && r == 0)
+                r = -EIO;
+        if (ferror(f) && r == 0)
+                r = -EIO;
+        (void)fclose(f);
+        /* The write under the stream knows why it failed; a writer's own error (ENOMEM) stays. */
+        if (s.error && (r == 0 || r == -EIO))
+                r = -s.error;
+        return r;
+}
+
 /* The temporary name starts with a dot and ends in .tmp: readers that glob the directory for
  * their files (node_exporter takes *.prom) never see it. */
 static int write_atomic(int dirfd, const char *name, store_writer_t writer, void *userdata, mode_t mode)
 {
         char tmp[NAME_MAX + 1];
         _cleanup_close_ int fd = -EBADF;
-        FILE *f;
         int r;
 
         if (strchr(name, '/') || snprintf(tmp, sizeof(tmp), ".%s.tmp", name) >= (int)sizeof(tmp))
@@ -110,26 +171,13 @@ static int write_atomic(int dirfd, const char *name, store_writer_t writer, void
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
-        f = fdopen(fd, "w");
-        if (!f) {
-                (void)unlinkat(dirfd, tmp, 0);
-                return -errno;
+        r = write_stream(fd, writer, userdata);
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0) {
+                r = close(fd) < 0 ? -errno : 0;
+                fd = -EBADF;
         }
-        fd = -EBADF; /* the stream closes it */
-        errno = 0;
-        r = writer(f, userdata);
-        /* A writer whose stream failed can only say EIO; the write under it left the reason
-         * (ENOSPC, EDQUOT) in errno, and that is what the owner must be told. */
-        if (r == -EIO && ferror(f) && errno > 0)
-                r = -errno;
-        if (r == 0 && fflush(f) != 0)
-                r = -errno;
-        if (r == 0 && ferror(f))
-                r = -EIO;
-        if (r == 0 && fsync(fileno(f)) < 0)
-                r = -errno;
-        if (fclose(f) != 0 && r == 0)
-                r = -errno;
         if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
                 r = -errno;
         if (r < 0) {

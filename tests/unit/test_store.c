@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +122,50 @@ static void test_save_failure(void)
         store_close(s);
 }
 
+/* Writes small pieces and a large block, and leaves the stream's state to the save, as
+ * history.json is written: the block goes past stdio's buffer straight to the file, so once it
+ * fails nothing is left to flush, and work after it (json-c printing the baselines) overwrites
+ * errno. */
+static int write_pieces(FILE *f, void *userdata)
+{
+        static char block[65536];
+
+        for (int i = 0; i < 100; i++)
+                fprintf(f, "{\"piece\":%d},", i);
+        fwrite(block, 1, sizeof(block), f);
+        (void)access("/nonexistent-sparkd-test", F_OK);
+        return 0;
+}
+
+/* A file limit (RLIMIT_FSIZE) fails the write under the stream with EFBIG, as a full disk does
+ * with ENOSPC: the save says so, not EIO, and leaves nothing behind. */
+static void test_save_failure_reason(void)
+{
+        struct store *s = NULL;
+        struct rlimit old, small = { .rlim_cur = 4096, .rlim_max = RLIM_INFINITY };
+        char sub[512], tmp[600];
+        int r;
+
+        snprintf(sub, sizeof(sub), "%s/limited", dir);
+        CHECK(store_open(sub, &s) == 0);
+        if (!s)
+                return;
+        CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+        small.rlim_max = old.rlim_max;
+        signal(SIGXFSZ, SIG_IGN);
+        CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+        r = store_write_with(s, "big.json", write_pieces, NULL);
+        CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+        signal(SIGXFSZ, SIG_DFL);
+        CHECK(r == -EFBIG);
+        CHECK(store_last_save(s, "big.json") == -EFBIG);
+        snprintf(tmp, sizeof(tmp), "%s/.big.json.tmp", sub);
+        CHECK(access(tmp, F_OK) < 0 && errno == ENOENT);
+        /* Within the limit the same writer saves. */
+        CHECK(store_write_with(s, "big.json", write_pieces, NULL) == 0);
+        store_close(s);
+}
+
 static void test_node_id(void)
 {
         struct store *s = NULL;
@@ -165,6 +211,7 @@ int main(void)
         RUN(test_write_path);
         RUN(test_read_only_dir);
         RUN(test_save_failure);
+        RUN(test_save_failure_reason);
         RUN(test_node_id);
         snprintf(cmd, sizeof(cmd), "chmod -R u+w '%s'; rm -rf '%s'", dir, dir);
         if (system(cmd) != 0)
