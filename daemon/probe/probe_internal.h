@@ -80,5 +80,6 @@ struct probes {
         struct event *tick;
         uint64_t last_slot;
         time_t last_rtt_round;
-        time_t sched_started; /* within its slot, a pair's jitter counts from here */
+        uint64_t rtt_round_done; /* seconds into that round whose probes have started */
+        time_t sched_started;    /* within its slot, a pair's jitter counts from here */
 };

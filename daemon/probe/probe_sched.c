@@ -142,32 +142,63 @@ out:
         return wait;
 }
 
-/* Looks at the rtt schedule now; returns the seconds until its next round, or
- * SCHEDULE_NOTHING_DUE alone. */
-static uint64_t schedule_rtt(struct probes *ps, time_t now)
+/* Starts the round's probes whose offset is in [from, to], and returns the smallest offset past
+ * to (UINT64_MAX: none is left in this round). */
+static uint64_t rtt_round_run(struct probes *ps, char **ids, uint64_t from, uint64_t to)
 {
-        json_object *peers_json;
-        char **ids;
-        bool alone;
+        static const char *const kinds[] = { "rtt", "pathmtu" };
+        uint64_t next = UINT64_MAX;
 
-        if (now - ps->last_rtt_round < (time_t)ps->rtt_interval_sec)
-                return (uint64_t)(ps->last_rtt_round + (time_t)ps->rtt_interval_sec - now);
-        /* Rounds keep their cadence from the start, also over the ones nobody was there for. */
-        ps->last_rtt_round = now - (now - ps->last_rtt_round) % (time_t)ps->rtt_interval_sec;
-        ids = schedule_members(ps, &peers_json);
-        alone = strv_length(ids) < 2;
         /* RTT is cheap: every linked pair, started by the lower id. The path MTU is measured in the
          * initiator's direction (the answers are small), so every node checks its way to each. */
         for (char **id = ids + 1; id && *id; id++) {
                 if (!schedule_is_linked(ps, *id))
                         continue;
-                if (strcmp(ps->node_id, *id) < 0)
-                        schedule_start(ps, "rtt", *id);
-                schedule_start(ps, "pathmtu", *id);
+                for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+                        uint64_t at = rounds_light_offset(ps->node_id, *id, kinds[k], ps->rtt_interval_sec);
+
+                        if (k == 0 && strcmp(ps->node_id, *id) > 0)
+                                continue;
+                        if (at >= from && at <= to)
+                                schedule_start(ps, kinds[k], *id);
+                        else if (at > to && at < next)
+                                next = at;
+                }
+        }
+        return next;
+}
+
+/* Looks at the rtt schedule now; returns the seconds until it needs another look, or
+ * SCHEDULE_NOTHING_DUE alone. */
+static uint64_t schedule_rtt(struct probes *ps, time_t now)
+{
+        json_object *peers_json;
+        char **ids;
+        uint64_t elapsed, next, wait;
+        bool alone;
+
+        if (now < ps->last_rtt_round)
+                ps->last_rtt_round = now; /* the clock set back: the round starts over */
+        elapsed = (uint64_t)(now - ps->last_rtt_round);
+        if (elapsed >= ps->rtt_interval_sec) {
+                /* Rounds keep their cadence from the start, also over the ones nobody was there for. */
+                elapsed %= ps->rtt_interval_sec;
+                ps->last_rtt_round = now - (time_t)elapsed;
+                ps->rtt_round_done = 0;
+        }
+        ids = schedule_members(ps, &peers_json);
+        alone = strv_length(ids) < 2;
+        next = UINT64_MAX;
+        if (ps->rtt_round_done <= elapsed) {
+                next = rtt_round_run(ps, ids, ps->rtt_round_done, elapsed);
+                ps->rtt_round_done = elapsed + 1;
         }
         strv_free(ids);
         json_object_put(peers_json);
-        return alone ? SCHEDULE_NOTHING_DUE : ps->rtt_interval_sec;
+        if (alone)
+                return SCHEDULE_NOTHING_DUE;
+        wait = ps->rtt_interval_sec - elapsed;
+        return next < ps->rtt_interval_sec && next - elapsed < wait ? next - elapsed : wait;
 }
 
 /* The timer wakes only when something may be due: the next rtt round, the bandwidth round's
@@ -204,6 +235,7 @@ int probe_schedule_new(struct probes *ps)
          * bandwidth round of the slot it starts in, its jitter after start. */
         ps->sched_started = time(NULL);
         ps->last_rtt_round = ps->sched_started;
+        ps->rtt_round_done = UINT64_MAX;
         return 0;
 }
 

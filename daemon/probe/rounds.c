@@ -196,3 +196,11 @@ uint64_t rounds_wait(uint64_t unix_time_sec, uint64_t interval_sec, uint64_t jit
                 return 0;
         return from + jitter_sec < slot_end ? from + jitter_sec - unix_time_sec : slot_end - unix_time_sec;
 }
+
+uint64_t rounds_light_offset(const char *node_id, const char *peer_id, const char *kind,
+                             uint64_t interval_sec)
+{
+        uint64_t salt = strcmp(kind, "rtt") == 0 ? 0 : 1 + (strcmp(node_id, peer_id) < 0);
+
+        return rounds_jitter(node_id, peer_id, salt, interval_sec / 2);
+}

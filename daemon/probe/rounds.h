@@ -53,3 +53,13 @@ uint64_t rounds_jitter(const char *a, const char *b, uint64_t round_index, uint6
  * where the next slot's round is looked at. */
 uint64_t rounds_wait(uint64_t unix_time_sec, uint64_t interval_sec, uint64_t jitter_sec,
                      uint64_t started_sec);
+
+/* Seconds into an rtt round (of interval_sec) at which node_id starts its probe of a light kind
+ * ("rtt", "pathmtu") to peer_id: a hash of both ids and the kind, the same every round, so each
+ * pair is measured every interval exactly; within the first half of the round, so a node with
+ * 31 peers starts its 62 helpers seconds apart rather than at once (each rtt then measures the
+ * link, not this node's other probes), and all are measured well before the next round. An rtt
+ * probe, started by one end, has one offset for both ends; pathmtu, which each end measures in
+ * its own direction, one for each direction. */
+uint64_t rounds_light_offset(const char *node_id, const char *peer_id, const char *kind,
+                             uint64_t interval_sec);

@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/probe/rounds.h"
 #include "test.h"
@@ -323,6 +325,51 @@ static void test_wait(void)
         CHECK(rounds_wait(slot + 400, 0, 300, slot) == 0);
 }
 
+/* 32 nodes, rtt every 5 minutes: each node's 31 rtt offsets (one per pair, the same from both
+ * ends) and 62 pathmtu offsets (one per direction) lie in the round's first half, fixed from
+ * round to round, and spread: no second of one node's round starts more than a few helpers. */
+static void test_light_offsets(void)
+{
+        enum { N = 32 };
+        const uint64_t interval = 300;
+        char ids[N][33];
+        bool all_same_direction = true;
+        unsigned worst = 0;
+
+        for (int i = 0; i < N; i++)
+                snprintf(ids[i], sizeof(ids[i]), "%08x%024x", (unsigned)(i * 2654435761u), i);
+        for (int i = 0; i < N; i++) {
+                unsigned per_second[150] = { 0 };
+
+                for (int j = 0; j < N; j++) {
+                        uint64_t rtt, mtu, back;
+
+                        if (i == j)
+                                continue;
+                        rtt = rounds_light_offset(ids[i], ids[j], "rtt", interval);
+                        mtu = rounds_light_offset(ids[i], ids[j], "pathmtu", interval);
+                        back = rounds_light_offset(ids[j], ids[i], "pathmtu", interval);
+                        CHECK(rtt < interval / 2 && mtu < interval / 2);
+                        CHECK(rtt == rounds_light_offset(ids[j], ids[i], "rtt", interval));
+                        CHECK(mtu == rounds_light_offset(ids[i], ids[j], "pathmtu", interval));
+                        all_same_direction = all_same_direction && mtu == back;
+                        /* The probes this node starts: rtt to higher ids, pathmtu to every peer. */
+                        if (strcmp(ids[i], ids[j]) < 0 && rtt < 150)
+                                per_second[rtt]++;
+                        if (mtu < 150)
+                                per_second[mtu]++;
+                }
+                for (int t = 0; t < 150; t++)
+                        worst = per_second[t] > worst ? per_second[t] : worst;
+        }
+        CHECK(!all_same_direction);
+        printf("     at most %u of a node's helpers start in one second\n", worst);
+        CHECK(worst <= 4);
+        /* Below two seconds a round has no room to spread: all start with it. */
+        CHECK(rounds_light_offset(ids[0], ids[1], "rtt", 1) == 0);
+        CHECK(rounds_light_offset(ids[0], ids[1], "pathmtu", 0) == 0);
+}
+
 int main(void)
 {
         RUN(test_two_nodes);
@@ -335,5 +382,6 @@ int main(void)
         RUN(test_round_at_cycles);
         RUN(test_jitter);
         RUN(test_wait);
+        RUN(test_light_offsets);
         return test_result();
 }
