@@ -13,6 +13,7 @@ struct cluster_feed {
         int64_t doctor_at;  /* monotonic usec of the last doctor run; 0: never */
         int64_t updated_at; /* monotonic usec the sections were last made; 0: never */
         bool is_updating;
+        bool is_behind; /* an event came since they were made, while no peer was up */
         struct cluster_flap_log flaps;
 };
 
@@ -44,6 +45,7 @@ void cluster_feed_update(struct cluster_feed *f)
         int64_t now = now_usec();
 
         f->is_updating = true;
+        f->is_behind = false;
         f->updated_at = now;
         (void)cluster_set_section(f->s.cluster, "node",
                                   cluster_section_node(config->node_name, f->s.node_id, SPARKD_VERSION,
@@ -65,11 +67,11 @@ void cluster_feed_freshen(struct cluster_feed *f)
 {
         int64_t now = now_usec();
 
-        /* While a peer is up every event pokes, so with no poke waiting only what changes without
-         * an event can be behind, and the doctor, which reads most of it, runs every 2 s at most
+        /* Every event pokes, so with none since they were made only what changes without an
+         * event can be behind, and the doctor, which reads most of it, runs every 2 s at most
          * anyway. Otherwise a client that asks often (a watch) would have the newest results read
          * back from the history and every section written out again for each call. */
-        if (cluster_peers_up(f->s.cluster) > 0 && !evtimer_pending(f->soon, NULL) && f->updated_at &&
+        if (!f->is_behind && !evtimer_pending(f->soon, NULL) && f->updated_at &&
             now - f->updated_at < CLUSTER_FEED_DOCTOR_USEC)
                 return;
         event_del(f->soon);
@@ -85,11 +87,17 @@ void cluster_feed_poke(struct cluster_feed *f)
 {
         struct timeval tv = { .tv_sec = 0, .tv_usec = CLUSTER_FEED_POKE_USEC };
 
-        /* With no peer up nobody reads the sections but this node's API, which freshens them
-         * itself; a peer coming up gets them fresh. So an idle node does not wake for them. */
-        if (!f || f->is_updating || cluster_peers_up(f->s.cluster) == 0 || evtimer_pending(f->soon, NULL))
+        if (!f || f->is_updating)
                 return;
-        evtimer_add(f->soon, &tv);
+        /* With no peer up nobody reads the sections but this node's API, which makes them when
+         * it reads them and they are behind; a peer coming up gets them fresh. So an idle node
+         * does not wake for them. */
+        if (cluster_peers_up(f->s.cluster) == 0) {
+                f->is_behind = true;
+                return;
+        }
+        if (!evtimer_pending(f->soon, NULL))
+                evtimer_add(f->soon, &tv);
 }
 
 static void on_refresh(void *userdata)

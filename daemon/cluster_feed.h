@@ -43,6 +43,6 @@ void cluster_feed_free(struct cluster_feed *f);
 void cluster_feed_poke(struct cluster_feed *f);
 /* Makes every section now; the doctor's again only when its 2 s are up. */
 void cluster_feed_update(struct cluster_feed *f);
-/* Before the API reads the sections: makes them now unless they are current, that is a peer is
- * up, no poke is waiting and they were made less than CLUSTER_FEED_DOCTOR_USEC ago. */
+/* Before the API reads the sections: makes them now unless they are current, that is no poke
+ * came since they were made and they were made less than CLUSTER_FEED_DOCTOR_USEC ago. */
 void cluster_feed_freshen(struct cluster_feed *f);
