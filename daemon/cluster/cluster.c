@@ -321,10 +321,10 @@ void cluster_changed(struct cluster *c)
         struct timeval zero = { 0, 0 };
 
         c->generation++;
-        /* The links view's text is of the last generation: no call can use it now, and at 32 nodes
-         * it is some 300 KiB that would stay until the next call. */
-        free(c->links_text);
-        c->links_text = NULL;
+        /* The views' texts are of the last generation: no call can use them now, and at 32 nodes
+         * the links view is some 300 KiB that would stay until the next call. */
+        free(TAKE_PTR(c->links_view.text));
+        free(TAKE_PTR(c->alerts_view.text));
         /* No watcher, no wakeup. */
         if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))
                 evtimer_add(c->notify, &zero);
@@ -568,6 +568,7 @@ void cluster_free(struct cluster *c)
                         event_free(timers[i]);
         cluster_table_clear(&c->nodes);
         free(c->up);
-        free(c->links_text);
+        free(c->links_view.text);
+        free(c->alerts_view.text);
         free(c);
 }

@@ -88,6 +88,9 @@ json_object *cluster_nodes_to_json(struct cluster *c);
 /* The links view (cluster_view.h) of the nodes held now, this one included, as a value that
  * writes its JSON (common/json_raw.h): made again only after a change. */
 json_object *cluster_links_to_json(struct cluster *c);
+/* The alerts view (cluster_view.h) of nodes, the "nodes" of cluster_nodes_to_json made now, in
+ * the same way: made again only after a change. */
+json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes);
 /* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.
  * -ENOENT when none, -EADDRNOTAVAIL when several match. */
 int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33]);

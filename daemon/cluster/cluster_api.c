@@ -25,7 +25,7 @@ static int method_cluster(struct api_request *req, json_object *params, void *us
         o = cluster_nodes_to_json(ctx->cluster);
         nodes = json_object_object_get(o, "nodes");
         json_object_object_add(o, "links", cluster_links_to_json(ctx->cluster));
-        json_object_object_add(o, "alerts", cluster_view_alerts(nodes));
+        json_object_object_add(o, "alerts", cluster_alerts_to_json(ctx->cluster, nodes));
         json_object_object_add(o, "stale_after_s",
                                json_object_new_double((double)cluster_stale_usec(ctx->cluster) / 1e6));
         api_request_reply(req, o);

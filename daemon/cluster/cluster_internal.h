@@ -16,6 +16,12 @@ struct cluster_refusal_log {
 };
 #define CLUSTER_REFUSAL_LOG_SLOTS 16
 
+/* A view's JSON text as made at a generation of the cluster (NULL: none kept). */
+struct cluster_view_text {
+        char *text;
+        uint64_t generation;
+};
+
 struct cluster {
         struct event_base *base;
         struct cluster_transport transport;
@@ -44,12 +50,13 @@ struct cluster {
         struct cluster_refusal_log refusals[CLUSTER_REFUSAL_LOG_SLOTS];
         uint64_t n_refused;
 
-        /* Counts every change the view's JSON can show (cluster_changed); the links view's text
-         * is kept for as long as it stays the same: at 32 nodes the view is some 600 KB of JSON
-         * that took 15 ms to make and write, for each call of a client that watches. */
+        /* Counts every change the view's JSON can show (cluster_changed); the links and alerts
+         * views' texts are kept for as long as it stays the same: at 32 nodes the links view is
+         * some 600 KB of JSON that took 15 ms to make and write, and the alerts view a parse of
+         * every node's alerts, for each call of a client that watches. */
         uint64_t generation;
-        char *links_text;
-        uint64_t links_generation;
+        struct cluster_view_text links_view;
+        struct cluster_view_text alerts_view;
 };
 
 struct cluster_node *cluster_self(struct cluster *c);

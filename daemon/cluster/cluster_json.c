@@ -102,20 +102,43 @@ static json_object *links_make(struct cluster *c)
         return cluster_view_links(view, c->nodes.n);
 }
 
-json_object *cluster_links_to_json(struct cluster *c)
+/* The view kept as text while the generation stays, else made by make and kept. */
+static json_object *view_of_generation(struct cluster *c, struct cluster_view_text *kept,
+                                       json_object *(*make)(struct cluster *c, void *userdata),
+                                       void *userdata)
 {
-        json_object *links;
+        json_object *view;
         char *text;
 
-        if (c->links_text && c->links_generation == c->generation)
-                return json_raw_new(c->links_text);
-        links = links_make(c);
-        text = strdup(json_object_to_json_string_ext(links, JSON_C_TO_STRING_PLAIN));
+        if (kept->text && kept->generation == c->generation)
+                return json_raw_new(kept->text);
+        view = make(c, userdata);
+        text = strdup(json_object_to_json_string_ext(view, JSON_C_TO_STRING_PLAIN));
         if (!text)
-                return links;
-        json_object_put(links);
-        free(c->links_text);
-        c->links_text = text;
-        c->links_generation = c->generation;
+                return view;
+        json_object_put(view);
+        free(kept->text);
+        kept->text = text;
+        kept->generation = c->generation;
         return json_raw_new(text);
+}
+
+static json_object *links_of(struct cluster *c, void *userdata)
+{
+        return links_make(c);
+}
+
+json_object *cluster_links_to_json(struct cluster *c)
+{
+        return view_of_generation(c, &c->links_view, links_of, NULL);
+}
+
+static json_object *alerts_of(struct cluster *c, void *nodes)
+{
+        return cluster_view_alerts(nodes);
+}
+
+json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes)
+{
+        return view_of_generation(c, &c->alerts_view, alerts_of, nodes);
 }

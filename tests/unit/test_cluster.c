@@ -493,6 +493,52 @@ static void test_the_links_view_follows_changes(void)
         teardown();
 }
 
+static char *alerts_text(int i)
+{
+        json_object *nodes_json = cluster_nodes_to_json(nodes[i]);
+        json_object *alerts = cluster_alerts_to_json(nodes[i], json_object_object_get(nodes_json, "nodes"));
+        char *text = strdup(json_object_to_json_string_ext(alerts, JSON_C_TO_STRING_PLAIN));
+
+        json_object_put(alerts);
+        json_object_put(nodes_json);
+        return text;
+}
+
+static json_object *one_alert(const char *summary)
+{
+        char text[256];
+
+        snprintf(text, sizeof(text),
+                 "[{\"id\":\"link-down\",\"status\":\"error\",\"subject\":\"f0\",\"summary\":\"%s\","
+                 "\"since\":\"T1\"}]",
+                 summary);
+        return json_tokener_parse(text);
+}
+
+/* The alerts view is kept as text while nothing changes, made again after: a changed alert
+ * shows at the next call. */
+static void test_the_alerts_view_follows_changes(void)
+{
+        char *a, *b;
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "alerts", one_alert("f0 is down")) == 0);
+        run_for_ms(400);
+        a = alerts_text(2);
+        CHECK(strstr(a, "\"summary\":\"f0 is down\"") != NULL);
+        CHECK(strstr(a, "\"stale\":false") != NULL);
+        b = alerts_text(2);
+        CHECK_STREQ(a, b);
+        free(a);
+        free(b);
+        CHECK(cluster_set_section(nodes[0], "alerts", one_alert("f0 is down again")) == 0);
+        run_for_ms(400);
+        a = alerts_text(2);
+        CHECK(strstr(a, "\"summary\":\"f0 is down again\"") != NULL);
+        free(a);
+        teardown();
+}
+
 static void test_summary_parse_bounds(void)
 {
         struct summary s;
@@ -521,6 +567,7 @@ int main(void)
         RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
         RUN(test_the_links_view_follows_changes);
+        RUN(test_the_alerts_view_follows_changes);
         RUN(test_summary_parse_bounds);
         return test_result();
 }
