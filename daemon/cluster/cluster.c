@@ -321,9 +321,11 @@ void cluster_changed(struct cluster *c)
         struct timeval zero = { 0, 0 };
 
         c->generation++;
-        /* The views' texts are of the last generation: no call can use them now, and at 32 nodes
-         * the links view is some 300 KiB that would stay until the next call. */
-        free(TAKE_PTR(c->links_view.text));
+        /* The views' texts are of the last generation: no call can use them now (the links
+         * view's only while it is younger than its lag), and at 32 nodes the links view is some
+         * 300 KiB that would stay until the next call. */
+        if (cluster_now_usec() - c->links_view.made_usec >= CLUSTER_LINKS_VIEW_LAG_USEC)
+                free(TAKE_PTR(c->links_view.text));
         free(TAKE_PTR(c->alerts_view.text));
         /* No watcher, no wakeup. */
         if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))

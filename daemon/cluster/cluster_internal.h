@@ -20,7 +20,13 @@ struct cluster_refusal_log {
 struct cluster_view_text {
         char *text;
         uint64_t generation;
+        int64_t made_usec; /* cluster_now_usec when it was made */
 };
+
+/* How long a call may be given the links view as made before the latest change: at 32 nodes
+ * during a probe round the view changes many times a second and takes some 30 ms to make, so a
+ * client that watches would otherwise have it made for every call. */
+#define CLUSTER_LINKS_VIEW_LAG_USEC 1000000LL
 
 struct cluster {
         struct event_base *base;
@@ -51,9 +57,10 @@ struct cluster {
         uint64_t n_refused;
 
         /* Counts every change the view's JSON can show (cluster_changed); the links and alerts
-         * views' texts are kept for as long as it stays the same: at 32 nodes the links view is
-         * some 600 KB of JSON that took 15 ms to make and write, and the alerts view a parse of
-         * every node's alerts, for each call of a client that watches. */
+         * views' texts are kept for as long as it stays the same (the links view's up to
+         * CLUSTER_LINKS_VIEW_LAG_USEC longer): at 32 nodes the links view is some 600 KB of
+         * JSON that takes 15 to 30 ms to make and write, and the alerts view a parse of every
+         * node's alerts, for each call of a client that watches. */
         uint64_t generation;
         struct cluster_view_text links_view;
         struct cluster_view_text alerts_view;

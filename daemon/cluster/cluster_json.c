@@ -102,15 +102,17 @@ static json_object *links_make(struct cluster *c)
         return cluster_view_links(view, c->nodes.n);
 }
 
-/* The view kept as text while the generation stays, else made by make and kept. */
-static json_object *view_of_generation(struct cluster *c, struct cluster_view_text *kept,
+/* The view kept as text while the generation stays, or for lag_usec after it was made; else
+ * made by make and kept. */
+static json_object *view_of_generation(struct cluster *c, struct cluster_view_text *kept, int64_t lag_usec,
                                        json_object *(*make)(struct cluster *c, void *userdata),
                                        void *userdata)
 {
+        int64_t now = cluster_now_usec();
         json_object *view;
         char *text;
 
-        if (kept->text && kept->generation == c->generation)
+        if (kept->text && (kept->generation == c->generation || now - kept->made_usec < lag_usec))
                 return json_raw_new(kept->text);
         view = make(c, userdata);
         text = strdup(json_object_to_json_string_ext(view, JSON_C_TO_STRING_PLAIN));
@@ -120,6 +122,7 @@ static json_object *view_of_generation(struct cluster *c, struct cluster_view_te
         free(kept->text);
         kept->text = text;
         kept->generation = c->generation;
+        kept->made_usec = now;
         return json_raw_new(text);
 }
 
@@ -130,7 +133,7 @@ static json_object *links_of(struct cluster *c, void *userdata)
 
 json_object *cluster_links_to_json(struct cluster *c)
 {
-        return view_of_generation(c, &c->links_view, links_of, NULL);
+        return view_of_generation(c, &c->links_view, CLUSTER_LINKS_VIEW_LAG_USEC, links_of, NULL);
 }
 
 static json_object *alerts_of(struct cluster *c, void *nodes)
@@ -140,5 +143,5 @@ static json_object *alerts_of(struct cluster *c, void *nodes)
 
 json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes)
 {
-        return view_of_generation(c, &c->alerts_view, alerts_of, nodes);
+        return view_of_generation(c, &c->alerts_view, 0, alerts_of, nodes);
 }
