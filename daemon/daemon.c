@@ -583,7 +583,12 @@ void sparkd_free(struct sparkd *d)
         store_close(d->store);
         conf_free(d->config);
         heap_trim_teardown();
-        if (d->base)
+        if (d->base) {
+                /* A connection's buffer freed while a callback of it was still queued is released
+                 * by that callback, which only the loop runs: run what is queued, then free. */
+                for (int i = 0; i < 4; i++)
+                        (void)event_base_loop(d->base, EVLOOP_NONBLOCK);
                 event_base_free(d->base);
+        }
         free(d);
 }
