@@ -5,6 +5,7 @@
 # under tests/fuzz/regressions/TARGET/ with the fix).
 #   FUZZ_SECONDS   seconds per target (default 20)
 #   FUZZ_TARGETS   which targets (default: all)
+#   FUZZ_JOBS      targets fuzzed at once (default: one per core)
 #   FUZZ_BUILD_DIR the clang build dir (default: SOURCE/build-fuzz)
 # Exit 77 (skipped) when clang or libFuzzer's runtime is missing.
 set -uo pipefail
@@ -36,8 +37,10 @@ nice ninja -C "$build" "${ninja_targets[@]}" || { echo "FAIL: build"; exit 1; }
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-failed=0
-for t in $targets; do
+# One target per core at a time: each fuzzes its own seconds, the run ends sooner.
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+fuzz_one() {
+        local t=$1 work findings rc dict=() words=$1
         work=$(mktemp -d)
         SPARKD_FUZZ_TMPDIR=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d)
         export SPARKD_FUZZ_TMPDIR
@@ -45,22 +48,38 @@ for t in $targets; do
         mkdir -p "$findings"
         cp "$src/tests/fuzz/corpus/$t/"* "$work/"
         [ -d "$src/tests/fuzz/regressions/$t" ] && cp "$src/tests/fuzz/regressions/$t/"* "$work/"
-        dict=()
         # The api target is written request lines: the jsonrpc target's words.
-        words=$t
         [ "$t" = api ] && words=jsonrpc
         [ -f "$src/tests/fuzz/$words.dict" ] && dict=(-dict="$src/tests/fuzz/$words.dict")
-        echo "=== fuzz-$t: ${seconds}s"
         nice "$build/tests/fuzz/fuzz-$t" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
                 -max_len=70000 -print_final_stats=1 -artifact_prefix="$findings/" \
                 "$work" >"$build/fuzz-$t.log" 2>&1
         rc=$?
+        rm -rf "$work" "$SPARKD_FUZZ_TMPDIR"
+        return $rc
+}
+report() {
+        local t=$1 rc=$2
+        echo "=== fuzz-$t: ${seconds}s"
         grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$build/fuzz-$t.log"
-        if [ $rc -ne 0 ]; then
+        if [ "$rc" -ne 0 ]; then
                 tail -60 "$build/fuzz-$t.log"
-                echo "FAIL: fuzz-$t (exit $rc); input in $findings/"
+                echo "FAIL: fuzz-$t (exit $rc); input in $build/fuzz-findings/$t/"
                 failed=1
         fi
-        rm -rf "$work" "$SPARKD_FUZZ_TMPDIR"
+}
+failed=0
+declare -A pid_of_target=()
+for t in $targets; do
+        fuzz_one "$t" &
+        pid_of_target[$t]=$!
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+                wait -n
+        done
+done
+for t in $targets; do
+        rc=0
+        wait "${pid_of_target[$t]}" || rc=$?
+        report "$t" "$rc"
 done
 exit $failed
