@@ -277,13 +277,16 @@ json_get() {
         python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# is_sanitizer_build: true when $SPARKD runs with AddressSanitizer or UBSan linked in.
+is_sanitizer_build() { ldd "$SPARKD" 2>/dev/null | grep -E 'lib(asan|ubsan)' >/dev/null; }
+
 # sparkd_under_valgrind: every daemon sparkd_start starts from now on runs under memcheck (exec
 # keeps the PID sparkd_start waits on), its report in $TEST_TMP/valgrind-PID.log; any memory error
 # or definitely/indirectly lost block makes it exit 99. Skips without valgrind and for a
 # sanitizer build (the two cannot run together). The probe helpers it spawns run natively.
 sparkd_under_valgrind() {
         command -v valgrind >/dev/null || skip "needs valgrind"
-        ldd "$SPARKD" 2>/dev/null | grep -E 'lib(asan|ubsan)' >/dev/null && skip "sparkd is a sanitizer build"
+        is_sanitizer_build && skip "sparkd is a sanitizer build"
         cat >"$TEST_TMP/sparkd-valgrind" <<WRAP
 #!/bin/sh
 exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
