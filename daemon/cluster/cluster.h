@@ -85,11 +85,11 @@ int cluster_receive_message(struct cluster *c, const char *peer_id, json_object 
 /* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
  * with nodes sorted by name then id and sections by name, so every node writes the same. */
 json_object *cluster_nodes_to_json(struct cluster *c);
-/* The links view (cluster_view.h) of the nodes held now, this one included, as a value that
+/* The links view (links_view.h) of the nodes held now, this one included, as a value that
  * writes its JSON (common/json_raw.h): made again only after a change, and then no more than
  * once a second: a client asking more often may be given the view of up to a second before. */
 json_object *cluster_links_to_json(struct cluster *c);
-/* The alerts view (cluster_view.h) of nodes, the "nodes" of cluster_nodes_to_json made now, in
+/* The alerts view (alerts_view.h) of nodes, the "nodes" of cluster_nodes_to_json made now, in
  * the same way: made again only after a change. */
 json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes);
 /* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.

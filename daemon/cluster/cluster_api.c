@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cluster_view.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"

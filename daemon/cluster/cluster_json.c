@@ -2,10 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alerts_view.h"
 #include "cluster_internal.h"
-#include "cluster_view.h"
 #include "common/json_raw.h"
 #include "common/macro.h"
+#include "links_view.h"
 
 static int by_key(const void *a, const void *b)
 {
@@ -83,42 +84,39 @@ static const char *results_text(json_object *sections, size_t *len)
         return json_object_to_json_string_length(results, JSON_C_TO_STRING_PLAIN, len);
 }
 
-static json_object *links_make(struct cluster *c)
+static char *links_make(struct cluster *c, void *userdata)
 {
         _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
-        _cleanup_free_ struct cluster_view_node *view = calloc(c->nodes.n + 1, sizeof(*view));
+        _cleanup_free_ struct links_view_node *view = calloc(c->nodes.n + 1, sizeof(*view));
         int64_t now = cluster_now_usec();
+        char *text = NULL;
 
         if (!view || (c->nodes.n && !sorted))
-                return json_object_new_array();
+                return NULL;
         for (size_t i = 0; i < c->nodes.n; i++) {
                 struct cluster_node *n = sorted[i];
 
-                view[i] = (struct cluster_view_node){ .node_id = n->node_id,
-                                                      .name = n->name,
-                                                      .is_stale = cluster_node_is_stale(c, n, now) };
+                view[i] = (struct links_view_node){ .node_id = n->node_id,
+                                                    .name = n->name,
+                                                    .is_stale = cluster_node_is_stale(c, n, now) };
                 view[i].results = results_text(n->sections, &view[i].results_len);
         }
-        return cluster_view_links(view, c->nodes.n);
+        return links_view_text(view, c->nodes.n, &text) < 0 ? NULL : text;
 }
 
 /* The view kept as text while the generation stays, or for lag_usec after it was made; else
- * made by make and kept. */
+ * made by make (NULL: no memory) and kept. */
 static json_object *view_of_generation(struct cluster *c, struct cluster_view_text *kept, int64_t lag_usec,
-                                       json_object *(*make)(struct cluster *c, void *userdata),
-                                       void *userdata)
+                                       char *(*make)(struct cluster *c, void *userdata), void *userdata)
 {
         int64_t now = cluster_now_usec();
-        json_object *view;
         char *text;
 
         if (kept->text && (kept->generation == c->generation || now - kept->made_usec < lag_usec))
                 return json_raw_new(kept->text);
-        view = make(c, userdata);
-        text = strdup(json_object_to_json_string_ext(view, JSON_C_TO_STRING_PLAIN));
+        text = make(c, userdata);
         if (!text)
-                return view;
-        json_object_put(view);
+                return NULL;
         free(kept->text);
         kept->text = text;
         kept->generation = c->generation;
@@ -126,22 +124,21 @@ static json_object *view_of_generation(struct cluster *c, struct cluster_view_te
         return json_raw_new(text);
 }
 
-static json_object *links_of(struct cluster *c, void *userdata)
-{
-        return links_make(c);
-}
-
 json_object *cluster_links_to_json(struct cluster *c)
 {
-        return view_of_generation(c, &c->links_view, CLUSTER_LINKS_VIEW_LAG_USEC, links_of, NULL);
+        return view_of_generation(c, &c->links_view, CLUSTER_LINKS_VIEW_LAG_USEC, links_make, NULL);
 }
 
-static json_object *alerts_of(struct cluster *c, void *nodes)
+static char *alerts_make(struct cluster *c, void *nodes)
 {
-        return cluster_view_alerts(nodes);
+        json_object *view = alerts_view(nodes);
+        char *text = view ? strdup(json_object_to_json_string_ext(view, JSON_C_TO_STRING_PLAIN)) : NULL;
+
+        json_object_put(view);
+        return text;
 }
 
 json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes)
 {
-        return view_of_generation(c, &c->alerts_view, 0, alerts_of, nodes);
+        return view_of_generation(c, &c->alerts_view, 0, alerts_make, nodes);
 }

@@ -1,6 +1,7 @@
 #include "result_rows.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,9 @@ static int gather_string(struct rows_gather *g, const char *text, struct json_sc
         return r;
 }
 
+/* The most keys find_members looks for at once. */
+#define MEMBERS_MAX 16
+
 /* Where the members named keys are in the object at text[elem] (a NULL key is none); the last of
  * a repeated member counts, as when the object is parsed. false when it is no object. */
 static bool find_members(const char *text, struct json_scan_span elem, const char *const *keys, size_t n,
@@ -98,13 +102,21 @@ static bool find_members(const char *text, struct json_scan_span elem, const cha
         struct json_scan_list list;
         int r;
 
-        for (size_t i = 0; i < n; i++)
+        size_t key_len[MEMBERS_MAX];
+
+        if (n > MEMBERS_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++) {
                 has[i] = false;
+                key_len[i] = keys[i] ? strlen(keys[i]) : 0;
+        }
         if (json_scan_open(&list, text, elem.start + elem.len, elem.start, '{') < 0)
                 return false;
+        /* Each member against every key: the lengths first, as most differ. */
         while ((r = json_scan_member(&list, &key, &value)) > 0)
                 for (size_t i = 0; i < n; i++)
-                        if (keys[i] && json_scan_key_is(text, key, keys[i])) {
+                        if (keys[i] && key.len == key_len[i] &&
+                            memcmp(text + key.start, keys[i], key.len) == 0) {
                                 spans[i] = value;
                                 has[i] = true;
                         }
@@ -135,21 +147,29 @@ static int pick_value(struct rows_gather *g, const char *text, const struct json
         return gather_bytes(g, text + span->start, span->len, p, field);
 }
 
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+/* The members a row may take, looked for in one pass: the row's own, then each kind's out and in. */
+enum { MEMBER_KIND_VALUES = ROW_OUT, N_MEMBERS = ROW_OUT + 2 * N_KINDS };
+_Static_assert(N_MEMBERS <= MEMBERS_MAX, "find_members takes them all at once");
+
 /* The row of the result at text[elem]: 1 when it is one the links view shows, 0 when not. */
 static int pick_row(struct rows_gather *g, const char *text, struct json_scan_span elem, struct row_pick *p)
 {
-        /* The members in the order of the row's fields (enum above). */
-        const char *keys[ROW_FIELDS] = { "peer_id", "peer", "kind", "at", "verdict", NULL, NULL };
-        struct json_scan_span spans[ROW_FIELDS];
-        bool has[ROW_FIELDS];
+        const char *keys[N_MEMBERS] = { "peer_id", "peer", "kind", "at", "verdict" };
+        struct json_scan_span spans[N_MEMBERS], *value;
+        bool has[N_MEMBERS];
         const struct result_kind *k;
-        size_t mark = g->len;
+        size_t mark = g->len, v;
         char kind[16];
         int r = 0;
 
-        /* The kind first: it names the members that hold the values. */
-        if (!find_members(text, elem, &keys[ROW_KIND], 1, &spans[ROW_KIND], &has[ROW_KIND]))
+        for (size_t i = 0; i < N_KINDS; i++) {
+                keys[MEMBER_KIND_VALUES + 2 * i] = kinds[i].out;
+                keys[MEMBER_KIND_VALUES + 2 * i + 1] = kinds[i].in;
+        }
+        if (!find_members(text, elem, keys, N_MEMBERS, spans, has))
                 goto left_out;
+        /* The kind first: it names the members that hold the values. */
         r = pick_string(g, text, has[ROW_KIND] ? &spans[ROW_KIND] : NULL, true, p, ROW_KIND);
         if (r <= 0)
                 goto left_out;
@@ -160,18 +180,16 @@ static int pick_row(struct rows_gather *g, const char *text, struct json_scan_sp
         r = 0;
         if (!k)
                 goto left_out;
-        keys[ROW_OUT] = k->out;
-        keys[ROW_IN] = k->in;
-        if (!find_members(text, elem, keys, ROW_FIELDS, spans, has))
-                goto left_out;
+        v = MEMBER_KIND_VALUES + 2 * (size_t)(k - kinds);
         r = 1;
         for (int f = 0; r > 0 && f < ROW_FIELDS; f++) {
-                const struct json_scan_span *span = has[f] ? &spans[f] : NULL;
+                size_t m = f == ROW_OUT ? v : f == ROW_IN ? v + 1 : (size_t)f;
 
+                value = has[m] ? &spans[m] : NULL;
                 if (f == ROW_OUT || f == ROW_IN)
-                        r = pick_value(g, text, span, p, f);
+                        r = pick_value(g, text, value, p, f);
                 else
-                        r = pick_string(g, text, span, f == ROW_PEER_ID || f == ROW_KIND, p, f);
+                        r = pick_string(g, text, value, f == ROW_PEER_ID || f == ROW_KIND, p, f);
         }
         if (r > 0)
                 return 1;
@@ -249,18 +267,27 @@ void result_rows_free(struct result_rows *rows)
         *rows = (struct result_rows){ 0 };
 }
 
-json_object *result_row_value(const char *text)
+void result_row_value_write(FILE *f, const char *text)
 {
+        json_object *parsed;
         char *end;
         long long i;
 
-        if (!text[0])
-                return NULL;
+        if (!text[0]) {
+                fputs("null", f);
+                return;
+        }
         i = strtoll(text, &end, 10);
-        if (*end == '\0' && end != text)
-                return json_object_new_int64(i);
+        if (*end == '\0' && end != text) {
+                fprintf(f, "%lld", i);
+                return;
+        }
         /* A number with a fraction or exponent keeps its text; anything else is parsed as JSON. */
-        if (strspn(text, "0123456789+-.eE") == strlen(text))
-                return json_object_new_double_s(strtod(text, NULL), text);
-        return json_tokener_parse(text);
+        if (strspn(text, "0123456789+-.eE") == strlen(text)) {
+                fputs(text, f);
+                return;
+        }
+        parsed = json_tokener_parse(text);
+        fputs(parsed ? json_object_to_json_string_ext(parsed, JSON_C_TO_STRING_PLAIN) : "null", f);
+        json_object_put(parsed);
 }

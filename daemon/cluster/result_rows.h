@@ -7,8 +7,8 @@
  */
 #pragma once
 
-#include <json-c/json.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* What each probe kind's result is measured in: the result's member for the way from the node
  * that measured (out) and back (in; NULL when one number covers the round trip). */
@@ -40,5 +40,6 @@ struct result_rows {
  * result at a time: no tree of the whole section. -ENOMEM. */
 int result_rows_read(const char *text, size_t len, struct result_rows *out);
 void result_rows_free(struct result_rows *rows);
-/* A row's out or in value as JSON again, written as its text was ("12.30" stays "12.30"). */
-json_object *result_row_value(const char *text);
+/* A row's out or in value written to f as JSON again: a number as its text was ("12.30" stays
+ * "12.30", an integer as json-c writes it), "" as null. */
+void result_row_value_write(FILE *f, const char *text);

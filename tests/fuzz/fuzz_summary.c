@@ -9,7 +9,6 @@
 
 #include "daemon/base/log.h"
 #include "daemon/cluster/cluster.h"
-#include "daemon/cluster/cluster_view.h"
 #include "daemon/cluster/summary.h"
 #include "fuzz.h"
 

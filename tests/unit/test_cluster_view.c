@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/cluster/cluster_view.h"
+#include "daemon/cluster/alerts_view.h"
+#include "daemon/cluster/links_view.h"
+#include "daemon/cluster/result_rows.h"
 #include "daemon/cluster_sections.h"
 #include "test.h"
 
@@ -107,14 +109,16 @@ static void test_results_section_takes_each_direction(void)
 static json_object *links_of(json_object *nodes)
 {
         size_t n = json_object_array_length(nodes);
-        struct cluster_view_node view[8];
+        struct links_view_node view[8];
+        char *text = NULL;
+        json_object *links;
 
         CHECK(n <= 8);
         for (size_t i = 0; i < n && i < 8; i++) {
                 json_object *node = json_object_array_get_idx(nodes, i), *sections = NULL;
 
                 json_object_object_get_ex(node, "sections", &sections);
-                view[i] = (struct cluster_view_node){
+                view[i] = (struct links_view_node){
                         .node_id = json_object_get_string(json_object_object_get(node, "node_id")),
                         .name = json_object_get_string(json_object_object_get(node, "name")),
                         .is_stale = json_object_get_boolean(json_object_object_get(node, "stale")),
@@ -123,7 +127,11 @@ static json_object *links_of(json_object *nodes)
                         json_object_to_json_string_length(json_object_object_get(sections, "results"),
                                                           JSON_C_TO_STRING_PLAIN, &view[i].results_len);
         }
-        return cluster_view_links(view, n < 8 ? n : 8);
+        CHECK(links_view_text(view, n < 8 ? n : 8, &text) == 0);
+        links = text ? json_tokener_parse(text) : NULL;
+        CHECK(links != NULL);
+        free(text);
+        return links;
 }
 
 static void test_links_join_both_ends_and_keep_the_newest(void)
@@ -147,7 +155,7 @@ static void test_links_join_both_ends_and_keep_the_newest(void)
                 "\"s2\","
                 "\"since\":\"T07\"},{\"id\":\"x\",\"status\":\"failed\",\"subject\":\"y\",\"summary\":"
                 "\"s3\"}]}}]");
-        json_object *links = links_of(nodes), *alerts = cluster_view_alerts(nodes);
+        json_object *links = links_of(nodes), *alerts = alerts_view(nodes);
 
         CHECK(json_object_array_length(links) == 1);
         CHECK_STREQ(at(links, "0.a.name"), "a");
@@ -177,9 +185,62 @@ static void test_links_join_both_ends_and_keep_the_newest(void)
         json_object_put(nodes);
 }
 
+/* The view is written as text: names with characters JSON escapes come out as json-c writes
+ * them and read back the same; at equal times the end first in name order is shown, both ways;
+ * a peer no summary names is named by the result. */
+static void test_links_text_escapes_and_ties(void)
+{
+        const char *a_results = "[{\"peer_id\":\"" B "\",\"peer\":\"?\",\"kind\":\"tcp\",\"at\":\"T5\","
+                                "\"verdict\":\"ok\",\"gbps_out\":1,\"gbps_in\":2},"
+                                "{\"peer_id\":\"cccccccccccccccccccccccccccccccc\",\"peer\":\"c\\u0001/\","
+                                "\"kind\":\"rtt\",\"at\":\"T1\",\"rtt_median_us\":9}]";
+        const char *b_results = "[{\"peer_id\":\"" A "\",\"kind\":\"tcp\",\"at\":\"T5\","
+                                "\"verdict\":\"degraded\",\"gbps_out\":3,\"gbps_in\":4}]";
+        struct links_view_node nodes[] = {
+                { .node_id = A, .name = "x/1", .results = a_results, .results_len = strlen(a_results) },
+                { .node_id = B, .name = "y\"2", .results = b_results, .results_len = strlen(b_results) },
+        };
+        char *text = NULL;
+        json_object *links;
+
+        CHECK(links_view_text(nodes, 2, &text) == 0);
+        CHECK(text && strstr(text, "\"name\":\"x\\/1\"") != NULL);
+        CHECK(text && strstr(text, "\"name\":\"c\\u0001\\/\"") != NULL);
+        links = text ? json_tokener_parse(text) : NULL;
+        CHECK(json_object_array_length(links) == 2);
+        /* In name order: "c\x01/" before "x/1", "x/1" before "y\"2". */
+        CHECK_STREQ(at(links, "0.a.name"), "c\x01/");
+        CHECK_STREQ(at(links, "0.b.name"), "x/1");
+        CHECK_STREQ(at(links, "0.kinds.0.b_to_a.value"), "9");
+        CHECK_STREQ(at(links, "0.kinds.0.b_to_a.verdict"), "?");
+        CHECK_STREQ(at(links, "1.b.name"), "y\"2");
+        CHECK_STREQ(at(links, "1.kinds.0.a_to_b.value"), "1");
+        CHECK_STREQ(at(links, "1.kinds.0.b_to_a.value"), "2");
+        CHECK_STREQ(at(links, "1.kinds.0.b_to_a.measured_by"), "x/1");
+        json_object_put(links);
+        free(text);
+        /* No node: an empty list. */
+        CHECK(links_view_text(NULL, 0, &text) == 0);
+        CHECK_STREQ(text, "[]");
+        free(text);
+}
+
 /* Rows are read from the results' text in place: a number keeps its own digits, an escaped
  * string is decoded, unknown members are skipped, the last of a repeated member counts, and
  * results that cannot be rows are left out. */
+static const char *value_text(const char *value)
+{
+        static char buf[64];
+        FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+        CHECK(f != NULL);
+        if (!f)
+                return NULL;
+        result_row_value_write(f, value);
+        fclose(f);
+        return buf;
+}
+
 static void test_rows_read_from_the_text(void)
 {
         const char *text =
@@ -193,7 +254,6 @@ static void test_rows_read_from_the_text(void)
                 "{\"peer_id\":\"" B "\",\"kind\":\"rtt\",\"rtt_median_us\":null,\"peer\":3,"
                 "\"verdict\":\"ok\",\"verdict\":\"degraded\"}]";
         struct result_rows rows;
-        json_object *v;
 
         CHECK(result_rows_read(text, strlen(text), &rows) == 0);
         /* The tcp row and the rtt row whose value is null (no value, still a row). */
@@ -212,12 +272,9 @@ static void test_rows_read_from_the_text(void)
                 CHECK_STREQ(rows.v[0].in, "7");
                 CHECK_STREQ(rows.v[1].out, "");
                 CHECK_STREQ(rows.v[1].in, "");
-                v = result_row_value(rows.v[0].out);
-                CHECK_STREQ(json_object_to_json_string(v), "12.30");
-                json_object_put(v);
-                v = result_row_value(rows.v[0].in);
-                CHECK(json_object_is_type(v, json_type_int));
-                json_object_put(v);
+                CHECK_STREQ(value_text(rows.v[0].out), "12.30");
+                CHECK_STREQ(value_text(rows.v[0].in), "7");
+                CHECK_STREQ(value_text(rows.v[1].out), "null");
         }
         result_rows_free(&rows);
         /* Nothing, not an array, or cut short: no rows, no error. */
@@ -235,6 +292,7 @@ int main(void)
         RUN(test_links_section_counts_the_flaps_of_the_last_hour);
         RUN(test_results_section_takes_each_direction);
         RUN(test_links_join_both_ends_and_keep_the_newest);
+        RUN(test_links_text_escapes_and_ties);
         RUN(test_rows_read_from_the_text);
         return test_result();
 }
