@@ -15,19 +15,23 @@ static void free_raw(json_object *jso, void *userdata)
         free(userdata);
 }
 
-json_object *json_raw_new(const char *text)
+json_object *json_raw_take(char *text)
 {
-        char *copy = strdup(text);
         /* An empty string rather than an empty object: an object has a hash table of 16 entries
          * from the start (some 800 bytes), and a cluster holds hundreds of these. */
-        json_object *o = copy ? json_object_new_string_len("", 0) : NULL;
+        json_object *o = text ? json_object_new_string_len("", 0) : NULL;
 
         if (!o) {
-                free(copy);
+                free(text);
                 return NULL;
         }
-        json_object_set_serializer(o, write_raw, copy, free_raw);
+        json_object_set_serializer(o, write_raw, text, free_raw);
         return o;
+}
+
+json_object *json_raw_new(const char *text)
+{
+        return json_raw_take(strdup(text));
 }
 
 const char *json_raw_text(json_object *value)

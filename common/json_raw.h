@@ -10,6 +10,8 @@
 
 /* A value writing a copy of text, which must be valid JSON; NULL without memory. */
 json_object *json_raw_new(const char *text);
+/* The same with text itself (malloc'd), freed with the value, or at once when NULL is returned. */
+json_object *json_raw_take(char *text);
 /* The text a value of json_raw_new writes; NULL for any other value. */
 const char *json_raw_text(json_object *value);
 /* What value means, as a new reference: for a value of json_raw_new its text read back into

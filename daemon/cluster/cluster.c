@@ -325,8 +325,8 @@ void cluster_changed(struct cluster *c)
          * view's only while it is younger than its lag), and at 32 nodes the links view is some
          * 300 KiB that would stay until the next call. */
         if (cluster_now_usec() - c->links_view.made_usec >= CLUSTER_LINKS_VIEW_LAG_USEC)
-                free(TAKE_PTR(c->links_view.text));
-        free(TAKE_PTR(c->alerts_view.text));
+                json_object_put(TAKE_PTR(c->links_view.raw));
+        json_object_put(TAKE_PTR(c->alerts_view.raw));
         /* No watcher, no wakeup. */
         if (c->watchers[0].fn && !evtimer_pending(c->notify, NULL))
                 evtimer_add(c->notify, &zero);
@@ -570,7 +570,7 @@ void cluster_free(struct cluster *c)
                         event_free(timers[i]);
         cluster_table_clear(&c->nodes);
         free(c->up);
-        free(c->links_view.text);
-        free(c->alerts_view.text);
+        json_object_put(c->links_view.raw);
+        json_object_put(c->alerts_view.raw);
         free(c);
 }

@@ -16,9 +16,10 @@ struct cluster_refusal_log {
 };
 #define CLUSTER_REFUSAL_LOG_SLOTS 16
 
-/* A view's JSON text as made at a generation of the cluster (NULL: none kept). */
+/* A view as made at a generation of the cluster, a value writing its JSON text (common/json_raw.h)
+ * given to every call by reference while it stands (NULL: none kept). */
 struct cluster_view_text {
-        char *text;
+        json_object *raw;
         uint64_t generation;
         int64_t made_usec; /* cluster_now_usec when it was made */
 };

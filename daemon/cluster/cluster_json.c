@@ -104,24 +104,24 @@ static char *links_make(struct cluster *c, void *userdata)
         return links_view_text(view, c->nodes.n, &text) < 0 ? NULL : text;
 }
 
-/* The view kept as text while the generation stays, or for lag_usec after it was made; else
- * made by make (NULL: no memory) and kept. */
+/* The view kept while the generation stays, or for lag_usec after it was made; else made by
+ * make (NULL: no memory) and kept. A reference: a call writes the kept text, copying nothing. */
 static json_object *view_of_generation(struct cluster *c, struct cluster_view_text *kept, int64_t lag_usec,
                                        char *(*make)(struct cluster *c, void *userdata), void *userdata)
 {
         int64_t now = cluster_now_usec();
-        char *text;
+        json_object *raw;
 
-        if (kept->text && (kept->generation == c->generation || now - kept->made_usec < lag_usec))
-                return json_raw_new(kept->text);
-        text = make(c, userdata);
-        if (!text)
+        if (kept->raw && (kept->generation == c->generation || now - kept->made_usec < lag_usec))
+                return json_object_get(kept->raw);
+        raw = json_raw_take(make(c, userdata));
+        if (!raw)
                 return NULL;
-        free(kept->text);
-        kept->text = text;
+        json_object_put(kept->raw);
+        kept->raw = raw;
         kept->generation = c->generation;
         kept->made_usec = now;
-        return json_raw_new(text);
+        return json_object_get(raw);
 }
 
 json_object *cluster_links_to_json(struct cluster *c)
