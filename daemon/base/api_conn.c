@@ -48,13 +48,33 @@ void api_conn_free(struct api_conn *conn)
  * would stay resident once freed: it is given back when the reply has gone out. */
 #define API_TRIM_AFTER (512 * 1024)
 
+/* Replies from this size on are queued as the message's own text, not a copy. */
+#define API_SEND_BY_REFERENCE (64 * 1024)
+
+static void put_message(const void *data, size_t len, void *msg)
+{
+        json_object_put(msg);
+}
+
 void api_conn_send(struct api_conn *conn, json_object *msg)
 {
         struct evbuffer *out = bufferevent_get_output(conn->bev);
         size_t len;
         const char *s = jsonrpc_to_string(msg, &len);
+        int r;
 
-        if (evbuffer_add(out, s, len) < 0 || evbuffer_add(out, "\n", 1) < 0)
+        /* A large reply's text stays with the message until it has been written: a whole cluster
+         * view or probe history is not copied again. A small one is copied: an event's message
+         * is written again for the next subscriber, into the same buffer. */
+        if (!s)
+                r = -1;
+        else if (len < API_SEND_BY_REFERENCE)
+                r = evbuffer_add(out, s, len);
+        else if ((r = evbuffer_add_reference(out, s, len, put_message, json_object_get(msg))) < 0)
+                json_object_put(msg);
+        if (r == 0)
+                r = evbuffer_add(out, "\n", 1);
+        if (r < 0)
                 log_warning("api: cannot queue a reply for pid %d: out of memory", (int)conn->pid);
         if (len >= API_TRIM_AFTER)
                 conn->sent_large = true;

@@ -71,6 +71,8 @@ uint64_t api_monotonic_usec(void);
 struct api_conn *api_conn_new(struct api_server *server, int fd, uid_t uid, pid_t pid, bool is_admin);
 /* Takes it off the server now; its open requests are orphaned. */
 void api_conn_free(struct api_conn *conn);
+/* Queues msg as one line. A large one is queued as its own text, a reference held until it is
+ * written: msg must not be changed, or written with other flags, after it was sent. */
 void api_conn_send(struct api_conn *conn, json_object *msg);
 /* For a client that hung up: serves what it sent, as at EOF, and frees it at once. */
 void api_conn_reap(struct api_conn *conn);
