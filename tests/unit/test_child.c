@@ -1,0 +1,124 @@
+/* Children run from a loop as the daemon runs them: their lines, their environment (the daemon's
+ * with the given entries in place), their exit, a program that cannot be run, and a deadline. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/base/child.h"
+#include "test.h"
+
+struct seen {
+        struct event_base *base;
+        char lines[4][128];
+        int n_lines;
+        int exit_status;
+        bool timed_out;
+        bool exited;
+};
+
+static void on_line(struct child *c, json_object *line, void *userdata)
+{
+        struct seen *s = userdata;
+
+        if (s->n_lines < 4)
+                snprintf(s->lines[s->n_lines++], sizeof(s->lines[0]), "%s",
+                         json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN));
+}
+
+static void on_exit_(struct child *c, int exit_status, bool timed_out, const char *stderr_tail,
+                     void *userdata)
+{
+        struct seen *s = userdata;
+
+        s->exit_status = exit_status;
+        s->timed_out = timed_out;
+        s->exited = true;
+        event_base_loopbreak(s->base);
+}
+
+static struct event_base *base;
+
+static const struct child_ops ops = { .on_line = on_line, .on_exit = on_exit_ };
+
+static void on_sigchld(evutil_socket_t fd, short what, void *userdata)
+{
+        child_reap_all();
+}
+
+static int run(char *const *argv, char *const *env, uint64_t deadline_usec, struct seen *s)
+{
+        struct child *c;
+        int r;
+
+        *s = (struct seen){ .base = base };
+        r = child_spawn(base, argv, env, deadline_usec, &ops, s, &c);
+        if (r < 0)
+                return r;
+        event_base_dispatch(base);
+        return 0;
+}
+
+static void test_lines_environment_and_exit(void)
+{
+        char *argv[] = { "/bin/sh", "-c",
+                         "printf '{\"home\":\"%s\",\"extra\":\"%s\",\"path\":%d}\\n' \"$HOME\" \"$EXTRA\" "
+                         "${#PATH}; echo not json; exit 3",
+                         NULL };
+        char *env[] = { "HOME=/nowhere", "EXTRA=given", NULL };
+        struct seen s;
+
+        setenv("HOME", "/root-of-the-daemon", 1);
+        CHECK(run(argv, env, 10 * 1000000ULL, &s) == 0);
+        CHECK(s.exited && !s.timed_out);
+        CHECK(WIFEXITED(s.exit_status) && WEXITSTATUS(s.exit_status) == 3);
+        CHECK(s.n_lines == 1);
+        /* HOME replaced, EXTRA added, PATH kept from the daemon's own environment. */
+        CHECK(strstr(s.lines[0], "\"home\":\"\\/nowhere\"") != NULL);
+        CHECK(strstr(s.lines[0], "\"extra\":\"given\"") != NULL);
+        CHECK(strstr(s.lines[0], "\"path\":0") == NULL);
+}
+
+static void test_a_program_that_cannot_run(void)
+{
+        char path[] = "/tmp/sparkd-test-child-XXXXXX";
+        int fd = mkstemp(path);
+        char *missing[] = { "/nonexistent/sparkd-helper", NULL };
+        char *not_executable[] = { path, NULL };
+        struct seen s;
+
+        CHECK(run(missing, NULL, 10 * 1000000ULL, &s) == -ENOENT);
+        CHECK(!s.exited);
+        CHECK(fd >= 0 && fchmod(fd, 0600) == 0);
+        CHECK(run(not_executable, NULL, 10 * 1000000ULL, &s) == -EACCES);
+        if (fd >= 0) {
+                close(fd);
+                unlink(path);
+        }
+}
+
+static void test_the_deadline_kills(void)
+{
+        char *argv[] = { "/bin/sleep", "30", NULL };
+        struct seen s;
+
+        CHECK(run(argv, NULL, 200 * 1000ULL, &s) == 0);
+        CHECK(s.exited && s.timed_out);
+}
+
+int main(void)
+{
+        struct event *sigchld;
+
+        base = event_base_new();
+        sigchld = evsignal_new(base, SIGCHLD, on_sigchld, NULL);
+        CHECK(base && sigchld && evsignal_add(sigchld, NULL) == 0);
+        RUN(test_lines_environment_and_exit);
+        RUN(test_a_program_that_cannot_run);
+        RUN(test_the_deadline_kills);
+        event_free(sigchld);
+        event_base_free(base);
+        return test_result();
+}
