@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,7 +189,7 @@ static char **environment_with(char *const *env)
 /* In the child until exec: only what a vfork child may do (its own fd table and signal
  * dispositions, the parent's memory); exec_errno, in the parent's memory, says why exec failed. */
 _Noreturn static void child_exec(pid_t parent, const sigset_t *mask, char *const *argv, char *const *envp,
-                                 int out, int err, volatile int *exec_errno)
+                                 int niceness, int out, int err, volatile int *exec_errno)
 {
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         int null;
@@ -212,17 +213,33 @@ _Noreturn static void child_exec(pid_t parent, const sigset_t *mask, char *const
                 *exec_errno = errno;
                 _exit(127);
         }
+        /* Only ever lower: a failure leaves the child at the daemon's priority, still correct. */
+        (void)setpriority(PRIO_PROCESS, 0, niceness);
         (void)sigprocmask(SIG_SETMASK, mask, NULL);
         execve(argv[0], argv, envp);
         *exec_errno = errno;
         _exit(127);
 }
 
-int child_spawn(struct event_base *base, char *const *argv, char *const *env, uint64_t deadline_usec,
-                const struct child_ops *ops, void *userdata, struct child **ret)
+/* The niceness a child with this increment runs at: the daemon's plus it, at most 19. */
+static int child_niceness(unsigned increment)
 {
-        struct timeval tv = { .tv_sec = (time_t)(deadline_usec / 1000000),
-                              .tv_usec = (suseconds_t)(deadline_usec % 1000000) };
+        int own;
+
+        errno = 0;
+        own = getpriority(PRIO_PROCESS, 0);
+        if (own == -1 && errno != 0)
+                own = 0;
+        return increment >= (unsigned)(19 - own) ? 19 : own + (int)increment;
+}
+
+int child_spawn(struct event_base *base, char *const *argv, char *const *env,
+                const struct child_limits *limits, const struct child_ops *ops, void *userdata,
+                struct child **ret)
+{
+        struct timeval tv = { .tv_sec = (time_t)(limits->deadline_usec / 1000000),
+                              .tv_usec = (suseconds_t)(limits->deadline_usec % 1000000) };
+        int niceness = child_niceness(limits->nice);
         int out[2] = { -1, -1 }, err[2] = { -1, -1 };
         struct child *c = calloc(1, sizeof(*c));
         _cleanup_free_ char **envp = environment_with(env);
@@ -247,7 +264,7 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env, ui
         (void)pthread_sigmask(SIG_SETMASK, &all, &mask);
         pid = vfork();
         if (pid == 0)
-                child_exec(parent, &mask, argv, envp, out[1], err[1], &exec_errno);
+                child_exec(parent, &mask, argv, envp, niceness, out[1], err[1], &exec_errno);
         r = pid < 0 ? -errno : 0;
         (void)pthread_sigmask(SIG_SETMASK, &mask, NULL);
         if (r < 0)

@@ -23,9 +23,17 @@ struct child_ops {
                         void *userdata);
 };
 
+struct child_limits {
+        uint64_t deadline_usec; /* killed this long after the start */
+        /* Added to the daemon's niceness (capped at 19): work that keeps a CPU busy on purpose
+         * yields it to the daemon's loop and to the node's own jobs. 0: the daemon's. */
+        unsigned nice;
+};
+
 /* argv[0] is the program's path; env entries ("NAME=value") are added to the daemon's own. */
-int child_spawn(struct event_base *base, char *const *argv, char *const *env, uint64_t deadline_usec,
-                const struct child_ops *ops, void *userdata, struct child **ret);
+int child_spawn(struct event_base *base, char *const *argv, char *const *env,
+                const struct child_limits *limits, const struct child_ops *ops, void *userdata,
+                struct child **ret);
 /* Kills the child now; on_exit still comes, from the loop. */
 void child_kill(struct child *c);
 pid_t child_pid(const struct child *c);

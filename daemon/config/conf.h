@@ -82,9 +82,10 @@ struct sparkd_config {
         uint64_t probe_rtt_interval_usec; /* all-pairs RTT; 0: off */
         unsigned probe_duration_sec;
         unsigned probe_streams;
-        uint64_t probe_memory_margin; /* bytes a nccl/rdma probe must leave available */
-        char **probe_kinds;           /* the bandwidth kinds a scheduled round runs, in order */
-        char probe_rdma_twins[130];   /* "DEV,DEV": the rdma probe's rails together; "" by PCI */
+        uint64_t probe_memory_margin;  /* bytes a nccl/rdma probe must leave available */
+        unsigned probe_bandwidth_nice; /* added to the daemon's niceness for bandwidth helpers */
+        char **probe_kinds;            /* the bandwidth kinds a scheduled round runs, in order */
+        char probe_rdma_twins[130];    /* "DEV,DEV": the rdma probe's rails together; "" by PCI */
 
         /* [counters]: the fabric ports' error counters (counter_watch.c) */
         uint64_t counters_period_usec; /* 0: not watched */

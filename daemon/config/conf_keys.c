@@ -392,6 +392,8 @@ static const struct conf_key keys[] = {
         { "probe", "memory_margin",       SIZE_KEY(probe_memory_margin, 0, 1024 * GIB,
                                                    CONF_PROBE_MEMORY_MARGIN_DEFAULT),
           .why = "a size from 0 to 1024G (K, M, G suffixes)" },
+        { "probe", "bandwidth_nice",      UINT_KEY(probe_bandwidth_nice, 0, 19, 10),
+          .why = "a niceness from 0 to 19 (added to sparkd's own)" },
         { "diagnosis", "healthy_gbps",    REAL_KEY(diagnosis_healthy_gbps, 0.001, 10000, 80),
           .why = "Gb/s per rail from 0.001 to 10000" },
         { "diagnosis", "stale_min_gbps",  REAL_KEY(diagnosis_stale_min_gbps, 0, 10000, 8),

@@ -89,6 +89,7 @@ int probes_configure(struct probes *ps, const struct sparkd_config *c)
         snprintf(ps->host_root, sizeof(ps->host_root), "%s", c->host_root);
         snprintf(ps->rdma_twins, sizeof(ps->rdma_twins), "%s", c->probe_rdma_twins);
         ps->memory_margin = c->probe_memory_margin;
+        ps->bandwidth_nice = c->probe_bandwidth_nice;
         history_set_limit(ps->history, c->probe_history_size);
         for (size_t i = 0; probe_kind_at(i); i++) {
                 const struct probe_kind *k = probe_kind_at(i);

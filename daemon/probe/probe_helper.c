@@ -202,6 +202,7 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
                 storage[ARRAY_SIZE(argv)][24];
         char ready_env[READY_FIELDS_MAX][sizeof(READY_ENV_PREFIX) + READY_KEY_MAX + READY_VALUE_MAX + 2];
         _cleanup_free_ char **env = NULL;
+        struct child_limits limits;
         size_t n = 0, n_env = 0, n_ready = 0;
         int r;
 
@@ -264,8 +265,13 @@ int probe_spawn_helper(struct probe *p, bool server, unsigned port, json_object 
         p->helper_ops = ops;
         /* The helper's own --deadline ends it with a timeout result that names its phase; the
          * kill, a little later, is for a helper that cannot end itself. */
-        r = child_spawn(ps->base, argv, env, ((uint64_t)deadline + HELPER_KILL_GRACE_SEC) * 1000000ULL,
-                        &helper_ops, ps, &p->child);
+        limits = (struct child_limits){
+                .deadline_usec = ((uint64_t)deadline + HELPER_KILL_GRACE_SEC) * 1000000ULL,
+                /* A bandwidth helper keeps CPUs busy for its whole measurement: the loop (peers'
+                 * heartbeats, the API) and the node's jobs come first. */
+                .nice = p->kind->is_bandwidth ? ps->bandwidth_nice : 0,
+        };
+        r = child_spawn(ps->base, argv, env, &limits, &helper_ops, ps, &p->child);
         if (r < 0)
                 snprintf(p->error, sizeof(p->error), "cannot start %.180s: %s", path, strerror(-r));
         return r;

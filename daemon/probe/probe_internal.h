@@ -57,6 +57,7 @@ struct probes {
         char host_root[PATH_MAX];       /* where /proc/meminfo is read for the memory guard */
         char rdma_twins[130];           /* [probe] rdma_twins as "DEV,DEV", "" none */
         uint64_t memory_margin;         /* bytes a probe must leave available */
+        unsigned bandwidth_nice;        /* added to the daemon's niceness for bandwidth helpers */
         double expect[PROBE_KINDS_MAX]; /* from the config, by kind index; 0: learn a baseline */
         double degraded_ratio;
         struct diagnosis_thresholds diagnosis;

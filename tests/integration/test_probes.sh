@@ -26,6 +26,18 @@ json_get "$out" 'd["measured"]["gbps"] > 0.1 and d["measured"]["streams"] == 2' 
 table=$(sparkc_of a probe --peer 10.99.0.2 --kind tcp --duration 1) || fail "tcp by address"
 assert_contains "$table" "Gb/s" "summary table"
 
+step "a bandwidth probe's helpers run 10 below sparkd's priority on both nodes"
+# niceness NS PATTERN: the niceness of each process of NS matching PATTERN, sorted.
+niceness() { for pid in $(pids_in_ns "$1" "$2"); do awk '{print $19}' "/proc/$pid/stat"; done | sort -u; }
+both_helpers() { [ -n "$(pids_in_ns "$a" 'sparkd-probe-tcp --json')" ] && [ -n "$(pids_in_ns "$b" 'sparkd-probe-tcp --json')" ]; }
+own=$(awk '{print $19}' "/proc/$(pid_of a)/stat")
+sparkc_of a --json probe --peer b --kind tcp --duration 3 >"$TEST_TMP/niced.json" &
+probe_pid=$!
+wait_until 10 both_helpers || fail "the tcp helpers did not start"
+assert_eq "$(niceness "$a" 'sparkd-probe-tcp --json') $(niceness "$b" 'sparkd-probe-tcp --json')" \
+        "$((own + 10)) $((own + 10))" "niceness of the tcp helpers (client, server)"
+wait "$probe_pid" || fail "tcp probe failed: $(cat "$TEST_TMP/niced.json")"
+
 step "--kind all runs every kind sparkd has"
 kinds=$(json_get "$(sparkc_of a --json probe-kinds)" '[k["name"] for k in d["kinds"]]')
 rc=0; out=$(sparkc_of a --json probe --peer b --kind all --duration 1) || rc=$?

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,17 +49,24 @@ static void on_sigchld(evutil_socket_t fd, short what, void *userdata)
         child_reap_all();
 }
 
-static int run(char *const *argv, char *const *env, uint64_t deadline_usec, struct seen *s)
+static int run_niced(char *const *argv, char *const *env, uint64_t deadline_usec, unsigned nice,
+                     struct seen *s)
 {
+        struct child_limits limits = { .deadline_usec = deadline_usec, .nice = nice };
         struct child *c;
         int r;
 
         *s = (struct seen){ .base = base };
-        r = child_spawn(base, argv, env, deadline_usec, &ops, s, &c);
+        r = child_spawn(base, argv, env, &limits, &ops, s, &c);
         if (r < 0)
                 return r;
         event_base_dispatch(base);
         return 0;
+}
+
+static int run(char *const *argv, char *const *env, uint64_t deadline_usec, struct seen *s)
+{
+        return run_niced(argv, env, deadline_usec, 0, s);
 }
 
 static void test_lines_environment_and_exit(void)
@@ -108,6 +116,29 @@ static void test_the_deadline_kills(void)
         CHECK(s.exited && s.timed_out);
 }
 
+/* The child's niceness is the daemon's plus the increment, at most 19; the daemon's own stays. */
+static void test_niceness(void)
+{
+        char *argv[] = { "/bin/sh", "-c", "printf '{\"nice\":%s}\\n' \"$(cut -d' ' -f19 /proc/self/stat)\"",
+                         NULL };
+        char want[32];
+        struct seen s;
+        int own;
+
+        errno = 0;
+        own = getpriority(PRIO_PROCESS, 0);
+        CHECK(errno == 0 && own <= 9);
+        CHECK(run_niced(argv, NULL, 10 * 1000000ULL, 0, &s) == 0);
+        snprintf(want, sizeof(want), "{\"nice\":%d}", own);
+        CHECK(s.n_lines == 1 && strcmp(s.lines[0], want) == 0);
+        CHECK(run_niced(argv, NULL, 10 * 1000000ULL, 10, &s) == 0);
+        snprintf(want, sizeof(want), "{\"nice\":%d}", own + 10);
+        CHECK(s.n_lines == 1 && strcmp(s.lines[0], want) == 0);
+        CHECK(run_niced(argv, NULL, 10 * 1000000ULL, 1000, &s) == 0);
+        CHECK(s.n_lines == 1 && strcmp(s.lines[0], "{\"nice\":19}") == 0);
+        CHECK(getpriority(PRIO_PROCESS, 0) == own);
+}
+
 int main(void)
 {
         struct event *sigchld;
@@ -118,6 +149,7 @@ int main(void)
         RUN(test_lines_environment_and_exit);
         RUN(test_a_program_that_cannot_run);
         RUN(test_the_deadline_kills);
+        RUN(test_niceness);
         event_free(sigchld);
         event_base_free(base);
         return test_result();

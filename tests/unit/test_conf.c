@@ -388,6 +388,28 @@ static void test_rdma_twins(void)
         CHECK(strstr(errors, "badtwins.conf:4: rdma_twins=\"a b c\"") != NULL);
 }
 
+/* [probe] bandwidth_nice: 10 by default, 0 to 19, an error naming the range past it. */
+static void test_bandwidth_nice(void)
+{
+        struct sparkd_config *c = NULL;
+        char errors[1024];
+
+        CHECK(load("none.conf", false, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && c->probe_bandwidth_nice == 10);
+        conf_free(c);
+        c = NULL;
+        write_file("nice.conf", "[probe]\nbandwidth_nice = 0\n");
+        CHECK(load("nice.conf", true, &c, errors, sizeof(errors)) == 0);
+        CHECK(c && c->probe_bandwidth_nice == 0);
+        conf_free(c);
+        c = NULL;
+        write_file("badnice.conf", "[probe]\nbandwidth_nice = 20\n");
+        CHECK(load("badnice.conf", true, &c, errors, sizeof(errors)) == -EINVAL);
+        CHECK(strstr(errors, "badnice.conf:2: bandwidth_nice=\"20\": expected a niceness from 0 to 19") !=
+              NULL);
+        conf_free(c);
+}
+
 static void test_diagnosis(void)
 {
         struct sparkd_config *c = NULL;
@@ -601,6 +623,7 @@ int main(void)
         RUN(test_dropins_without_main_file);
         RUN(test_fabric_and_sysctl);
         RUN(test_probe_kinds);
+        RUN(test_bandwidth_nice);
         RUN(test_rdma_twins);
         RUN(test_diagnosis);
         RUN(test_cluster);
