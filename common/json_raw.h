@@ -14,6 +14,8 @@ json_object *json_raw_new(const char *text);
 json_object *json_raw_take(char *text);
 /* The text a value of json_raw_new writes; NULL for any other value. */
 const char *json_raw_text(json_object *value);
+/* The same, with its length in *len (len may be NULL). */
+const char *json_raw_text_length(json_object *value, size_t *len);
 /* What value means, as a new reference: for a value of json_raw_new its text read back into
  * json-c objects, for any other value the value itself. NULL for NULL, or without memory. */
 json_object *json_raw_parsed(json_object *value);
