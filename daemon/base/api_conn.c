@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "api_params.h"
+#include "api_write.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
@@ -44,36 +45,30 @@ void api_conn_free(struct api_conn *conn)
         }
 }
 
+#define API_MAX_SINGLE_WRITE (4 * 1024 * 1024)
+
 /* A reply this large (a whole probe history) was built and buffered in megabytes of heap that
  * would stay resident once freed: it is given back when the reply has gone out. */
 #define API_TRIM_AFTER (512 * 1024)
 
-/* Replies from this size on are queued as the message's own text, not a copy. */
-#define API_SEND_BY_REFERENCE (64 * 1024)
-
-static void put_message(const void *data, size_t len, void *msg)
-{
-        json_object_put(msg);
-}
-
 void api_conn_send(struct api_conn *conn, json_object *msg)
 {
-        struct evbuffer *out = bufferevent_get_output(conn->bev);
-        size_t len;
-        const char *s = jsonrpc_to_string(msg, &len);
+        struct evbuffer *text = evbuffer_new();
+        size_t len = 0;
         int r;
 
-        /* A large reply's text stays with the message until it has been written: a whole cluster
-         * view or probe history is not copied again. A small one is copied: an event's message
-         * is written again for the next subscriber, into the same buffer. */
-        if (!s)
-                r = -1;
-        else if (len < API_SEND_BY_REFERENCE)
-                r = evbuffer_add(out, s, len);
-        else if ((r = evbuffer_add_reference(out, s, len, put_message, json_object_get(msg))) < 0)
-                json_object_put(msg);
+        /* Held texts (a node's sections, the links view) go out from where they lie: a whole
+         * cluster view is not copied into one text for each call. Written aside first, so that
+         * a message cut short by a failed allocation never reaches the client. */
+        r = text ? api_write_json(text, msg) : -ENOMEM;
         if (r == 0)
-                r = evbuffer_add(out, "\n", 1);
+                r = evbuffer_add(text, "\n", 1) < 0 ? -ENOMEM : 0;
+        if (r == 0) {
+                len = evbuffer_get_length(text);
+                r = evbuffer_add_buffer(bufferevent_get_output(conn->bev), text) < 0 ? -ENOMEM : 0;
+        }
+        if (text)
+                evbuffer_free(text);
         if (r < 0)
                 log_warning("api: cannot queue a reply for pid %d: out of memory", (int)conn->pid);
         if (len >= API_TRIM_AFTER)
@@ -452,6 +447,9 @@ struct api_conn *api_conn_new(struct api_server *s, int fd, uid_t uid, pid_t pid
         LIST_INSERT_HEAD(&s->conns, conn, link);
         s->n_conns++;
         bufferevent_setcb(conn->bev, conn_on_read, conn_on_write, conn_on_event, conn);
+        /* libevent writes at most 16 KiB a wakeup by default: a cluster view of some 600 KiB took
+         * forty turns of the loop. As much as the socket takes, in one writev. */
+        (void)bufferevent_set_max_single_write(conn->bev, API_MAX_SINGLE_WRITE);
         bufferevent_enable(conn->bev, EV_READ | EV_WRITE);
         return conn;
 }
