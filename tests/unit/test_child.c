@@ -127,12 +127,12 @@ static void test_niceness(void)
 
         errno = 0;
         own = getpriority(PRIO_PROCESS, 0);
-        CHECK(errno == 0 && own <= 9);
+        CHECK(errno == 0);
         CHECK(run_niced(argv, NULL, 10 * 1000000ULL, 0, &s) == 0);
         snprintf(want, sizeof(want), "{\"nice\":%d}", own);
         CHECK(s.n_lines == 1 && strcmp(s.lines[0], want) == 0);
         CHECK(run_niced(argv, NULL, 10 * 1000000ULL, 10, &s) == 0);
-        snprintf(want, sizeof(want), "{\"nice\":%d}", own + 10);
+        snprintf(want, sizeof(want), "{\"nice\":%d}", own + 10 > 19 ? 19 : own + 10);
         CHECK(s.n_lines == 1 && strcmp(s.lines[0], want) == 0);
         CHECK(run_niced(argv, NULL, 10 * 1000000ULL, 1000, &s) == 0);
         CHECK(s.n_lines == 1 && strcmp(s.lines[0], "{\"nice\":19}") == 0);
