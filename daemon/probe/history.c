@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "baselines.h"
@@ -27,7 +28,23 @@ struct history {
         struct history_entries entries;
         json_object *baselines; /* baseline key -> { "samples": [...], "value": median once learned } */
         struct event *save_timer;
+        int64_t saved_usec; /* when the last save ended (CLOCK_MONOTONIC); 0: none yet */
 };
+
+/* A save rewrites the whole file (some 800 KiB at 1,000 results) and waits for the disk, on the
+ * loop. The first result after a quiet spell is saved within HISTORY_SAVE_DELAY_USEC; a burst (an
+ * rtt round brings one result every few seconds for minutes) at most every HISTORY_SAVE_GAP_USEC,
+ * not once a result. A stop saves what is pending; a crash loses at most one gap's results. */
+#define HISTORY_SAVE_DELAY_USEC 1000000
+#define HISTORY_SAVE_GAP_USEC   10000000
+
+static int64_t monotonic_usec(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 static const char *str(json_object *o, const char *key)
 {
@@ -144,6 +161,7 @@ static void history_save(struct history *h)
                 return;
         was = store_last_save(h->store, HISTORY_FILE);
         r = history_write(h);
+        h->saved_usec = monotonic_usec();
         /* Every result saves: a full disk is told once, and again when saving works again. */
         if (r < 0 && was == 0)
                 log_warning("cannot save the probe history to %s/%s: %s; tried again at every result",
@@ -154,10 +172,16 @@ static void history_save(struct history *h)
 
 static void history_schedule_save(struct history *h)
 {
-        struct timeval tv = { .tv_sec = 1 };
+        int64_t now = monotonic_usec(), due = now + HISTORY_SAVE_DELAY_USEC;
+        struct timeval tv;
 
-        if (h->store && !evtimer_pending(h->save_timer, NULL))
-                evtimer_add(h->save_timer, &tv);
+        if (!h->store || evtimer_pending(h->save_timer, NULL))
+                return;
+        if (h->saved_usec && h->saved_usec + HISTORY_SAVE_GAP_USEC > due)
+                due = h->saved_usec + HISTORY_SAVE_GAP_USEC;
+        tv = (struct timeval){ .tv_sec = (time_t)((due - now) / 1000000),
+                               .tv_usec = (suseconds_t)((due - now) % 1000000) };
+        evtimer_add(h->save_timer, &tv);
 }
 
 static void on_save(evutil_socket_t fd, short what, void *userdata)

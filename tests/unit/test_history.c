@@ -416,6 +416,48 @@ static void test_saved_results_are_read_from_the_file(void)
         event_base_free(base);
 }
 
+static size_t saved_results(void)
+{
+        char path[256];
+        json_object *file, *results = NULL;
+        size_t n;
+
+        snprintf(path, sizeof(path), "%s/history.json", dir);
+        file = json_object_from_file(path);
+        n = json_object_object_get_ex(file, "results", &results) ? json_object_array_length(results) : 0;
+        json_object_put(file);
+        return n;
+}
+
+/* The first result after a quiet spell is saved within a second; the next ones of a burst wait
+ * for the gap after that save (the file rewritten once, not once a result), and a stop saves
+ * what waits. */
+static void test_a_burst_is_saved_once_a_gap(void)
+{
+        struct event_base *base = event_base_new();
+        struct timeval later = { .tv_sec = 2, .tv_usec = 500000 };
+        struct history *h = NULL;
+        struct store *s = NULL;
+
+        remove_state("history.json");
+        CHECK(store_open(dir, &s) == 0);
+        if (!s)
+                return;
+        CHECK(history_new(base, s, 100, &h) == 0);
+        add_result(h, "peer-a", "tcp", 10);
+        event_base_loop(base, EVLOOP_ONCE);
+        CHECK(saved_results() == 1);
+        add_result(h, "peer-a", "tcp", 11);
+        add_result(h, "peer-a", "tcp", 12);
+        event_base_loopexit(base, &later);
+        event_base_dispatch(base);
+        CHECK(saved_results() == 1);
+        history_free(h);
+        CHECK(saved_results() == 3);
+        store_close(s);
+        event_base_free(base);
+}
+
 /* A file another writer made (spaces, slashes escaped or not) reads as its values; the results
  * are saved again as json-c prints them, and only the newest `limit`. */
 static void test_other_writers_file_is_read_and_saved_as_printed(void)
@@ -509,6 +551,7 @@ int main(void)
         RUN(test_latest_passes_over_deferred);
         RUN(test_saved_and_queried_as_the_trees_print);
         RUN(test_saved_results_are_read_from_the_file);
+        RUN(test_a_burst_is_saved_once_a_gap);
         RUN(test_other_writers_file_is_read_and_saved_as_printed);
         RUN(test_damaged_result_moves_the_file_aside);
         {
