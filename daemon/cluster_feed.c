@@ -5,6 +5,7 @@
 
 #include "cluster_sections.h"
 #include "config.h"
+#include "daemon/base/clock.h"
 #include "health.h"
 
 struct cluster_feed {
@@ -19,10 +20,7 @@ struct cluster_feed {
 
 static int64_t now_usec(void)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        return (int64_t)clock_monotonic_usec();
 }
 
 static void update_doctor(struct cluster_feed *f, int64_t now)

@@ -9,6 +9,7 @@
 
 #include "api_params.h"
 #include "api_write.h"
+#include "clock.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
@@ -288,10 +289,7 @@ static void conn_refuse_oversize(struct api_conn *conn)
 
 uint64_t api_monotonic_usec(void)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+        return clock_monotonic_usec();
 }
 
 /* A read timeout restarts with every byte, so a client that trickles a line would never time

@@ -5,12 +5,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/base/clock.h"
+
 int64_t cluster_now_usec(void)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        return (int64_t)clock_monotonic_usec();
 }
 
 struct cluster_node *cluster_table_find(struct cluster_table *t, const char *node_id)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/macro.h"
+#include "daemon/base/clock.h"
 
 /* Looks kept per port: the window is judged from the oldest one inside it, so a period much
  * shorter than the window/LOOKS_MAX judges a shorter stretch than the window. */
@@ -323,10 +324,7 @@ void counter_watch_annotate(const struct counter_watch *w, struct port_counter_l
 
 uint64_t counter_watch_now_usec(void)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+        return clock_monotonic_usec();
 }
 
 const struct port_counter_list *counter_watch_last(const struct counter_watch *w)

@@ -14,13 +14,11 @@
 
 #include "common/jsonrpc.h"
 #include "common/proto.h"
+#include "daemon/base/clock.h"
 
 uint64_t peer_now_usec(void)
 {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+        return clock_monotonic_usec();
 }
 
 void peer_format_sockaddr(const struct sockaddr_in *sa, char *buf, size_t size)

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "baselines.h"
 #include "common/json_scan.h"
 #include "common/macro.h"
+#include "daemon/base/clock.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
 #include "history_entries.h"
@@ -37,14 +37,6 @@ struct history {
  * not once a result. A stop saves what is pending; a crash loses at most one gap's results. */
 #define HISTORY_SAVE_DELAY_USEC 1000000
 #define HISTORY_SAVE_GAP_USEC   10000000
-
-static int64_t monotonic_usec(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static const char *str(json_object *o, const char *key)
 {
@@ -161,7 +153,7 @@ static void history_save(struct history *h)
                 return;
         was = store_last_save(h->store, HISTORY_FILE);
         r = history_write(h);
-        h->saved_usec = monotonic_usec();
+        h->saved_usec = (int64_t)clock_monotonic_usec();
         /* Every result saves: a full disk is told once, and again when saving works again. */
         if (r < 0 && was == 0)
                 log_warning("cannot save the probe history to %s/%s: %s; tried again at every result",
@@ -172,7 +164,7 @@ static void history_save(struct history *h)
 
 static void history_schedule_save(struct history *h)
 {
-        int64_t now = monotonic_usec(), due = now + HISTORY_SAVE_DELAY_USEC;
+        int64_t now = (int64_t)clock_monotonic_usec(), due = now + HISTORY_SAVE_DELAY_USEC;
         struct timeval tv;
 
         if (!h->store || evtimer_pending(h->save_timer, NULL))
