@@ -154,9 +154,10 @@ static void history_save(struct history *h)
         was = store_last_save(h->store, HISTORY_FILE);
         r = history_write(h);
         h->saved_usec = (int64_t)clock_monotonic_usec();
-        /* Every result saves: a full disk is told once, and again when saving works again. */
+        /* Saves come again with the next results: a full disk is told once, and again when saving
+         * works again. */
         if (r < 0 && was == 0)
-                log_warning("cannot save the probe history to %s/%s: %s; tried again at every result",
+                log_warning("cannot save the probe history to %s/%s: %s; tried again with the next results",
                             store_path(h->store), HISTORY_FILE, strerror(-r));
         else if (r == 0 && was < 0)
                 log_notice("probe history saved to %s/%s again", store_path(h->store), HISTORY_FILE);
