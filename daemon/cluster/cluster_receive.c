@@ -203,6 +203,7 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         }
         n->msg = json_object_get(msg);
         n->sections = s.sections;
+        cluster_table_summary_replaced(n);
         snprintf(n->name, sizeof(n->name), "%s", s.name);
         snprintf(n->instance, sizeof(n->instance), "%s", s.instance);
         snprintf(n->via, sizeof(n->via), "%s", peer_id);

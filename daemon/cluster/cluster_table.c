@@ -39,8 +39,17 @@ struct cluster_node *cluster_table_add(struct cluster_table *t, const char *node
         return n;
 }
 
+void cluster_table_summary_replaced(struct cluster_node *n)
+{
+        free(n->up_with);
+        n->up_with = NULL;
+        n->n_up_with = 0;
+        n->has_up_with = false;
+}
+
 static void node_clear(struct cluster_node *n)
 {
+        cluster_table_summary_replaced(n);
         if (n->msg)
                 json_object_put(n->msg);
         else

@@ -22,6 +22,12 @@ struct cluster_node {
         int64_t made_usec;     /* when its origin made it, on this node's monotonic clock */
         bool is_stale;         /* as last told to the watchers */
         char via[33];          /* the peer it came from */
+        /* Its section "peers" read into ids, sorted, when first asked after the summary came
+         * (cluster_table_summary_replaced forgets them): asked of every up peer at every summary
+         * and alive passed on. */
+        char (*up_with)[33];
+        size_t n_up_with;
+        bool has_up_with;
 };
 
 struct cluster_table {
@@ -35,6 +41,8 @@ struct cluster_node *cluster_table_find(struct cluster_table *t, const char *nod
 struct cluster_node *cluster_table_add(struct cluster_table *t, const char *node_id);
 void cluster_table_remove(struct cluster_table *t, struct cluster_node *n);
 void cluster_table_clear(struct cluster_table *t);
+/* n's sections were replaced: what was read from them is forgotten. */
+void cluster_table_summary_replaced(struct cluster_node *n);
 uint64_t cluster_node_age_usec(const struct cluster_node *n, int64_t now);
 /* Pointers to every entry sorted by name, then id (n of them, caller frees); NULL when none or
  * without memory. */

@@ -235,6 +235,34 @@ static void test_a_mesh_at_rest_sends_alives_only(void)
         teardown();
 }
 
+/* Relays follow the peers each node says it has: in a full mesh none, and when a link of it is
+ * lost, round it again, to both of its ends. */
+static void test_a_mesh_that_loses_a_link_relays_round_it(void)
+{
+        setup_ring();
+        connect_pair(0, 2);
+        connect_pair(1, 3);
+        run_for_ms(500);
+        disconnect_pair(0, 2);
+        run_for_ms(300);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        CHECK(cluster_set_section(nodes[2], "doctor", doctor_of("warning")) == 0);
+        delivered_summaries = 0;
+        run_for_ms(300);
+        CHECK_STREQ(verdict_seen(2, 0, NULL, NULL), "failed");
+        CHECK_STREQ(verdict_seen(0, 2, NULL, NULL), "warning");
+        /* Each change to its 2 peers, and from each of them on to the far end. */
+        CHECK(delivered_summaries >= 2 * (2 + 1));
+        connect_pair(0, 2);
+        run_for_ms(300);
+        delivered_summaries = 0;
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("ok")) == 0);
+        run_for_ms(300);
+        CHECK(delivered_summaries == 3);
+        CHECK_STREQ(verdict_seen(2, 0, NULL, NULL), "ok");
+        teardown();
+}
+
 struct names_seen {
         char text[256];
 };
@@ -571,6 +599,7 @@ int main(void)
         RUN(test_a_change_reaches_the_opposite_node_through_a_relay);
         RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
         RUN(test_a_mesh_at_rest_sends_alives_only);
+        RUN(test_a_mesh_that_loses_a_link_relays_round_it);
         RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
         RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
         RUN(test_at_most_256_nodes_are_kept);
