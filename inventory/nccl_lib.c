@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -134,24 +135,106 @@ static const char *nccl_name_version(const char *name)
                                                                                                 : NULL;
 }
 
+/* The names in a library directory that may be NCCL's, as last read, and the directory as it was
+ * then: the doctor looks every 2 s, and /usr/lib/<arch> holds over a thousand names, whose
+ * readdir was 2% of a daemon's time at 32 nodes. Any name added, removed or renamed changes the
+ * directory's modification time; one read less than 2 s after such a change is read again
+ * next time, as a change in the same clock tick would leave the time as it was. */
+struct nccl_dir_names {
+        char *path;
+        dev_t dev;
+        ino_t ino;
+        struct timespec mtime;
+        bool is_settled;
+        char **names;
+        size_t n;
+};
+
+static struct nccl_dir_names dir_cache[16];
+static size_t dir_cache_next;
+
+static void dir_names_clear(struct nccl_dir_names *e)
+{
+        for (size_t i = 0; i < e->n; i++)
+                free(e->names[i]);
+        free(e->names);
+        free(e->path);
+        *e = (struct nccl_dir_names){ 0 };
+}
+
+static int dir_names_read(const char *path, struct nccl_dir_names *e)
+{
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        struct dirent *de;
+
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                char **v;
+
+                if (!nccl_name_version(de->d_name))
+                        continue;
+                v = realloc(e->names, (e->n + 1) * sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                e->names = v;
+                if (!(e->names[e->n] = strdup(de->d_name)))
+                        return -ENOMEM;
+                e->n++;
+        }
+        return 0;
+}
+
+/* The names of path (a directory, st its stat) that may be NCCL's; NULL when it cannot be read. */
+static const struct nccl_dir_names *dir_names(const char *path, const struct stat *st)
+{
+        struct nccl_dir_names *e = NULL;
+        struct timespec now;
+
+        for (size_t i = 0; i < ARRAY_SIZE(dir_cache) && !e; i++)
+                if (dir_cache[i].path && strcmp(dir_cache[i].path, path) == 0)
+                        e = &dir_cache[i];
+        if (e && e->is_settled && e->dev == st->st_dev && e->ino == st->st_ino &&
+            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec)
+                return e;
+        if (!e) {
+                e = &dir_cache[dir_cache_next];
+                dir_cache_next = (dir_cache_next + 1) % ARRAY_SIZE(dir_cache);
+        }
+        dir_names_clear(e);
+        if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !(e->path = strdup(path)) ||
+            dir_names_read(path, e) < 0) {
+                dir_names_clear(e);
+                return NULL;
+        }
+        e->dev = st->st_dev;
+        e->ino = st->st_ino;
+        e->mtime = st->st_mtim;
+        e->is_settled = now.tv_sec - st->st_mtim.tv_sec >= 2;
+        return e;
+}
+
 /* Looks for libnccl.so.2 or libnccl.so.2.X.Y in ROOT/DIR; 1 when found (facts filled), else 0. */
 static int nccl_look_in(const char *root, const char *dir, const char *include, bool is_packaged,
                         struct hostfacts *f)
 {
-        _cleanup_(closedirp) DIR *d = NULL;
         char path[PATH_MAX], newest[NAME_MAX + 1] = "", target[PATH_MAX];
+        const struct nccl_dir_names *names;
         const char *version = NULL;
-        struct dirent *de;
         bool has_soname;
+        struct stat st;
         ssize_t n;
 
-        if (host_path(path, sizeof(path), root, "%s", dir) < 0 || !(d = opendir(path)))
+        if (host_path(path, sizeof(path), root, "%s", dir) < 0 || stat(path, &st) < 0 ||
+            !S_ISDIR(st.st_mode) || !(names = dir_names(path, &st)))
                 return 0;
-        while ((de = readdir(d))) {
-                if (!nccl_name_version(de->d_name) || !host_has(root, S_IFREG, "%s/%s", dir, de->d_name))
+        for (size_t i = 0; i < names->n; i++) {
+                const char *name = names->names[i];
+
+                if (!host_has(root, S_IFREG, "%s/%s", dir, name))
                         continue;
-                if (!newest[0] || strverscmp(de->d_name, newest) > 0)
-                        snprintf(newest, sizeof(newest), "%s", de->d_name);
+                if (!newest[0] || strverscmp(name, newest) > 0)
+                        snprintf(newest, sizeof(newest), "%s", name);
         }
         has_soname = host_has(root, S_IFREG, "%s/libnccl.so.2", dir);
         if (!has_soname && !newest[0])

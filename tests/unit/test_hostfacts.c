@@ -2,6 +2,7 @@
  * fixture trees in tests/fixtures/hosts (see its README.md), over trees made on the spot for the
  * edge cases, and once over this machine's own root. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -96,6 +97,14 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
         (void)flag;
         (void)ftw;
         return remove(path);
+}
+
+static int remove_file(const char *root, const char *rel)
+{
+        char path[PATH_MAX];
+
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        return unlink(path);
 }
 
 static void rm_tree(const char *root)
@@ -578,6 +587,44 @@ static void test_nccl_search(void)
         rm_tree(root);
 }
 
+static void set_old_mtime(const char *root, const char *rel)
+{
+        char path[PATH_MAX];
+        struct timespec times[2] = { { .tv_sec = 1700000000 }, { .tv_sec = 1700000000 } };
+
+        snprintf(path, sizeof(path), "%s/%s", root, rel);
+        CHECK(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+static const char *nccl_version_of(const char *root)
+{
+        static char version[64];
+        struct hostfacts f;
+
+        CHECK(hostfacts_read(root, &f) == 0);
+        snprintf(version, sizeof(version), "%s", f.nccl_version);
+        hostfacts_free(&f);
+        return version;
+}
+
+/* A library directory's names are read again after any change to them, a settled one's too. */
+static void test_nccl_search_follows_the_directory(void)
+{
+        _cleanup_free_ char *root = new_root();
+
+        put(root, "usr/local/lib/libnccl.so.2.18.1", "");
+        set_old_mtime(root, "usr/local/lib");
+        CHECK_STREQ(nccl_version_of(root), "2.18.1");
+        CHECK_STREQ(nccl_version_of(root), "2.18.1");
+        put(root, "usr/local/lib/libnccl.so.2.19.3", "");
+        CHECK_STREQ(nccl_version_of(root), "2.19.3");
+        set_old_mtime(root, "usr/local/lib");
+        CHECK_STREQ(nccl_version_of(root), "2.19.3");
+        CHECK(remove_file(root, "usr/local/lib/libnccl.so.2.19.3") == 0);
+        CHECK_STREQ(nccl_version_of(root), "2.18.1");
+        rm_tree(root);
+}
+
 /* limits.conf, then the .conf files of limits.d by name; soft wins, cut down to hard; junk skipped. */
 static void test_limits_files(void)
 {
@@ -644,6 +691,7 @@ int main(void)
         RUN(test_dmabuf_rules);
         RUN(test_gpus);
         RUN(test_nccl_search);
+        RUN(test_nccl_search_follows_the_directory);
         RUN(test_limits_files);
         RUN(test_this_host);
         return test_result();
