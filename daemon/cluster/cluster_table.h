@@ -43,6 +43,9 @@ void cluster_table_remove(struct cluster_table *t, struct cluster_node *n);
 void cluster_table_clear(struct cluster_table *t);
 /* n's sections were replaced: what was read from them is forgotten. */
 void cluster_table_summary_replaced(struct cluster_node *n);
+/* Whether n's section "peers" lists the node id: a held node's read into sorted ids once per
+ * summary, this node's read where its text lies. */
+bool cluster_node_lists_peer(struct cluster_node *n, const char *id);
 uint64_t cluster_node_age_usec(const struct cluster_node *n, int64_t now);
 /* Pointers to every entry sorted by name, then id (n of them, caller frees); NULL when none or
  * without memory. */
