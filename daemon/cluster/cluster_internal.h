@@ -21,14 +21,15 @@ struct cluster_refusal_log {
 struct cluster_view_text {
         json_object *raw;
         uint64_t generation;
+        uint64_t shape;    /* what may not lag, as cluster_json.c sums it up */
         int64_t made_usec; /* cluster_now_usec when it was made */
 };
 
-/* How long a call may be given the links view as made before the latest change: at 32 nodes
- * during a probe round the view changes many times a second and takes 5 ms to make on an idle
- * core, 10 to 100 ms on a busy one, so a client that watches would otherwise have it made for
- * every call. Made again once a second, it was the slowest 2% of a watching client's calls; once
- * in 5 s, 0.5%. What it shows are probe results, minutes apart. */
+/* How long a call may be given the links view as made before the latest change of results: at
+ * 32 nodes during a probe round the view changes many times a second and takes 5 ms to make on
+ * an idle core, 10 to 100 ms on a busy one, so a client that watches would otherwise have it
+ * made for every call. Made again once a second, it was the slowest 2.5% of a watching client's
+ * calls; once in 5 s, 0.4%. A node that went stale, came, went or was renamed does not wait. */
 #define CLUSTER_LINKS_VIEW_LAG_USEC 5000000LL
 
 struct cluster {
@@ -61,9 +62,9 @@ struct cluster {
 
         /* Counts every change the view's JSON can show (cluster_changed); the links and alerts
          * views' texts are kept for as long as it stays the same (the links view's up to
-         * CLUSTER_LINKS_VIEW_LAG_USEC longer): at 32 nodes the links view is some 600 KB of
-         * JSON that takes 15 to 30 ms to make and write, and the alerts view a parse of every
-         * node's alerts, for each call of a client that watches. */
+         * CLUSTER_LINKS_VIEW_LAG_USEC longer): at 32 nodes the links view is some 300 KB of
+         * JSON that takes 5 to 100 ms to make, and the alerts view a parse of every node's
+         * alerts, for each call of a client that watches. */
         uint64_t generation;
         struct cluster_view_text links_view;
         struct cluster_view_text alerts_view;

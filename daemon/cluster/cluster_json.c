@@ -104,15 +104,18 @@ static char *links_make(struct cluster *c, void *userdata)
         return links_view_text(view, c->nodes.n, &text) < 0 ? NULL : text;
 }
 
-/* The view kept while the generation stays, or for lag_usec after it was made; else made by
- * make (NULL: no memory) and kept. A reference: a call writes the kept text, copying nothing. */
+/* The view kept while the generation stays, or for lag_usec after it was made while its shape
+ * (what must never lag) is the same; else made by make (NULL: no memory) and kept. A reference:
+ * a call writes the kept text, copying nothing. */
 static json_object *view_of_generation(struct cluster *c, struct cluster_view_text *kept, int64_t lag_usec,
-                                       char *(*make)(struct cluster *c, void *userdata), void *userdata)
+                                       uint64_t shape, char *(*make)(struct cluster *c, void *userdata),
+                                       void *userdata)
 {
         int64_t now = cluster_now_usec();
         json_object *raw;
 
-        if (kept->raw && (kept->generation == c->generation || now - kept->made_usec < lag_usec))
+        if (kept->raw && (kept->generation == c->generation ||
+                          (kept->shape == shape && now - kept->made_usec < lag_usec)))
                 return json_object_get(kept->raw);
         raw = json_raw_take(make(c, userdata));
         if (!raw)
@@ -120,13 +123,42 @@ static json_object *view_of_generation(struct cluster *c, struct cluster_view_te
         json_object_put(kept->raw);
         kept->raw = raw;
         kept->generation = c->generation;
+        kept->shape = shape;
         kept->made_usec = now;
         return json_object_get(raw);
 }
 
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+        const unsigned char *p = data;
+
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ p[i]) * 0x100000001b3ULL;
+        return h;
+}
+
+/* The nodes, their names and which are stale: a node gone stale is never shown as current, nor a
+ * node gone or renamed as it was, while results may lag. */
+static uint64_t links_shape(struct cluster *c)
+{
+        int64_t now = cluster_now_usec();
+        uint64_t h = 0xcbf29ce484222325ULL;
+
+        for (size_t i = 0; i < c->nodes.n; i++) {
+                const struct cluster_node *n = &c->nodes.v[i];
+                bool is_stale = cluster_node_is_stale(c, n, now);
+
+                h = fnv1a(h, n->node_id, strlen(n->node_id) + 1);
+                h = fnv1a(h, n->name, strlen(n->name) + 1);
+                h = fnv1a(h, &is_stale, sizeof(is_stale));
+        }
+        return h;
+}
+
 json_object *cluster_links_to_json(struct cluster *c)
 {
-        return view_of_generation(c, &c->links_view, CLUSTER_LINKS_VIEW_LAG_USEC, links_make, NULL);
+        return view_of_generation(c, &c->links_view, CLUSTER_LINKS_VIEW_LAG_USEC, links_shape(c), links_make,
+                                  NULL);
 }
 
 static char *alerts_make(struct cluster *c, void *nodes)
@@ -140,5 +172,5 @@ static char *alerts_make(struct cluster *c, void *nodes)
 
 json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes)
 {
-        return view_of_generation(c, &c->alerts_view, 0, alerts_make, nodes);
+        return view_of_generation(c, &c->alerts_view, 0, 0, alerts_make, nodes);
 }

@@ -531,6 +531,29 @@ static void test_the_links_view_follows_changes(void)
         teardown();
 }
 
+/* Results may lag in the links view, a node gone stale may not: what it measured shows as
+ * stale at once, well within the 5 s a change of results waits. */
+static void test_the_links_view_shows_a_stale_node_at_once(void)
+{
+        char *a;
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "results", rtt_results(ids[1], names[1], "41.50")) == 0);
+        run_for_ms(400);
+        a = links_text(2);
+        CHECK(strstr(a, "\"measured_by\":\"spark1\",\"stale\":false") != NULL);
+        free(a);
+        disconnect_pair(0, 1);
+        disconnect_pair(0, 3);
+        cluster_free(nodes[0]);
+        nodes[0] = NULL;
+        run_for_ms(500);
+        a = links_text(2);
+        CHECK(strstr(a, "\"measured_by\":\"spark1\",\"stale\":true") != NULL);
+        free(a);
+        teardown();
+}
+
 static char *alerts_text(int i)
 {
         json_object *nodes_json = cluster_nodes_to_json(nodes[i]);
@@ -606,6 +629,7 @@ int main(void)
         RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
         RUN(test_the_links_view_follows_changes);
+        RUN(test_the_links_view_shows_a_stale_node_at_once);
         RUN(test_the_alerts_view_follows_changes);
         RUN(test_summary_parse_bounds);
         return test_result();
