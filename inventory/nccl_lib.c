@@ -138,13 +138,14 @@ static const char *nccl_name_version(const char *name)
 /* The names in a library directory that may be NCCL's, as last read, and the directory as it was
  * then: the doctor looks every 2 s, and /usr/lib/<arch> holds over a thousand names, whose
  * readdir was 2% of a daemon's time at 32 nodes. Any name added, removed or renamed changes the
- * directory's modification time; one read less than 2 s after such a change is read again
- * next time, as a change in the same clock tick would leave the time as it was. */
+ * directory's modification and change times (the first may be set back, the second not); one
+ * read less than 2 s after such a change is read again next time, as a change in the same clock
+ * tick would leave the times as they were. */
 struct nccl_dir_names {
         char *path;
         dev_t dev;
         ino_t ino;
-        struct timespec mtime;
+        struct timespec mtime, ctime;
         bool is_settled;
         char **names;
         size_t n;
@@ -185,49 +186,74 @@ static int dir_names_read(const char *path, struct nccl_dir_names *e)
         return 0;
 }
 
-/* The names of path (a directory, st its stat) that may be NCCL's; NULL when it cannot be read. */
-static const struct nccl_dir_names *dir_names(const char *path, const struct stat *st)
+static bool timespec_equal(struct timespec a, struct timespec b)
+{
+        return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* Whether now is at least 2 s after t. */
+static bool is_2s_after(struct timespec now, struct timespec t)
+{
+        return now.tv_sec - t.tv_sec > 2 || (now.tv_sec - t.tv_sec == 2 && now.tv_nsec >= t.tv_nsec);
+}
+
+/* The names of path (a directory, st its stat) that may be NCCL's into *ret. -ENOMEM, or another
+ * negative errno when it cannot be read. */
+static int dir_names(const char *path, const struct stat *st, const struct nccl_dir_names **ret)
 {
         struct nccl_dir_names *e = NULL;
         struct timespec now;
+        int r;
 
         for (size_t i = 0; i < ARRAY_SIZE(dir_cache) && !e; i++)
                 if (dir_cache[i].path && strcmp(dir_cache[i].path, path) == 0)
                         e = &dir_cache[i];
         if (e && e->is_settled && e->dev == st->st_dev && e->ino == st->st_ino &&
-            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec)
-                return e;
+            timespec_equal(e->mtime, st->st_mtim) && timespec_equal(e->ctime, st->st_ctim)) {
+                *ret = e;
+                return 0;
+        }
         if (!e) {
                 e = &dir_cache[dir_cache_next];
                 dir_cache_next = (dir_cache_next + 1) % ARRAY_SIZE(dir_cache);
         }
         dir_names_clear(e);
-        if (clock_gettime(CLOCK_REALTIME, &now) < 0 || !(e->path = strdup(path)) ||
-            dir_names_read(path, e) < 0) {
+        if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+                return -errno;
+        e->path = strdup(path);
+        r = e->path ? dir_names_read(path, e) : -ENOMEM;
+        if (r < 0) {
                 dir_names_clear(e);
-                return NULL;
+                return r;
         }
         e->dev = st->st_dev;
         e->ino = st->st_ino;
         e->mtime = st->st_mtim;
-        e->is_settled = now.tv_sec - st->st_mtim.tv_sec >= 2;
-        return e;
+        e->ctime = st->st_ctim;
+        e->is_settled = is_2s_after(now, st->st_mtim);
+        *ret = e;
+        return 0;
 }
 
-/* Looks for libnccl.so.2 or libnccl.so.2.X.Y in ROOT/DIR; 1 when found (facts filled), else 0. */
+/* Looks for libnccl.so.2 or libnccl.so.2.X.Y in ROOT/DIR; 1 when found (facts filled), 0 when
+ * not, -ENOMEM. */
 static int nccl_look_in(const char *root, const char *dir, const char *include, bool is_packaged,
                         struct hostfacts *f)
 {
         char path[PATH_MAX], newest[NAME_MAX + 1] = "", target[PATH_MAX];
-        const struct nccl_dir_names *names;
+        const struct nccl_dir_names *names = NULL;
         const char *version = NULL;
         bool has_soname;
         struct stat st;
         ssize_t n;
+        int r;
 
         if (host_path(path, sizeof(path), root, "%s", dir) < 0 || stat(path, &st) < 0 ||
-            !S_ISDIR(st.st_mode) || !(names = dir_names(path, &st)))
+            !S_ISDIR(st.st_mode))
                 return 0;
+        r = dir_names(path, &st, &names);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
         for (size_t i = 0; i < names->n; i++) {
                 const char *name = names->names[i];
 
@@ -272,9 +298,11 @@ int nccl_lib_find(const char *root, struct hostfacts *f)
         _cleanup_strv_ char **targets = NULL;
         int r;
 
-        for (size_t i = 0; i < ARRAY_SIZE(nccl_dirs); i++)
-                if (nccl_look_in(root, nccl_dirs[i].lib, nccl_dirs[i].include, nccl_dirs[i].is_packaged, f))
-                        return 0;
+        for (size_t i = 0; i < ARRAY_SIZE(nccl_dirs); i++) {
+                r = nccl_look_in(root, nccl_dirs[i].lib, nccl_dirs[i].include, nccl_dirs[i].is_packaged, f);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
         r = sysfs_list(root, &targets, "usr/local/cuda/targets");
         if (r == -ENOMEM)
                 return r;
@@ -283,8 +311,9 @@ int nccl_lib_find(const char *root, struct hostfacts *f)
 
                 snprintf(lib, sizeof(lib), "usr/local/cuda/targets/%s/lib", *t);
                 snprintf(include, sizeof(include), "usr/local/cuda/targets/%s/include", *t);
-                if (nccl_look_in(root, lib, include, false, f))
-                        return 0;
+                r = nccl_look_in(root, lib, include, false, f);
+                if (r != 0)
+                        return r < 0 ? r : 0;
         }
         return 0;
 }

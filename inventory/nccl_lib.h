@@ -1,8 +1,8 @@
 /*
  * Where the NCCL library is on this host and its version, found without loading it: the library
  * directories the loader searches and CUDA's, the version from the file name, the nccl.h beside
- * it or dpkg's record of libnccl2. The names a directory holds are kept between calls (a
- * process's own copy, not shared between threads) and read again once it changed.
+ * it or dpkg's record of libnccl2. The names a directory holds are kept between calls, in one
+ * copy per process (not safe to call from two threads at once), and read again once it changed.
  */
 #pragma once
 

@@ -104,7 +104,7 @@ static int remove_file(const char *root, const char *rel)
         char path[PATH_MAX];
 
         snprintf(path, sizeof(path), "%s/%s", root, rel);
-        return unlink(path);
+        return unlink(path) < 0 ? -errno : 0;
 }
 
 static void rm_tree(const char *root)
