@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cluster.h"
 #include "common/json_raw.h"
 #include "common/json_scan.h"
 #include "daemon/base/clock.h"
@@ -105,6 +106,8 @@ struct cluster_node **cluster_table_sorted(struct cluster_table *t)
         return v;
 }
 
+#define ID_LEN (sizeof(((struct cluster_node *)NULL)->node_id) - 1)
+
 static int by_id(const void *a, const void *b)
 {
         return strcmp(a, b);
@@ -120,8 +123,9 @@ static int read_up_with(const char *text, struct cluster_node *n)
 
         if (json_scan_open(&list, text, strlen(text), 0, '[') < 0)
                 return 0;
-        while (json_scan_element(&list, &v) == 1) {
-                if (v.len != 34 || text[v.start] != '"')
+        /* No node is up with more nodes than are kept: a longer list is a hostile one. */
+        while (n->n_up_with < CLUSTER_MAX_NODES && json_scan_element(&list, &v) == 1) {
+                if (v.len != ID_LEN + 2 || text[v.start] != '"')
                         continue;
                 if (n->n_up_with == allocated) {
                         size_t want = allocated ? 2 * allocated : 32;
@@ -132,8 +136,8 @@ static int read_up_with(const char *text, struct cluster_node *n)
                         n->up_with = ids;
                         allocated = want;
                 }
-                memcpy(n->up_with[n->n_up_with], text + v.start + 1, 32);
-                n->up_with[n->n_up_with++][32] = '\0';
+                memcpy(n->up_with[n->n_up_with], text + v.start + 1, ID_LEN);
+                n->up_with[n->n_up_with++][ID_LEN] = '\0';
         }
         if (n->n_up_with)
                 qsort(n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
@@ -159,7 +163,7 @@ static bool text_lists_id(const char *text, const char *id)
  * second, where parsing the section each time made and freed millions of objects an hour and
  * scanning its text was 2.5% of the daemons' time: a held node's list is read once per summary,
  * then searched. */
-bool cluster_node_lists_peer(struct cluster_node *n, const char *b)
+bool cluster_node_lists_peer(struct cluster_node *n, const char *node_id)
 {
         json_object *peers = NULL;
         const char *text;
@@ -168,7 +172,7 @@ bool cluster_node_lists_peer(struct cluster_node *n, const char *b)
                 return false;
         text = json_raw_text(peers);
         if (text && !n->msg)
-                return text_lists_id(text, b); /* this node's, set without a summary */
+                return text_lists_id(text, node_id); /* this node's, set without a summary */
         if (text && !n->has_up_with) {
                 if (read_up_with(text, n) < 0) {
                         cluster_table_summary_replaced(n);
@@ -177,12 +181,13 @@ bool cluster_node_lists_peer(struct cluster_node *n, const char *b)
                 n->has_up_with = true;
         }
         if (text)
-                return n->n_up_with && bsearch(b, n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
+                return n->n_up_with &&
+                       bsearch(node_id, n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
         for (size_t i = 0;
              json_object_is_type(peers, json_type_array) && i < json_object_array_length(peers); i++) {
                 const char *id = json_object_get_string(json_object_array_get_idx(peers, i));
 
-                if (id && strcmp(id, b) == 0)
+                if (id && strcmp(id, node_id) == 0)
                         return true;
         }
         return false;
