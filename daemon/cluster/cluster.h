@@ -87,8 +87,8 @@ int cluster_receive_message(struct cluster *c, const char *peer_id, json_object 
 json_object *cluster_nodes_to_json(struct cluster *c);
 /* The links view (links_view.h) of the nodes held now, this one included, as a value that
  * writes its JSON (common/json_raw.h): made again only after a change, and then no more than
- * once in 5 s while the nodes, their names and which are stale stay the same: a client asking
- * more often may be given results of up to 5 s before. */
+ * once a second while the nodes, their names and which are stale stay the same: a client asking
+ * more often may be given results of up to a second before. */
 json_object *cluster_links_to_json(struct cluster *c);
 /* The alerts view (alerts_view.h) of nodes, the "nodes" of cluster_nodes_to_json made now, in
  * the same way: made again only after a change. */

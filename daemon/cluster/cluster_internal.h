@@ -28,9 +28,8 @@ struct cluster_view_text {
 /* How long a call may be given the links view as made before the latest change of results: at
  * 32 nodes during a probe round the view changes many times a second and takes 5 ms to make on
  * an idle core, 10 to 100 ms on a busy one, so a client that watches would otherwise have it
- * made for every call. Made again once a second, it was the slowest 2.5% of a watching client's
- * calls; once in 5 s, 0.4%. A node that went stale, came, went or was renamed does not wait. */
-#define CLUSTER_LINKS_VIEW_LAG_USEC 5000000LL
+ * made for every call. A node that went stale, came, went or was renamed does not wait. */
+#define CLUSTER_LINKS_VIEW_LAG_USEC 1000000LL
 
 struct cluster {
         struct event_base *base;

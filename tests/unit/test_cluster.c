@@ -492,7 +492,7 @@ static char *links_text(int i)
 }
 
 /* The links view is the same text on every node, kept while nothing changes, made again after
- * (no more than once in 5 s). */
+ * (no more than once a second). */
 static void test_the_links_view_follows_changes(void)
 {
         char *a, *b, *again;
@@ -509,18 +509,14 @@ static void test_the_links_view_follows_changes(void)
         free(again);
         free(b);
         /* The same section again is no change; another value is, shown once the view made
-         * before it is 5 s old (a client asking more often has that one). */
+         * before it is a second old (a client asking more often has that one). */
         CHECK(cluster_set_section(nodes[0], "results", rtt_results(ids[1], names[1], "41.50")) == 0);
         CHECK(cluster_set_section(nodes[0], "results", rtt_results(ids[1], names[1], "97")) == 0);
         run_for_ms(400);
         b = links_text(2);
         CHECK(strstr(b, "\"value\":41.50") != NULL);
         free(b);
-        run_for_ms(3000);
-        b = links_text(2);
-        CHECK(strstr(b, "\"value\":41.50") != NULL);
-        free(b);
-        run_for_ms(1700);
+        run_for_ms(700);
         b = links_text(2);
         CHECK(strstr(b, "\"value\":97") != NULL);
         free(a);
@@ -532,7 +528,7 @@ static void test_the_links_view_follows_changes(void)
 }
 
 /* Results may lag in the links view, a node gone stale may not: what it measured shows as
- * stale at once, well within the 5 s a change of results waits. */
+ * stale at once, within the second a change of results waits. */
 static void test_the_links_view_shows_a_stale_node_at_once(void)
 {
         char *a;
