@@ -4,6 +4,7 @@
 
 #include "alerts_view.h"
 #include "cluster_internal.h"
+#include "common/fnv1a.h"
 #include "common/json_raw.h"
 #include "common/macro.h"
 #include "links_view.h"
@@ -128,29 +129,20 @@ static json_object *view_of_generation(struct cluster *c, struct cluster_view_te
         return json_object_get(raw);
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-        const unsigned char *p = data;
-
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ p[i]) * 0x100000001b3ULL;
-        return h;
-}
-
 /* The nodes, their names and which are stale: a node gone stale is never shown as current, nor a
  * node gone or renamed as it was, while results may lag. */
 static uint64_t links_shape(struct cluster *c)
 {
         int64_t now = cluster_now_usec();
-        uint64_t h = 0xcbf29ce484222325ULL;
+        uint64_t h = FNV1A64_INIT;
 
         for (size_t i = 0; i < c->nodes.n; i++) {
                 const struct cluster_node *n = &c->nodes.v[i];
                 bool is_stale = cluster_node_is_stale(c, n, now);
 
-                h = fnv1a(h, n->node_id, strlen(n->node_id) + 1);
-                h = fnv1a(h, n->name, strlen(n->name) + 1);
-                h = fnv1a(h, &is_stale, sizeof(is_stale));
+                h = fnv1a64(h, n->node_id, strlen(n->node_id) + 1);
+                h = fnv1a64(h, n->name, strlen(n->name) + 1);
+                h = fnv1a64(h, &is_stale, sizeof(is_stale));
         }
         return h;
 }
