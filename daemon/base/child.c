@@ -129,6 +129,26 @@ void child_kill(struct child *c)
                 (void)kill(c->pid, SIGKILL);
 }
 
+void child_abandon_all(const void *userdata)
+{
+        struct child *c, *next;
+
+        for (c = LIST_FIRST(&children); c; c = next) {
+                next = LIST_NEXT(c, link);
+                if (c->userdata != userdata)
+                        continue;
+                child_kill(c);
+                LIST_REMOVE(c, link);
+                if (c->deadline)
+                        event_free(c->deadline);
+                if (c->out)
+                        bufferevent_free(c->out);
+                if (c->err)
+                        bufferevent_free(c->err);
+                free(c);
+        }
+}
+
 pid_t child_pid(const struct child *c)
 {
         return c->pid;

@@ -36,6 +36,9 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env,
                 struct child **ret);
 /* Kills the child now; on_exit still comes, from the loop. */
 void child_kill(struct child *c);
+/* For an owner that goes away before its children: kills every child whose userdata is this and
+ * forgets it at once, with no callback, not even a line already read. */
+void child_abandon_all(const void *userdata);
 pid_t child_pid(const struct child *c);
 
 /* Reaps exited children; the daemon calls it from its SIGCHLD handler. */

@@ -76,6 +76,8 @@ void probes_free(struct probes *ps)
                 }
                 probe_free(p);
         }
+        /* Helpers of ended probes may still run, and their callbacks get ps. */
+        child_abandon_all(ps);
         probe_schedule_free(ps);
         strv_free(ps->sched_kinds);
         history_free(ps->history);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon/base/child.h"
@@ -139,6 +140,40 @@ static void test_niceness(void)
         CHECK(getpriority(PRIO_PROCESS, 0) == own);
 }
 
+/* An owner that goes first drops its children: killed at once, and no callback reaches it, not
+ * even for a line already waiting in the pipe. Another owner's child is not touched. */
+static void test_an_owner_abandons_its_children(void)
+{
+        char dir[] = "/tmp/sparkd-test-child-XXXXXX";
+        char written[sizeof(dir) + 16], script[256];
+        char *argv[] = { "/bin/sh", "-c", script, NULL };
+        char *other_argv[] = { "/bin/sh", "-c", "sleep 0.2; echo '{\"other\":1}'", NULL };
+        struct child_limits limits = { .deadline_usec = 30 * 1000000ULL };
+        struct seen gone = { .base = base }, other = { .base = base };
+        struct child *c, *c_other;
+        int status;
+        pid_t pid;
+
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(written, sizeof(written), "%s/written", dir);
+        snprintf(script, sizeof(script), "echo '{\"late\":1}'; touch %s; exec sleep 30", written);
+        CHECK(child_spawn(base, argv, NULL, &limits, &ops, &gone, &c) == 0);
+        pid = child_pid(c);
+        /* A barrier: the line is in the pipe once the file exists. */
+        for (int i = 0; i < 1000 && access(written, F_OK) != 0; i++)
+                usleep(10 * 1000);
+        CHECK(access(written, F_OK) == 0);
+        CHECK(child_spawn(base, other_argv, NULL, &limits, &ops, &other, &c_other) == 0);
+        child_abandon_all(&gone);
+        CHECK(waitpid(pid, &status, 0) == pid);
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        event_base_dispatch(base);
+        CHECK(other.exited && other.n_lines == 1);
+        CHECK(!gone.exited && gone.n_lines == 0);
+        unlink(written);
+        rmdir(dir);
+}
+
 int main(void)
 {
         struct event *sigchld;
@@ -150,6 +185,7 @@ int main(void)
         RUN(test_a_program_that_cannot_run);
         RUN(test_the_deadline_kills);
         RUN(test_niceness);
+        RUN(test_an_owner_abandons_its_children);
         event_free(sigchld);
         event_base_free(base);
         return test_result();
