@@ -18,11 +18,12 @@
 #define WATCH_INTERVAL_SEC 2
 
 const struct command_options cluster_options = {
-        .short_options = "m:w",
+        .short_options = "m:wr",
         .long_options =
                 (const struct option[]){
                         { "matrix", required_argument, NULL, 'm' },
                         { "watch", no_argument, NULL, 'w' },
+                        { "results", no_argument, NULL, 'r' },
                         {},
                 },
 };
@@ -140,25 +141,38 @@ static void show_cluster(json_object *result)
         show_alerts(result);
 }
 
-/* One look: the view, a matrix or the JSON. Returns the exit status. */
-static int show_once(const struct client_options *o, const char *matrix)
+/* What to show: the view, a matrix, or (--json) the daemon's result. */
+struct cluster_look {
+        const char *matrix;
+        bool with_results; /* --json: each node's results section too */
+};
+
+/* One look. Returns the exit status. */
+static int show_once(const struct client_options *o, const struct cluster_look *look)
 {
         struct jsonrpc_response resp;
-        int r = client_call(o, "cluster", NULL, &resp);
+        json_object *params = NULL;
+        int r;
+
+        if (look->with_results) {
+                params = json_object_new_object();
+                json_object_object_add(params, "results", json_object_new_boolean(true));
+        }
+        r = client_call(o, "cluster", params, &resp);
 
         if (r < 0)
                 return -r;
         if (o->json)
                 client_print_json(resp.result);
-        else if (matrix)
-                cluster_matrix_print(stdout, resp.result, matrix);
+        else if (look->matrix)
+                cluster_matrix_print(stdout, resp.result, look->matrix);
         else
                 show_cluster(resp.result);
         jsonrpc_response_done(&resp);
         return EXIT_OK;
 }
 
-static int watch(const struct client_options *o, const char *matrix)
+static int watch(const struct client_options *o, const struct cluster_look *look)
 {
         for (;;) {
                 struct timespec interval = { WATCH_INTERVAL_SEC, 0 };
@@ -170,7 +184,7 @@ static int watch(const struct client_options *o, const char *matrix)
                 printf("\033[H\033[2J");
                 strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
                 printf("sparkc cluster, every %d s (Ctrl-C ends), %s\n\n", WATCH_INTERVAL_SEC, when);
-                r = show_once(o, matrix);
+                r = show_once(o, look);
                 fflush(stdout);
                 /* Ctrl-C during a look (its calls retry on EINTR) or the sleep: a clean end. */
                 if (client_interrupted)
@@ -184,7 +198,7 @@ static int watch(const struct client_options *o, const char *matrix)
 
 int cmd_cluster(const struct client_options *o, int argc, char **argv)
 {
-        const char *matrix = NULL;
+        struct cluster_look look = {};
         bool is_watch = false;
         int c;
 
@@ -199,20 +213,29 @@ int cmd_cluster(const struct client_options *o, int argc, char **argv)
                                         SPARKD_PROBE_KINDS, optarg);
                                 return EXIT_DAEMON_ERROR;
                         }
-                        matrix = optarg;
+                        look.matrix = optarg;
                         break;
                 case 'w':
                         is_watch = true;
                         break;
+                case 'r':
+                        look.with_results = true;
+                        break;
                 default:
-                        fprintf(stderr, "usage: sparkc cluster [--matrix KIND] [--watch]\n");
+                        fprintf(stderr,
+                                "usage: sparkc cluster [--matrix KIND] [--watch] [--json [--results]]\n");
                         return EXIT_DAEMON_ERROR;
                 }
         }
         if (client_no_args("cluster", argc - optind + 1) < 0)
                 return EXIT_DAEMON_ERROR;
-        if (matrix && o->json) {
+        if (look.matrix && o->json) {
                 fprintf(stderr, "sparkc: cluster: --json and --matrix are two outputs; choose one\n");
+                return EXIT_DAEMON_ERROR;
+        }
+        if (look.with_results && !o->json) {
+                fprintf(stderr, "sparkc: cluster: --results adds each node's own results to --json; "
+                                "the view shows the newest of them per link already\n");
                 return EXIT_DAEMON_ERROR;
         }
         if (is_watch && !isatty(STDOUT_FILENO)) {
@@ -221,7 +244,7 @@ int cmd_cluster(const struct client_options *o, int argc, char **argv)
                         "not a terminal; run it without --watch (or with --json) from a program\n");
                 return EXIT_DAEMON_ERROR;
         }
-        return is_watch ? watch(o, matrix) : show_once(o, matrix);
+        return is_watch ? watch(o, &look) : show_once(o, &look);
 }
 
 static int verdict_exit(const char *verdict)

@@ -79,7 +79,7 @@ static const struct command commands[] = {
           "the cluster's cabling: shape, links, wiring findings, address plan (netplan)", cmd_topology,
           &topology_options },
         { "peers", "the other nodes: state, the local port that reaches each, MTU at both ends", cmd_peers },
-        { "cluster [--matrix KIND] [--watch]",
+        { "cluster [--matrix KIND] [--watch] [--json [--results]]",
           "every node: verdict, checks not ok, version, age of its data; each link both ways; open alerts",
           cmd_cluster, &cluster_options },
         { "neighbours", "what is at the far end of each fabric port (lldpd, or the peer channel without it)",

@@ -19,9 +19,11 @@ static int method_cluster(struct api_request *req, json_object *params, void *us
 {
         struct cluster_api_context *ctx = userdata;
         json_object *o, *nodes;
+        bool with_results = false;
 
+        (void)jsonrpc_param_bool(params, "results", &with_results);
         freshen(ctx);
-        o = cluster_nodes_to_json(ctx->cluster);
+        o = cluster_nodes_to_json(ctx->cluster, with_results);
         nodes = json_object_object_get(o, "nodes");
         json_object_object_add(o, "links", cluster_links_to_json(ctx->cluster));
         json_object_object_add(o, "alerts", cluster_alerts_to_json(ctx->cluster, nodes));
@@ -172,13 +174,18 @@ static int method_cluster_doctor(struct api_request *req, json_object *params, v
         return 0;
 }
 
+static const struct api_param cluster_params[] = {
+        { .name = "results", .type = API_PARAM_BOOLEAN },
+        {},
+};
+
 static const struct api_param cluster_doctor_params[] = {
         { .name = "node", .type = API_PARAM_STRING, .is_required = true },
         {},
 };
 
 static const struct api_method cluster_methods[] = {
-        { "cluster", method_cluster, false },
+        { "cluster", method_cluster, false, cluster_params },
         { "cluster-doctor", method_cluster_doctor, false, cluster_doctor_params },
 };
 

@@ -14,8 +14,8 @@ static int by_key(const void *a, const void *b)
         return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* A copy of sections with its keys in name order. */
-static json_object *sorted_sections(json_object *sections)
+/* A copy of sections with its keys in name order, less "results" unless with_results. */
+static json_object *sorted_sections(json_object *sections, bool with_results)
 {
         json_object *o = json_object_new_object();
         const char *keys[64];
@@ -23,6 +23,8 @@ static json_object *sorted_sections(json_object *sections)
 
         json_object_object_foreach(sections, key, value) {
                 (void)value;
+                if (!with_results && strcmp(key, "results") == 0)
+                        continue;
                 if (n < sizeof(keys) / sizeof(keys[0]))
                         keys[n++] = key;
         }
@@ -33,7 +35,7 @@ static json_object *sorted_sections(json_object *sections)
         return o;
 }
 
-static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int64_t now)
+static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int64_t now, bool with_results)
 {
         json_object *o = json_object_new_object();
         bool is_self = !n->msg;
@@ -51,18 +53,18 @@ static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int6
                 o, "uptime_s",
                 json_object_new_int64(
                         (int64_t)((cluster_node_is_stale(c, n, now) ? n->uptime_ms : uptime_ms) / 1000)));
-        json_object_object_add(o, "sections", sorted_sections(n->sections));
+        json_object_object_add(o, "sections", sorted_sections(n->sections, with_results));
         return o;
 }
 
-json_object *cluster_nodes_to_json(struct cluster *c)
+json_object *cluster_nodes_to_json(struct cluster *c, bool with_results)
 {
         struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
         json_object *o = json_object_new_object(), *list = json_object_new_array();
         int64_t now = cluster_now_usec();
 
         for (size_t i = 0; sorted && i < c->nodes.n; i++)
-                json_object_array_add(list, node_to_json(c, sorted[i], now));
+                json_object_array_add(list, node_to_json(c, sorted[i], now, with_results));
         free(sorted);
         json_object_object_add(o, "self", json_object_new_string(c->self_id));
         json_object_object_add(o, "nodes", list);

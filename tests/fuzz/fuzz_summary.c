@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cluster_peer_up(c, PEER);
         cluster_peer_up(c, "00000000000000000000000000000001");
         if (cluster_receive(c, PEER, s.msg) == 0) {
-                json_object *o = cluster_nodes_to_json(c), *nodes = json_object_object_get(o, "nodes");
+                json_object *o = cluster_nodes_to_json(c, true), *nodes = json_object_object_get(o, "nodes");
                 json_object *links = cluster_links_to_json(c), *alerts = cluster_alerts_to_json(c, nodes);
 
                 (void)json_object_to_json_string(links);

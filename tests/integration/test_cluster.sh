@@ -117,6 +117,16 @@ sparkc_of a probe --peer b --kind rtt >/dev/null || fail "rtt probe from a to b:
 everywhere_within 5 "a's rtt to b" \
         '[k["kind"] for l in d["links"] if (l["a"]["name"], l["b"]["name"]) == ("a", "b") for k in l["kinds"] if k["a_to_b"] and k["a_to_b"]["value"] > 0] == ["rtt"]' \
         b c d
+# The nodes' results sections only with --results: the link view shows the newest of them.
+json=$(sparkc_of c --json cluster)
+assert_eq "$(json_get "$json" 'sorted(n["name"] for n in d["nodes"] if "results" in n["sections"])')" "[]" \
+        "nodes with a results section in c's --json"
+json=$(sparkc_of c --json cluster --results)
+assert_eq "$(json_get "$json" "[(r[\"peer\"], r[\"kind\"]) for r in $(node_expr a)[\"sections\"][\"results\"]]")" \
+        "[('b', 'rtt')]" "a's results section in c's --json --results"
+rc=0; out=$(sparkc_of c cluster --results 2>&1) || rc=$?
+assert_eq "$rc" 1 "cluster --results without --json"
+assert_contains "$out" "--results adds each node's own results to --json" "cluster --results without --json"
 out=$(sparkc_of c cluster)
 assert_contains "$out" "a <-> b" "c's link view"
 assert_contains "$out" "rtt      a -> b" "c's link view"

@@ -445,6 +445,17 @@ static bool printed_equal(json_object *a, json_object *b)
         return is_equal;
 }
 
+static json_object *rtt_results(const char *peer_index_id, const char *peer_name, const char *median)
+{
+        char text[512];
+
+        snprintf(text, sizeof(text),
+                 "[{\"peer_id\":\"%s\",\"peer\":\"%s\",\"kind\":\"rtt\",\"at\":\"T1\","
+                 "\"verdict\":\"ok\",\"rtt_median_us\":%s}]",
+                 peer_index_id, peer_name, median);
+        return json_tokener_parse(text);
+}
+
 static void test_the_json_is_the_same_on_every_node(void)
 {
         json_object *a, *b;
@@ -452,9 +463,10 @@ static void test_the_json_is_the_same_on_every_node(void)
         setup_ring();
         for (int i = 0; i < N; i++)
                 CHECK(cluster_set_section(nodes[i], "doctor", doctor_of(i == 2 ? "failed" : "ok")) == 0);
+        CHECK(cluster_set_section(nodes[1], "results", rtt_results(ids[2], names[2], "41.50")) == 0);
         run_for_ms(400);
-        a = cluster_nodes_to_json(nodes[0]);
-        b = cluster_nodes_to_json(nodes[2]);
+        a = cluster_nodes_to_json(nodes[0], true);
+        b = cluster_nodes_to_json(nodes[2], true);
         CHECK(json_object_array_length(json_object_object_get(a, "nodes")) == N);
         for (size_t i = 0; i < N; i++) {
                 json_object *x = json_object_array_get_idx(json_object_object_get(a, "nodes"), i);
@@ -468,18 +480,23 @@ static void test_the_json_is_the_same_on_every_node(void)
         }
         json_object_put(a);
         json_object_put(b);
+        /* Without results, those sections are left out and the others kept. */
+        a = cluster_nodes_to_json(nodes[0], true);
+        b = cluster_nodes_to_json(nodes[0], false);
+        for (size_t i = 0; i < N; i++) {
+                json_object *x = json_object_array_get_idx(json_object_object_get(a, "nodes"), i);
+                json_object *y = json_object_array_get_idx(json_object_object_get(b, "nodes"), i);
+
+                x = json_object_object_get(x, "sections");
+                y = json_object_object_get(y, "sections");
+                CHECK(json_object_object_get_ex(x, "results", NULL) == (i == 1));
+                CHECK(!json_object_object_get_ex(y, "results", NULL));
+                CHECK(json_object_object_length(x) == json_object_object_length(y) + (i == 1));
+                CHECK(json_object_object_get_ex(y, "doctor", NULL));
+        }
+        json_object_put(a);
+        json_object_put(b);
         teardown();
-}
-
-static json_object *rtt_results(const char *peer_index_id, const char *peer_name, const char *median)
-{
-        char text[512];
-
-        snprintf(text, sizeof(text),
-                 "[{\"peer_id\":\"%s\",\"peer\":\"%s\",\"kind\":\"rtt\",\"at\":\"T1\","
-                 "\"verdict\":\"ok\",\"rtt_median_us\":%s}]",
-                 peer_index_id, peer_name, median);
-        return json_tokener_parse(text);
 }
 
 static char *links_text(int i)
@@ -552,7 +569,7 @@ static void test_the_links_view_shows_a_stale_node_at_once(void)
 
 static char *alerts_text(int i)
 {
-        json_object *nodes_json = cluster_nodes_to_json(nodes[i]);
+        json_object *nodes_json = cluster_nodes_to_json(nodes[i], false);
         json_object *alerts = cluster_alerts_to_json(nodes[i], json_object_object_get(nodes_json, "nodes"));
         char *text = strdup(json_object_to_json_string_ext(alerts, JSON_C_TO_STRING_PLAIN));
 
