@@ -50,7 +50,7 @@ void cluster_feed_update(struct cluster_feed *f)
                                                        enforce_mode_to_string(config->mode),
                                                        f->s.started_wall));
         (void)cluster_set_section(f->s.cluster, "links", cluster_section_links(links, &f->flaps, now));
-        (void)cluster_set_section(f->s.cluster, "results", cluster_section_results(latest));
+        (void)cluster_set_section_lazily(f->s.cluster, "results", cluster_section_results(latest));
         (void)cluster_set_section(f->s.cluster, "alerts", cluster_section_alerts(problems, latest));
         if (!f->doctor_at || now - f->doctor_at >= CLUSTER_FEED_DOCTOR_USEC)
                 update_doctor(f, now);

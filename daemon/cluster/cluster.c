@@ -174,7 +174,10 @@ static void send_own(struct cluster *c)
         if (c->n_up == 0)
                 return;
         c->seq++;
+        if (c->is_dirty && c->is_dirty_lazily)
+                c->lazy_sent_usec = cluster_now_usec();
         c->is_dirty = false;
+        c->is_dirty_lazily = false;
         /* One message for every peer: at 32 nodes a summary built and written for each peer was
          * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. */
         msg = own_message(c, cluster_now_usec());
@@ -193,9 +196,36 @@ static void send_alive(struct cluster *c)
                 (void)cluster_send_alive(c, c->up[i], cluster_self(c));
 }
 
+/* Whether the changes not sent yet may wait: lazy ones alone, soon after a send for such. */
+static bool send_may_wait(struct cluster *c, int64_t now, int64_t *until)
+{
+        *until = c->lazy_sent_usec + (int64_t)CLUSTER_LAZY_USEC;
+        return c->is_dirty_lazily && c->lazy_sent_usec && now < *until;
+}
+
+/* The coalesce timer at the time the changes not sent yet are due, or sooner. */
+static void arm_send(struct cluster *c)
+{
+        int64_t now = cluster_now_usec(), due = now + (int64_t)CLUSTER_COALESCE_USEC, until;
+        struct timeval tv;
+
+        if (!c->is_dirty || c->n_up == 0)
+                return;
+        if (send_may_wait(c, now, &until) && until > due)
+                due = until;
+        if (evtimer_pending(c->coalesce, NULL) && c->send_due_usec <= due)
+                return;
+        tv = timeval_of((uint64_t)(due - now));
+        evtimer_add(c->coalesce, &tv);
+        c->send_due_usec = due;
+}
+
 static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
 {
-        send_own(userdata);
+        struct cluster *c = userdata;
+
+        c->send_due_usec = 0;
+        send_own(c);
 }
 
 static void arm_refresh(struct cluster *c)
@@ -212,14 +242,16 @@ static void arm_refresh(struct cluster *c)
 static void on_refresh(evutil_socket_t fd, short what, void *userdata)
 {
         struct cluster *c = userdata;
+        int64_t until;
 
         if (c->refresh_hook)
                 c->refresh_hook(c->refresh_hook_userdata);
-        evtimer_del(c->coalesce);
-        if (c->is_dirty)
+        if (c->is_dirty && !send_may_wait(c, cluster_now_usec(), &until)) {
+                evtimer_del(c->coalesce);
                 send_own(c);
-        else
+        } else {
                 send_alive(c);
+        }
         arm_refresh(c);
 }
 
@@ -315,11 +347,10 @@ int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata)
         return -ENOSPC;
 }
 
-int cluster_set_section(struct cluster *c, const char *name, json_object *value)
+static int set_section(struct cluster *c, const char *name, json_object *value, bool is_lazy)
 {
         struct cluster_node *self = cluster_self(c);
         json_object *old = NULL, *held = NULL;
-        struct timeval tv = timeval_of(CLUSTER_COALESCE_USEC);
         const char *text, *old_text;
 
         /* A name peers would refuse would cost this node's whole summary. */
@@ -346,11 +377,21 @@ int cluster_set_section(struct cluster *c, const char *name, json_object *value)
         } else {
                 json_object_object_del(self->sections, name);
         }
+        c->is_dirty_lazily = is_lazy && (!c->is_dirty || c->is_dirty_lazily);
         c->is_dirty = true;
         cluster_changed(c);
-        if (c->n_up > 0 && !evtimer_pending(c->coalesce, NULL))
-                evtimer_add(c->coalesce, &tv);
+        arm_send(c);
         return 0;
+}
+
+int cluster_set_section(struct cluster *c, const char *name, json_object *value)
+{
+        return set_section(c, name, value, false);
+}
+
+int cluster_set_section_lazily(struct cluster *c, const char *name, json_object *value)
+{
+        return set_section(c, name, value, true);
 }
 
 json_object *cluster_get_section(struct cluster *c, const char *node_id, const char *name,
@@ -443,6 +484,8 @@ void cluster_peer_up(struct cluster *c, const char *peer_id)
         if (!evtimer_pending(c->refresh, NULL))
                 arm_refresh(c);
         set_peers_section(c);
+        /* The other peers have not had what changed yet. */
+        arm_send(c);
 }
 
 void cluster_peer_down(struct cluster *c, const char *peer_id)

@@ -38,8 +38,11 @@ struct cluster {
         char self_id[33];
         char instance[33];
         uint64_t seq;
-        bool is_own_oversized; /* said once until it fits again */
-        bool is_dirty;         /* own sections changed since the last summary sent */
+        bool is_own_oversized;  /* said once until it fits again */
+        bool is_dirty;          /* own sections changed since the last summary sent */
+        bool is_dirty_lazily;   /* and only sections set lazily */
+        int64_t lazy_sent_usec; /* the last summary sent for lazy changes alone; 0: none */
+        int64_t send_due_usec;  /* when the coalesce timer fires; 0: not armed */
         int64_t started_usec;
         uint64_t refresh_usec;
         uint64_t forget_after_usec;

@@ -499,6 +499,50 @@ static void test_the_json_is_the_same_on_every_node(void)
         teardown();
 }
 
+/* The rtt median in node of's results section as node at holds it; -1 when it holds none. */
+static int median_held(int at, int of)
+{
+        json_object *r = cluster_get_section(nodes[at], ids[of], "results", NULL, NULL);
+        int median = -1;
+
+        if (r && json_object_array_length(r) == 1)
+                median = json_object_get_int(
+                        json_object_object_get(json_object_array_get_idx(r, 0), "rtt_median_us"));
+        json_object_put(r);
+        return median;
+}
+
+/* Results set lazily go at once after a quiet spell, then wait out CLUSTER_LAZY_USEC since that
+ * send, with alives meanwhile; any other change takes them along at once. */
+static void test_results_in_a_burst_wait_their_turn(void)
+{
+        bool stale = true;
+
+        setup_ring();
+        run_for_ms(300);
+        CHECK(cluster_set_section_lazily(nodes[0], "results", rtt_results(ids[1], names[1], "10")) == 0);
+        run_for_ms(300);
+        CHECK(median_held(2, 0) == 10);
+        CHECK(cluster_set_section_lazily(nodes[0], "results", rtt_results(ids[1], names[1], "20")) == 0);
+        run_for_ms(1000);
+        CHECK(median_held(1, 0) == 10);
+        CHECK(median_held(2, 0) == 10);
+        /* Alives kept its summary fresh meanwhile. */
+        json_object_put(cluster_get_section(nodes[2], ids[0], "peers", NULL, &stale));
+        CHECK(!stale);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        run_for_ms(300);
+        CHECK(median_held(2, 0) == 20);
+        CHECK_STREQ(verdict_seen(2, 0, NULL, NULL), "failed");
+        /* The doctor's send was not for results alone: the next results wait for the first's. */
+        CHECK(cluster_set_section_lazily(nodes[0], "results", rtt_results(ids[1], names[1], "30")) == 0);
+        run_for_ms((int)(CLUSTER_LAZY_USEC / 1000) - 2500);
+        CHECK(median_held(2, 0) == 20);
+        run_for_ms(1500);
+        CHECK(median_held(2, 0) == 30);
+        teardown();
+}
+
 static char *links_text(int i)
 {
         json_object *links = cluster_links_to_json(nodes[i]);
@@ -641,6 +685,7 @@ int main(void)
         RUN(test_at_most_256_nodes_are_kept);
         RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
+        RUN(test_results_in_a_burst_wait_their_turn);
         RUN(test_the_links_view_follows_changes);
         RUN(test_the_links_view_shows_a_stale_node_at_once);
         RUN(test_the_alerts_view_follows_changes);
