@@ -41,11 +41,9 @@ struct child {
 
 static LIST_HEAD(, child) children = LIST_HEAD_INITIALIZER(children);
 
-static void child_finish(struct child *c)
+/* Off the list, its events freed: nothing of it runs from the loop again. */
+static void child_detach(struct child *c)
 {
-        /* Both pipes drained and the process reaped: every line was delivered before on_exit. */
-        if (!c->exited || !c->out_closed || !c->err_closed)
-                return;
         LIST_REMOVE(c, link);
         if (c->deadline)
                 event_free(c->deadline);
@@ -53,6 +51,14 @@ static void child_finish(struct child *c)
                 bufferevent_free(c->out);
         if (c->err)
                 bufferevent_free(c->err);
+}
+
+static void child_finish(struct child *c)
+{
+        /* Both pipes drained and the process reaped: every line was delivered before on_exit. */
+        if (!c->exited || !c->out_closed || !c->err_closed)
+                return;
+        child_detach(c);
         c->stderr_tail[c->stderr_len] = '\0';
         c->ops->on_exit(c, c->status, c->timed_out, c->stderr_tail, c->userdata);
         free(c);
@@ -138,13 +144,7 @@ void child_abandon_all(const void *userdata)
                 if (c->userdata != userdata)
                         continue;
                 child_kill(c);
-                LIST_REMOVE(c, link);
-                if (c->deadline)
-                        event_free(c->deadline);
-                if (c->out)
-                        bufferevent_free(c->out);
-                if (c->err)
-                        bufferevent_free(c->err);
+                child_detach(c);
                 free(c);
         }
 }
