@@ -159,7 +159,6 @@ static int show_once(const struct client_options *o, const struct cluster_look *
                 json_object_object_add(params, "results", json_object_new_boolean(true));
         }
         r = client_call(o, "cluster", params, &resp);
-
         if (r < 0)
                 return -r;
         if (o->json)
