@@ -15,6 +15,11 @@ struct cluster_feed {
         int64_t updated_at; /* monotonic usec the sections were last made; 0: never */
         bool is_updating;
         bool is_behind; /* an event came since they were made, while no peer was up */
+        /* The history's generation the results section was made from (0: none yet), and the
+         * probe alerts made with it: the newest results are a parse of the history, which changes
+         * a few times a minute, while the sections are made every heartbeat. */
+        uint64_t results_generation;
+        json_object *probe_alerts;
         struct cluster_flap_log flaps;
 };
 
@@ -34,11 +39,26 @@ static void update_doctor(struct cluster_feed *f, int64_t now)
         json_object_put(doctor);
 }
 
+static void update_results(struct cluster_feed *f)
+{
+        struct history *history = probes_history(f->s.probes);
+        uint64_t generation = history_generation(history);
+        json_object *latest;
+
+        if (generation == f->results_generation)
+                return;
+        latest = history_latest(history);
+        json_object_put(f->probe_alerts);
+        f->probe_alerts = cluster_section_probe_alerts(latest);
+        if (cluster_set_section_lazily(f->s.cluster, "results", cluster_section_results(latest)) >= 0)
+                f->results_generation = generation;
+        json_object_put(latest);
+}
+
 void cluster_feed_update(struct cluster_feed *f)
 {
         const struct sparkd_config *config = *f->s.config;
         json_object *links = links_to_json(f->s.links), *peers = peers_to_json(f->s.peers);
-        json_object *latest = history_latest(probes_history(f->s.probes));
         json_object *problems = health_problems(links, peers);
         int64_t now = now_usec();
 
@@ -50,14 +70,13 @@ void cluster_feed_update(struct cluster_feed *f)
                                                        enforce_mode_to_string(config->mode),
                                                        f->s.started_wall));
         (void)cluster_set_section(f->s.cluster, "links", cluster_section_links(links, &f->flaps, now));
-        (void)cluster_set_section_lazily(f->s.cluster, "results", cluster_section_results(latest));
-        (void)cluster_set_section(f->s.cluster, "alerts", cluster_section_alerts(problems, latest));
+        update_results(f);
+        (void)cluster_set_section(f->s.cluster, "alerts", cluster_section_alerts(problems, f->probe_alerts));
         if (!f->doctor_at || now - f->doctor_at >= CLUSTER_FEED_DOCTOR_USEC)
                 update_doctor(f, now);
         f->is_updating = false;
         json_object_put(links);
         json_object_put(peers);
-        json_object_put(latest);
         json_object_put(problems);
 }
 
@@ -126,6 +145,7 @@ void cluster_feed_free(struct cluster_feed *f)
         if (!f)
                 return;
         cluster_set_refresh_hook(f->s.cluster, NULL, NULL);
+        json_object_put(f->probe_alerts);
         event_free(f->soon);
         free(f);
 }

@@ -206,16 +206,10 @@ static void add_alert(json_object *list, const char *id, const char *status, con
         json_object_array_add(list, o);
 }
 
-json_object *cluster_section_alerts(json_object *problems, json_object *latest)
+json_object *cluster_section_probe_alerts(json_object *latest)
 {
         json_object *list = json_object_new_array();
 
-        for (size_t i = 0; problems && i < json_object_array_length(problems); i++) {
-                json_object *p = json_object_array_get_idx(problems, i);
-
-                add_alert(list, jstr(p, "id", "?"), verdict_word(jstr(p, "status", "?")),
-                          jstr(p, "subject", "?"), jstr(p, "summary", ""), jstr(p, "since", NULL));
-        }
         for (size_t i = 0; latest && i < json_object_array_length(latest); i++) {
                 json_object *r = json_object_array_get_idx(latest, i);
                 const char *status = jstr(r, "status", "");
@@ -231,5 +225,22 @@ json_object *cluster_section_alerts(json_object *problems, json_object *latest)
                 add_alert(list, id, strcmp(status, "failed") == 0 ? "failed" : "warning", subject, summary,
                           jstr(r, "started_at", NULL));
         }
+        return list;
+}
+
+json_object *cluster_section_alerts(json_object *problems, json_object *probe_alerts)
+{
+        json_object *list = json_object_new_array();
+
+        for (size_t i = 0; problems && i < json_object_array_length(problems); i++) {
+                json_object *p = json_object_array_get_idx(problems, i);
+
+                add_alert(list, jstr(p, "id", "?"), verdict_word(jstr(p, "status", "?")),
+                          jstr(p, "subject", "?"), jstr(p, "summary", ""), jstr(p, "since", NULL));
+        }
+        for (size_t i = 0; probe_alerts && i < json_object_array_length(probe_alerts) &&
+                           json_object_array_length(list) < CLUSTER_SECTION_MAX_ALERTS;
+             i++)
+                json_object_array_add(list, json_object_get(json_object_array_get_idx(probe_alerts, i)));
         return list;
 }

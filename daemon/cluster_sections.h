@@ -38,6 +38,10 @@ json_object *cluster_section_links(json_object *links, struct cluster_flap_log *
  * kind: rtt_median_us; gbps_out and gbps_in (to and from the peer) for tcp and rdma;
  * busbw_gbytes for nccl; path_mtu for pathmtu. */
 json_object *cluster_section_results(json_object *latest);
-/* [{id, status: warning|failed, subject, summary, since}]: the standing problems of the links and
- * peers (health_problems) and the newest probe results that are degraded or failed. */
-json_object *cluster_section_alerts(json_object *problems, json_object *latest);
+/* [{id, status: warning|failed, subject, summary, since}] of the newest probe results that are
+ * degraded or failed. */
+json_object *cluster_section_probe_alerts(json_object *latest);
+/* The alerts section: the standing problems of the links and peers (health_problems), then the
+ * probe alerts (cluster_section_probe_alerts), which are made apart because they change only with
+ * the history. */
+json_object *cluster_section_alerts(json_object *problems, json_object *probe_alerts);

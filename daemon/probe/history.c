@@ -29,6 +29,7 @@ struct history {
         json_object *baselines; /* baseline key -> { "samples": [...], "value": median once learned } */
         struct event *save_timer;
         int64_t saved_usec; /* when the last save ended (CLOCK_MONOTONIC); 0: none yet */
+        uint64_t generation;
 };
 
 /* A save rewrites the whole file (some 800 KiB at 1,000 results) and waits for the disk, on the
@@ -49,8 +50,10 @@ static const char *str(json_object *o, const char *key)
 
 static void history_trim(struct history *h)
 {
-        if (h->entries.n > h->limit)
+        if (h->entries.n > h->limit) {
                 history_entries_drop_oldest(&h->entries, h->entries.n - h->limit);
+                h->generation++;
+        }
 }
 
 static json_object *entry_parse(const struct history *h, const struct history_entry *e)
@@ -314,6 +317,7 @@ int history_new(struct event_base *base, struct store *store, size_t limit, stru
         h->base = base;
         h->store = store;
         h->limit = limit ? limit : 1;
+        h->generation = 1;
         h->entries = (struct history_entries)HISTORY_ENTRIES_INIT;
         h->baselines = json_object_new_object();
         h->save_timer = evtimer_new(base, on_save, h);
@@ -349,11 +353,17 @@ void history_add(struct history *h, json_object *result)
 {
         int r = history_append(h, result);
 
+        h->generation++;
         if (r < 0)
                 log_warning("probe result not kept in the history: %s",
                             r == -EINVAL ? "no kind or peer_id" : strerror(-r));
         history_trim(h);
         history_schedule_save(h);
+}
+
+uint64_t history_generation(const struct history *h)
+{
+        return h->generation;
 }
 
 static bool matches(const struct history_entry *e, const char *peer, const char *kind)

@@ -81,6 +81,7 @@ void probes_free(struct probes *ps)
         probe_schedule_free(ps);
         strv_free(ps->sched_kinds);
         history_free(ps->history);
+        json_object_put(ps->rail_verdicts);
         diagnosis_episodes_free(ps->episodes);
         free(ps);
 }

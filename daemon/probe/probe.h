@@ -44,5 +44,6 @@ void probes_set_counter_watch(struct probes *probes, const struct counter_watch 
 typedef bool (*probes_linked_fn)(void *userdata, const char *peer_id);
 void probes_set_link_filter(struct probes *probes, probes_linked_fn linked, void *userdata);
 /* The rails' verdict of the newest result per peer and kind that has one:
- * [{peer, kind, started_at, diagnosis}], for the doctor. */
+ * [{peer, kind, started_at, diagnosis}], for the doctor. A reference to an answer kept until the
+ * history changes: to read, not to change. */
 json_object *probes_rail_verdicts(struct probes *probes);

@@ -38,9 +38,9 @@ static void alert_stale(struct probe *p, json_object *rail, json_object *diagnos
                    p->peer_name, jstr(rail, "summary"));
 }
 
-json_object *probes_rail_verdicts(struct probes *ps)
+static json_object *rail_verdicts_make(struct history *history)
 {
-        json_object *latest = history_latest(ps->history), *out = json_object_new_array();
+        json_object *latest = history_latest(history), *out = json_object_new_array();
 
         for (size_t i = 0; i < json_object_array_length(latest); i++) {
                 json_object *r = json_object_array_get_idx(latest, i), *d, *o;
@@ -56,6 +56,18 @@ json_object *probes_rail_verdicts(struct probes *ps)
         }
         json_object_put(latest);
         return out;
+}
+
+json_object *probes_rail_verdicts(struct probes *ps)
+{
+        uint64_t generation = history_generation(ps->history);
+
+        if (!ps->rail_verdicts || ps->rail_verdicts_generation != generation) {
+                json_object_put(ps->rail_verdicts);
+                ps->rail_verdicts = rail_verdicts_make(ps->history);
+                ps->rail_verdicts_generation = generation;
+        }
+        return json_object_get(ps->rail_verdicts);
 }
 
 void probe_diagnose(struct probe *p, json_object *out, const char **status)

@@ -62,6 +62,10 @@ struct probes {
         double degraded_ratio;
         struct diagnosis_thresholds diagnosis;
         struct diagnosis_episodes *episodes; /* stale-initialization alerts already given */
+        /* probes_rail_verdicts' answer while the history's generation stays: the doctor asks
+         * for it every few seconds, and its making parses the newest result of every pair. */
+        json_object *rail_verdicts;
+        uint64_t rail_verdicts_generation;
         uint64_t interval_sec, jitter_sec, rtt_interval_sec;
         double busy_gbps;                          /* a fabric link above this defers the schedule */
         const struct counter_watch *counter_watch; /* the links' throughput; NULL: never busy */

@@ -196,6 +196,34 @@ static void test_latest_is_one_per_node_and_kind(void)
         event_base_free(base);
 }
 
+/* What readers derive from the results (the newest per pair) may be kept while the generation
+ * stays: it moves with every result kept and every one dropped, and only then. */
+static void test_generation_moves_with_the_results(void)
+{
+        struct event_base *base = event_base_new();
+        struct history *h = NULL;
+        uint64_t g0, g1, g2;
+
+        CHECK(history_new(base, NULL, 3, &h) == 0);
+        g0 = history_generation(h);
+        CHECK(g0 != 0);
+        add_result(h, "n1", "tcp", 1);
+        g1 = history_generation(h);
+        CHECK(g1 != g0);
+        json_object_put(history_latest(h));
+        json_object_put(history_query(h, NULL, NULL, 0));
+        history_set_limit(h, 3);
+        CHECK(history_generation(h) == g1);
+        add_result(h, "n1", "tcp", 2);
+        add_result(h, "n1", "tcp", 3);
+        g2 = history_generation(h);
+        CHECK(g2 != g1);
+        history_set_limit(h, 1);
+        CHECK(history_generation(h) != g2);
+        history_free(h);
+        event_base_free(base);
+}
+
 /* A deferred scheduled probe measured nothing: the metrics keep showing the last measurement. */
 static void test_latest_passes_over_deferred(void)
 {
@@ -549,6 +577,7 @@ int main(void)
         RUN(test_version_one_and_damaged_baselines_load);
         RUN(test_latest_is_one_per_node_and_kind);
         RUN(test_latest_passes_over_deferred);
+        RUN(test_generation_moves_with_the_results);
         RUN(test_saved_and_queried_as_the_trees_print);
         RUN(test_saved_results_are_read_from_the_file);
         RUN(test_a_burst_is_saved_once_a_gap);
