@@ -159,6 +159,11 @@ static bool text_lists_id(const char *text, const char *id)
         return false;
 }
 
+static bool up_with_lists(const struct cluster_node *n, const char *node_id)
+{
+        return n->n_up_with && bsearch(node_id, n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
+}
+
 /* This runs for every up peer at every alive and summary passed on, at 32 nodes some 500 times a
  * second, where parsing the section each time made and freed millions of objects an hour and
  * scanning its text was 2.5% of the daemons' time: a held node's list is read once per summary,
@@ -168,21 +173,22 @@ bool cluster_node_lists_peer(struct cluster_node *n, const char *node_id)
         json_object *peers = NULL;
         const char *text;
 
+        /* Read already: most calls end here, without a lookup of the section. */
+        if (n->msg && n->has_up_with)
+                return up_with_lists(n, node_id);
         if (!json_object_object_get_ex(n->sections, "peers", &peers))
                 return false;
         text = json_raw_text(peers);
         if (text && !n->msg)
                 return text_lists_id(text, node_id); /* this node's, set without a summary */
-        if (text && !n->has_up_with) {
+        if (text) {
                 if (read_up_with(text, n) < 0) {
                         cluster_table_summary_replaced(n);
                         return false;
                 }
                 n->has_up_with = true;
+                return up_with_lists(n, node_id);
         }
-        if (text)
-                return n->n_up_with &&
-                       bsearch(node_id, n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
         for (size_t i = 0;
              json_object_is_type(peers, json_type_array) && i < json_object_array_length(peers); i++) {
                 const char *id = json_object_get_string(json_object_array_get_idx(peers, i));
