@@ -146,6 +146,43 @@ static void test_random_trees(void)
         }
 }
 
+/* Pieces are gathered before they go out: a message far larger than what is gathered at once,
+ * with pieces of every size around it (a string larger than it, held texts copied and held texts
+ * queued by reference between the small ones), keeps its order. */
+static void test_many_pieces_keep_their_order(void)
+{
+        json_object *list = json_object_new_array(), *o = json_object_new_object();
+        char *big = malloc(40 * 1024), *copied = malloc(3 * 1024), *referenced = malloc(5 * 1024);
+
+        memset(big, 'b', 40 * 1024 - 1);
+        big[40 * 1024 - 1] = '\0';
+        memset(copied, '2', 3 * 1024 - 1);
+        copied[3 * 1024 - 1] = '\0';
+        memset(referenced, '3', 5 * 1024 - 1);
+        referenced[5 * 1024 - 1] = '\0';
+        for (int i = 0; i < 6000; i++) {
+                switch (i % 500) {
+                case 7:
+                        json_object_array_add(list, json_object_new_string(big));
+                        break;
+                case 8:
+                        json_object_array_add(list, json_raw_new(copied));
+                        break;
+                case 9:
+                        json_object_array_add(list, json_raw_new(referenced));
+                        break;
+                default:
+                        json_object_array_add(list, json_object_new_int(i));
+                }
+        }
+        json_object_object_add(o, "list", list);
+        check_same(o);
+        json_object_put(o);
+        free(big);
+        free(copied);
+        free(referenced);
+}
+
 /* A large held text is queued where it lies, with a reference the output lets go once written. */
 static void test_a_large_held_text_is_not_copied(void)
 {
@@ -179,6 +216,7 @@ int main(void)
         RUN(test_every_kind_of_value);
         RUN(test_a_container_with_its_own_writer);
         RUN(test_random_trees);
+        RUN(test_many_pieces_keep_their_order);
         RUN(test_a_large_held_text_is_not_copied);
         return test_result();
 }
