@@ -232,18 +232,19 @@ static void arm_refresh(struct cluster *c)
 {
         struct timeval tv = timeval_of(c->refresh_usec);
 
-        if (c->n_up == 0 || c->refresh_usec == 0) {
+        if (c->n_up == 0 || c->refresh_usec == 0 || c->is_refresh_external) {
                 evtimer_del(c->refresh);
                 return;
         }
         evtimer_add(c->refresh, &tv);
 }
 
-static void on_refresh(evutil_socket_t fd, short what, void *userdata)
+void cluster_refresh(struct cluster *c)
 {
-        struct cluster *c = userdata;
         int64_t until;
 
+        if (c->n_up == 0)
+                return;
         if (c->refresh_hook)
                 c->refresh_hook(c->refresh_hook_userdata);
         if (c->is_dirty && !send_may_wait(c, cluster_now_usec(), &until)) {
@@ -252,7 +253,12 @@ static void on_refresh(evutil_socket_t fd, short what, void *userdata)
         } else {
                 send_alive(c);
         }
-        arm_refresh(c);
+}
+
+static void on_refresh(evutil_socket_t fd, short what, void *userdata)
+{
+        cluster_refresh(userdata);
+        arm_refresh(userdata);
 }
 
 /* The next time a held node goes stale or is to be forgotten. */
@@ -501,6 +507,12 @@ void cluster_peer_down(struct cluster *c, const char *peer_id)
                 evtimer_del(c->refresh);
                 evtimer_del(c->coalesce);
         }
+}
+
+void cluster_set_refresh_external(struct cluster *c, bool is_external)
+{
+        c->is_refresh_external = is_external;
+        arm_refresh(c);
 }
 
 void cluster_set_refresh_hook(struct cluster *c, void (*fn)(void *userdata), void *userdata)

@@ -71,6 +71,11 @@ void cluster_free(struct cluster *c);
 /* This node's name, the refresh interval (the peer heartbeat) and how long a silent node is kept. */
 void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_usec,
                        uint64_t forget_after_usec);
+/* The refresh driven from outside: the caller runs cluster_refresh every refresh interval, and
+ * the view keeps no timer of its own for it. */
+void cluster_set_refresh_external(struct cluster *c, bool is_external);
+/* This node's summary, or an alive when nothing changed, to every up peer. */
+void cluster_refresh(struct cluster *c);
 /* Runs just before each refresh is sent, and before a peer that comes up gets this node's
  * summary, so the caller may re-derive its sections first. */
 void cluster_set_refresh_hook(struct cluster *c, void (*fn)(void *userdata), void *userdata);

@@ -15,6 +15,12 @@ static int channel_hello_name(void *userdata, const char *peer_id, char *buf, si
         return peers_hello_name(userdata, peer_id, buf, size);
 }
 
+/* With the heartbeat: a peer gets this node's alive in the same write. */
+static void on_heartbeat_tick(void *userdata)
+{
+        cluster_refresh(userdata);
+}
+
 static void on_peer_message(const char *node_id, const char *type, json_object *msg, void *userdata)
 {
         struct cluster *c = userdata;
@@ -42,6 +48,8 @@ int cluster_channel_new(struct event_base *base, struct peers *peers, const char
                 cluster_free(c);
                 return r;
         }
+        peers_set_tick_hook(peers, on_heartbeat_tick, c);
+        cluster_set_refresh_external(c, true);
         *ret = c;
         return 0;
 }
@@ -50,7 +58,9 @@ void cluster_channel_free(struct peers *peers, struct cluster *c)
 {
         if (!c)
                 return;
-        if (peers)
+        if (peers) {
+                peers_set_tick_hook(peers, NULL, NULL);
                 peers_remove_message_handler(peers, "cluster-");
+        }
         cluster_free(c);
 }

@@ -1,7 +1,8 @@
 /*
  * The cluster view on the peer channel: summaries travel as "cluster-summary" messages, peers
- * coming up and going down tell the view where to send, and a peer's hello is what a summary it
- * sends for itself is checked against.
+ * coming up and going down tell the view where to send, a peer's hello is what a summary it
+ * sends for itself is checked against, and the heartbeat's tick is the view's refresh, so a
+ * peer's heartbeat and this node's alive travel together.
  */
 #pragma once
 

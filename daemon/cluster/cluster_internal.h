@@ -45,6 +45,7 @@ struct cluster {
         int64_t send_due_usec;  /* when the coalesce timer fires; 0: not armed */
         int64_t started_usec;
         uint64_t refresh_usec;
+        bool is_refresh_external; /* cluster_set_refresh_external */
         uint64_t forget_after_usec;
 
         /* The peers up now, to send to. */

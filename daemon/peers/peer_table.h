@@ -89,6 +89,9 @@ struct peers {
         char published[512];
         struct evdns_base *dns;
         struct event *tick;
+        /* Runs at every tick once the heartbeats are queued (peers_set_tick_hook). */
+        void (*tick_hook)(void *userdata);
+        void *tick_hook_userdata;
         uint64_t heartbeat_usec;
         uint64_t timeout_usec;
         LIST_HEAD(, peer) peers;

@@ -46,6 +46,8 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
                 }
                 peer_session_send_heartbeat(c);
         }
+        if (ps->tick_hook)
+                ps->tick_hook(ps->tick_hook_userdata);
         LIST_FOREACH(p, &ps->peers, link)
                 if (!p->conn && !p->dialing && !peer_is_retry_pending(p))
                         peer_dial(p);
@@ -350,6 +352,12 @@ int peers_send(struct peers *ps, const char *node_id, json_object *msg)
         }
         peer_conn_send(p->conn, msg);
         return 0;
+}
+
+void peers_set_tick_hook(struct peers *ps, void (*fn)(void *userdata), void *userdata)
+{
+        ps->tick_hook = fn;
+        ps->tick_hook_userdata = userdata;
 }
 
 void peers_set_chassis(struct peers *ps, const char *id, const char *name)

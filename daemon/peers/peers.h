@@ -38,6 +38,10 @@ typedef void (*peers_message_fn)(const char *node_id, const char *type, json_obj
 /* -EEXIST when prefix has a handler already, -ENOSPC past PEERS_MAX_HANDLERS. */
 int peers_add_message_handler(struct peers *peers, const char *prefix, peers_message_fn fn, void *userdata);
 void peers_remove_message_handler(struct peers *peers, const char *prefix);
+/* fn runs at every heartbeat tick, after the heartbeats are queued and before they are written:
+ * what it sends to a peer then goes out with its heartbeat, in one write and one wakeup at the
+ * other end. One hook; NULL removes it. */
+void peers_set_tick_hook(struct peers *peers, void (*fn)(void *userdata), void *userdata);
 /* This node's LLDP chassis (NULL id: not known), sent from the next heartbeat on. */
 void peers_set_chassis(struct peers *peers, const char *id, const char *name);
 /* What may wait to be sent to one peer; past it peers_send drops messages. */
