@@ -17,6 +17,7 @@ static char ids[N][33];
 static char names[N][16];
 static bool link_up[N][N];
 static unsigned delivered, delivered_summaries, delivered_alives;
+static unsigned summaries_from[N], alives_from[N];
 
 struct in_flight {
         int from, to;
@@ -41,6 +42,8 @@ static void on_deliver(evutil_socket_t fd, short what, void *userdata)
                 delivered++;
                 delivered_summaries += strstr(f->text, "\"cluster-summary\"") != NULL;
                 delivered_alives += strstr(f->text, "\"cluster-alive\"") != NULL;
+                summaries_from[f->from] += strstr(f->text, "\"cluster-summary\"") != NULL;
+                alives_from[f->from] += strstr(f->text, "\"cluster-alive\"") != NULL;
                 (void)cluster_receive_message(nodes[f->to], ids[f->from], m);
         }
         json_object_put(m);
@@ -210,6 +213,38 @@ static void test_refreshes_end_and_cost_a_few_messages_per_origin(void)
          * a flood that ended. */
         CHECK(delivered > 0);
         CHECK(delivered <= 4 * 12 * 8);
+        teardown();
+}
+
+/* Driven from outside (the daemon's heartbeat tick): no timer of the view's own sends, and each
+ * cluster_refresh sends one alive to every up peer, or the summary when it changed. */
+static void test_an_external_refresh_sends_on_each_call_only(void)
+{
+        setup_ring();
+        run_for_ms(300);
+        for (int i = 0; i < N; i++)
+                cluster_set_refresh_external(nodes[i], true);
+        run_for_ms(20);
+        memset(alives_from, 0, sizeof(alives_from));
+        memset(summaries_from, 0, sizeof(summaries_from));
+        run_for_ms(300);
+        for (int i = 0; i < N; i++)
+                CHECK(alives_from[i] == 0 && summaries_from[i] == 0);
+        /* To its two up peers, who pass it on to the opposite node. */
+        cluster_refresh(nodes[0]);
+        run_for_ms(20);
+        CHECK(alives_from[0] == 2 && summaries_from[0] == 0);
+        CHECK(alives_from[1] == 1 && alives_from[3] == 1);
+        /* A change goes with the refresh, before its own 200 ms. */
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        cluster_refresh(nodes[0]);
+        run_for_ms(20);
+        CHECK(summaries_from[0] == 2 && alives_from[0] == 2);
+        CHECK_STREQ(verdict_seen(2, 0, NULL, NULL), "failed");
+        /* Its own timer again: every 100 ms. */
+        cluster_set_refresh_external(nodes[2], false);
+        run_for_ms(250);
+        CHECK(alives_from[2] >= 4 && alives_from[2] <= 6);
         teardown();
 }
 
@@ -679,6 +714,7 @@ int main(void)
         RUN(test_a_change_reaches_the_opposite_node_through_a_relay);
         RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
         RUN(test_a_mesh_at_rest_sends_alives_only);
+        RUN(test_an_external_refresh_sends_on_each_call_only);
         RUN(test_a_mesh_that_loses_a_link_relays_round_it);
         RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
         RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
