@@ -210,6 +210,8 @@ static void test_token_equal(void)
 {
         CHECK(probe_token_equal("0123456789abcdef", "0123456789abcdef", 16));
         CHECK(!probe_token_equal("0123456789abcdef", "0123456789abcdeF", 16));
+        CHECK(!probe_token_equal("0123456789abcdef", "1123456789abcdef", 16));
+        CHECK(probe_token_equal("", "", 0));
         CHECK(!probe_token_equal("0123456789abcdef", "0123456789abcde", 15));
         CHECK(!probe_token_equal("0123456789abcdef", "0123456789abcdef0", 17));
         CHECK(!probe_token_equal("0123456789abcdef", "", 0));
