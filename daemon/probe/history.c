@@ -39,6 +39,10 @@ struct history {
 #define HISTORY_SAVE_DELAY_USEC 1000000
 #define HISTORY_SAVE_GAP_USEC   10000000
 
+/* One count for every history of the process: a reader that kept what it derived from one
+ * history cannot take another's generation for it. */
+static uint64_t generations;
+
 static const char *str(json_object *o, const char *key)
 {
         json_object *v;
@@ -52,7 +56,7 @@ static void history_trim(struct history *h)
 {
         if (h->entries.n > h->limit) {
                 history_entries_drop_oldest(&h->entries, h->entries.n - h->limit);
-                h->generation++;
+                h->generation = ++generations;
         }
 }
 
@@ -317,7 +321,7 @@ int history_new(struct event_base *base, struct store *store, size_t limit, stru
         h->base = base;
         h->store = store;
         h->limit = limit ? limit : 1;
-        h->generation = 1;
+        h->generation = ++generations;
         h->entries = (struct history_entries)HISTORY_ENTRIES_INIT;
         h->baselines = json_object_new_object();
         h->save_timer = evtimer_new(base, on_save, h);
@@ -353,7 +357,7 @@ void history_add(struct history *h, json_object *result)
 {
         int r = history_append(h, result);
 
-        h->generation++;
+        h->generation = ++generations;
         if (r < 0)
                 log_warning("probe result not kept in the history: %s",
                             r == -EINVAL ? "no kind or peer_id" : strerror(-r));

@@ -23,9 +23,9 @@ void history_set_limit(struct history *h, size_t limit);
 
 /* Takes a reference to result (a probe result object with "peer_id", "kind", "ok"). */
 void history_add(struct history *h, json_object *result);
-/* Changes whenever the results kept change (one added, the oldest dropped); never 0. What a
- * reader derived from them (history_latest is a parse of up to a thousand texts) holds while it
- * stays the same. */
+/* Changes whenever the results kept change (one added, the oldest dropped); never 0, and never
+ * the same for two histories. What a reader derived from them (history_latest is a parse of up
+ * to a thousand texts) holds while it stays the same. */
 uint64_t history_generation(const struct history *h);
 /* Newest first; filters may be NULL; peer matches name, node id or its prefix. */
 json_object *history_query(struct history *h, const char *peer, const char *kind, size_t limit);
