@@ -8,7 +8,6 @@
 #include "common/json_get.h"
 #include "common/json_raw.h"
 #include "common/macro.h"
-#include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
 #include "daemon/base/node_id.h"
 #include "summary.h"
@@ -17,12 +16,6 @@ static struct timeval timeval_of(uint64_t usec)
 {
         return (struct timeval){ .tv_sec = (time_t)(usec / 1000000),
                                  .tv_usec = (suseconds_t)(usec % 1000000) };
-}
-
-struct cluster_node *cluster_self(struct cluster *c)
-{
-        /* The first entry, added by cluster_new and never removed. */
-        return &c->nodes.v[0];
 }
 
 uint64_t cluster_stale_usec(const struct cluster *c)
@@ -43,11 +36,6 @@ uint64_t cluster_refused(const struct cluster *c)
 bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now)
 {
         return n->msg && cluster_node_age_usec(n, now) > cluster_stale_usec(c);
-}
-
-static uint64_t node_age(const struct cluster_node *n, int64_t now)
-{
-        return n->msg ? cluster_node_age_usec(n, now) : 0;
 }
 
 int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33])
@@ -88,112 +76,11 @@ bool cluster_is_peer_up(const struct cluster *c, const char *peer_id)
         return false;
 }
 
-/* This node's summary as sent now, or NULL when it is over the limit (said once while it is). */
-static json_object *own_message(struct cluster *c, int64_t now)
-{
-        struct cluster_node *self = cluster_self(c);
-        json_object *msg = summary_new(c->self_id, self->name, c->instance, c->seq,
-                                       (uint64_t)(now - c->started_usec) / 1000, self->sections);
-        size_t len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
-
-        if (len <= SUMMARY_MAX_BYTES) {
-                c->is_own_oversized = false;
-                return msg;
-        }
-        if (!c->is_own_oversized)
-                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
-                            "peers keep the previous one",
-                            len, SUMMARY_MAX_BYTES);
-        c->is_own_oversized = true;
-        json_object_put(msg);
-        return NULL;
-}
-
-/* A new object holding held's members: what is sent is written on it, and json-c keeps the text it
- * writes on the object written, which on a held summary would stay as long as the summary. */
-static json_object *members_shared(json_object *held)
-{
-        json_object *msg = json_object_new_object();
-
-        if (!msg)
-                return NULL;
-        json_object_object_foreach(held, key, value) {
-                if (json_object_object_add(msg, key, json_object_get(value)) < 0) {
-                        json_object_put(value);
-                        json_object_put(msg);
-                        return NULL;
-                }
-        }
-        return msg;
-}
-
-int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
-{
-        int64_t now = cluster_now_usec();
-        json_object *msg;
-
-        if (n->msg) {
-                msg = members_shared(n->msg);
-                if (!msg)
-                        return -ENOMEM;
-                json_object_object_add(msg, "age_ms",
-                                       json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
-        } else {
-                msg = own_message(c, now);
-                if (!msg)
-                        return -EMSGSIZE;
-        }
-        return c->transport.send(c->transport.userdata, peer_id, msg);
-}
-
-int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n)
-{
-        int64_t now = cluster_now_usec();
-        bool is_self = !n->msg;
-        json_object *msg = summary_new_alive(
-                n->node_id, n->name, is_self ? c->instance : n->instance, is_self ? c->seq : n->seq,
-                is_self ? (uint64_t)(now - c->started_usec) / 1000 : n->uptime_ms);
-
-        if (!is_self)
-                json_object_object_add(msg, "age_ms",
-                                       json_object_new_int64((int64_t)(node_age(n, now) / 1000)));
-        return c->transport.send(c->transport.userdata, peer_id, msg);
-}
-
 bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
 {
         struct cluster_node *n = cluster_table_find(&c->nodes, a);
 
         return n && cluster_node_lists_peer(n, b);
-}
-
-static void send_own(struct cluster *c)
-{
-        json_object *msg;
-
-        if (c->n_up == 0)
-                return;
-        c->seq++;
-        if (c->is_dirty && c->is_dirty_lazily)
-                c->lazy_sent_usec = cluster_now_usec();
-        c->is_dirty = false;
-        c->is_dirty_lazily = false;
-        /* One message for every peer: at 32 nodes a summary built and written for each peer was
-         * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. */
-        msg = own_message(c, cluster_now_usec());
-        if (!msg)
-                return;
-        for (size_t i = 0; i < c->n_up; i++)
-                (void)c->transport.send(c->transport.userdata, c->up[i], json_object_get(msg));
-        json_object_put(msg);
-        heap_trim_soon();
-}
-
-/* Nothing changed since the last summary: an alive keeps it fresh at every peer. */
-static void send_alive(struct cluster *c)
-{
-        for (size_t i = 0; i < c->n_up; i++)
-                (void)cluster_send_alive(c, c->up[i], cluster_self(c));
 }
 
 /* Whether the changes not sent yet may wait: lazy ones alone, soon after a send for such. */
@@ -225,7 +112,7 @@ static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
         struct cluster *c = userdata;
 
         c->send_due_usec = 0;
-        send_own(c);
+        cluster_send_own(c);
 }
 
 static void arm_refresh(struct cluster *c)
@@ -249,9 +136,9 @@ void cluster_refresh(struct cluster *c)
                 c->refresh_hook(c->refresh_hook_userdata);
         if (c->is_dirty && !send_may_wait(c, cluster_now_usec(), &until)) {
                 evtimer_del(c->coalesce);
-                send_own(c);
+                cluster_send_own(c);
         } else {
-                send_alive(c);
+                cluster_send_alives(c);
         }
 }
 
@@ -296,9 +183,9 @@ static void on_deadline(evutil_socket_t fd, short what, void *userdata)
 
                 if (!n->msg)
                         continue;
-                if (node_age(n, now) > c->forget_after_usec) {
+                if (cluster_node_age(n, now) > c->forget_after_usec) {
                         log_info("cluster: forgetting node %s (%s): nothing heard of it for %llu s", n->name,
-                                 n->node_id, (unsigned long long)(node_age(n, now) / 1000000));
+                                 n->node_id, (unsigned long long)(cluster_node_age(n, now) / 1000000));
                         cluster_table_remove(&c->nodes, n);
                         changed = true;
                 } else if (!n->is_stale && cluster_node_is_stale(c, n, now)) {
@@ -410,7 +297,7 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
         if (!n || !json_object_object_get_ex(n->sections, name, &v))
                 return NULL;
         if (age_usec)
-                *age_usec = node_age(n, now);
+                *age_usec = cluster_node_age(n, now);
         if (is_stale)
                 *is_stale = cluster_node_is_stale(c, n, now);
         /* Every node's sections, this one's too, are held as their text. */
@@ -442,7 +329,7 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
         fn(c->self_id, cluster_self(c)->name, 0, false, userdata);
         for (size_t i = 0; sorted && i < n; i++)
                 if (sorted[i]->msg)
-                        fn(sorted[i]->node_id, sorted[i]->name, node_age(sorted[i], now),
+                        fn(sorted[i]->node_id, sorted[i]->name, cluster_node_age(sorted[i], now),
                            cluster_node_is_stale(c, sorted[i], now), userdata);
         free(sorted);
 }
@@ -506,6 +393,7 @@ void cluster_peer_down(struct cluster *c, const char *peer_id)
         if (c->n_up == 0) {
                 evtimer_del(c->refresh);
                 evtimer_del(c->coalesce);
+                fanout_cancel(c->fanout);
         }
 }
 
@@ -535,7 +423,7 @@ void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_use
         }
         if (renamed) {
                 cluster_changed(c);
-                send_own(c);
+                cluster_send_own(c);
         } else if (c->nodes.n > 1) {
                 arm_deadline(c);
         }
@@ -574,6 +462,9 @@ int cluster_new(struct event_base *base, const char *node_id, const char *name,
                 r = -ENOMEM;
                 goto fail;
         }
+        r = fanout_new(base, c->transport.send, c->transport.userdata, &c->fanout);
+        if (r < 0)
+                goto fail;
         *ret = c;
         return 0;
 fail:
@@ -590,6 +481,7 @@ void cluster_free(struct cluster *c)
         for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++)
                 if (timers[i])
                         event_free(timers[i]);
+        fanout_free(c->fanout);
         cluster_table_clear(&c->nodes);
         free(c->up);
         json_object_put(c->links_view.raw);

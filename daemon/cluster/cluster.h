@@ -1,8 +1,8 @@
 /*
  * What this node knows of every node: its own summary (sections set by the daemon) and the
  * newest summary of every node it heard of, directly or through a peer, with its age. Its own
- * goes to the up peers when it changes (changes within 200 ms coalesced, probe results in a burst
- * at most every CLUSTER_LAZY_USEC), and on every refresh
+ * goes to the up peers, a few at a time (fanout.h), when it changes (changes within 200 ms
+ * coalesced, probe results in a burst at most every CLUSTER_LAZY_USEC), and on every refresh
  * (the peer heartbeat interval) an alive saying it is still current, so a node that falls silent
  * ages out without its sections crossing the wire each time. A node's section "peers" lists the
  * peers it is up with; a summary is passed on only to peers not up with its origin, so a full

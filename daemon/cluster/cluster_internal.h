@@ -3,6 +3,7 @@
 
 #include "cluster.h"
 #include "cluster_table.h"
+#include "fanout.h"
 
 struct cluster_watcher {
         void (*fn)(void *userdata);
@@ -52,6 +53,7 @@ struct cluster {
         char (*up)[33];
         size_t n_up;
 
+        struct fanout *fanout;  /* this node's summary on its way to the up peers */
         struct event *coalesce; /* own summary changed: send it soon */
         struct event *refresh;  /* periodic, while a peer is up */
         struct event *deadline; /* the next node to go stale or be forgotten */
@@ -73,10 +75,24 @@ struct cluster {
         struct cluster_view_text alerts_view;
 };
 
-struct cluster_node *cluster_self(struct cluster *c);
+static inline struct cluster_node *cluster_self(struct cluster *c)
+{
+        /* The first entry, added by cluster_new and never removed. */
+        return &c->nodes.v[0];
+}
+
+/* Since node's summary was made (0 for this node's own). */
+static inline uint64_t cluster_node_age(const struct cluster_node *n, int64_t now)
+{
+        return n->msg ? cluster_node_age_usec(n, now) : 0;
+}
 bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now);
 /* Sends node's summary (this node's or one held) to the up peer peer_id, with its age now. */
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n);
+/* This node's summary, with the next sequence, to every up peer (a few at a time: fanout.h). */
+void cluster_send_own(struct cluster *c);
+/* This node's alive to every up peer not still to get its summary. */
+void cluster_send_alives(struct cluster *c);
 /* Sends an alive for node's summary (this node's or one held) to the up peer peer_id. */
 int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n);
 /* Whether the node a's newest summary says it is up with the node b (its section "peers"). */

@@ -1,0 +1,112 @@
+/* What this node sends: its own summary (to every up peer through the fan-out), a held node's
+ * summary or alive to one peer, and the alives of a refresh with nothing new. */
+#include <errno.h>
+#include <string.h>
+
+#include "cluster_internal.h"
+#include "daemon/base/heap_trim.h"
+#include "daemon/base/log.h"
+#include "summary.h"
+
+/* This node's summary as sent now, or NULL when it is over the limit (said once while it is). */
+static json_object *own_message(struct cluster *c, int64_t now)
+{
+        struct cluster_node *self = cluster_self(c);
+        json_object *msg = summary_new(c->self_id, self->name, c->instance, c->seq,
+                                       (uint64_t)(now - c->started_usec) / 1000, self->sections);
+        size_t len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+
+        if (len <= SUMMARY_MAX_BYTES) {
+                c->is_own_oversized = false;
+                return msg;
+        }
+        if (!c->is_own_oversized)
+                log_warning("cluster: this node's summary is %zu bytes, over the limit of %d bytes; "
+                            "peers keep the previous one",
+                            len, SUMMARY_MAX_BYTES);
+        c->is_own_oversized = true;
+        json_object_put(msg);
+        return NULL;
+}
+
+/* A new object holding held's members: what is sent is written on it, and json-c keeps the text it
+ * writes on the object written, which on a held summary would stay as long as the summary. */
+static json_object *members_shared(json_object *held)
+{
+        json_object *msg = json_object_new_object();
+
+        if (!msg)
+                return NULL;
+        json_object_object_foreach(held, key, value) {
+                if (json_object_object_add(msg, key, json_object_get(value)) < 0) {
+                        json_object_put(value);
+                        json_object_put(msg);
+                        return NULL;
+                }
+        }
+        return msg;
+}
+
+int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
+{
+        int64_t now = cluster_now_usec();
+        json_object *msg;
+
+        if (n->msg) {
+                msg = members_shared(n->msg);
+                if (!msg)
+                        return -ENOMEM;
+                json_object_object_add(msg, "age_ms",
+                                       json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
+        } else {
+                msg = own_message(c, now);
+                if (!msg)
+                        return -EMSGSIZE;
+        }
+        return c->transport.send(c->transport.userdata, peer_id, msg);
+}
+
+int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n)
+{
+        int64_t now = cluster_now_usec();
+        bool is_self = !n->msg;
+        json_object *msg = summary_new_alive(
+                n->node_id, n->name, is_self ? c->instance : n->instance, is_self ? c->seq : n->seq,
+                is_self ? (uint64_t)(now - c->started_usec) / 1000 : n->uptime_ms);
+
+        if (!is_self)
+                json_object_object_add(msg, "age_ms",
+                                       json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
+        return c->transport.send(c->transport.userdata, peer_id, msg);
+}
+
+void cluster_send_own(struct cluster *c)
+{
+        json_object *msg;
+
+        if (c->n_up == 0)
+                return;
+        c->seq++;
+        if (c->is_dirty && c->is_dirty_lazily)
+                c->lazy_sent_usec = cluster_now_usec();
+        c->is_dirty = false;
+        c->is_dirty_lazily = false;
+        /* One message for every peer: at 32 nodes a summary built and written for each peer was
+         * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. */
+        msg = own_message(c, cluster_now_usec());
+        if (!msg)
+                return;
+        if (fanout_start(c->fanout, msg, (const char(*)[33])c->up, c->n_up) < 0)
+                log_warning("cluster: out of memory sending this node's summary: peers get it with "
+                            "the next change or ask for it after the next refresh");
+        heap_trim_soon();
+}
+
+void cluster_send_alives(struct cluster *c)
+{
+        /* A peer still to get the summary of the fan-out would hear of a summary it does not
+         * hold yet, and ask for it. */
+        for (size_t i = 0; i < c->n_up; i++)
+                if (!fanout_is_pending(c->fanout, c->up[i]))
+                        (void)cluster_send_alive(c, c->up[i], cluster_self(c));
+}
