@@ -1,12 +1,17 @@
 /* The fan-out: a few peers at a time, on the loop's clock; a newer message replaces what is left
- * and goes to every peer; cancel drops it. */
+ * and goes to every peer; cancel drops it. The cluster view's summary through it, and the alives
+ * of a refresh that comes while it goes. */
+#include <errno.h>
 #include <event2/event.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "daemon/cluster/cluster.h"
 #include "daemon/cluster/fanout.h"
+#include "daemon/cluster/summary.h"
 #include "test.h"
 
 #define PEERS 10
@@ -136,11 +141,62 @@ static void test_cancel_drops_the_rest(void)
         teardown(f);
 }
 
+static unsigned summaries_to[PEERS], alives_to[PEERS];
+
+static int count_by_type(void *userdata, const char *peer_id, json_object *msg)
+{
+        int i = atoi(peer_id);
+        const char *type = json_object_get_string(json_object_object_get(msg, "type"));
+
+        if (i >= 0 && i < PEERS && type) {
+                summaries_to[i] += strcmp(type, SUMMARY_TYPE) == 0;
+                alives_to[i] += strcmp(type, SUMMARY_ALIVE_TYPE) == 0;
+        }
+        json_object_put(msg);
+        return 0;
+}
+
+static int no_hello_name(void *userdata, const char *peer_id, char *buf, size_t size)
+{
+        return -ENOENT;
+}
+
+static void test_a_refresh_during_the_fan_out_skips_the_peers_still_to_get_it(void)
+{
+        struct cluster_transport t = { count_by_type, no_hello_name, NULL };
+        struct fanout *unused = setup();
+        struct cluster *c = NULL;
+        json_object *doctor = json_object_new_object();
+
+        CHECK(cluster_new(base, "ffffffffffffffffffffffffffffffff", "self", &t, &c) == 0);
+        cluster_configure(c, "self", 1000000, 10000000);
+        cluster_set_refresh_external(c, true);
+        for (int i = 0; i < PEERS; i++)
+                cluster_peer_up(c, peers[i]);
+        run_for_ms(200 + 10 * FANOUT_GAP_USEC / 1000); /* the peers section coalesced and sent */
+        memset(summaries_to, 0, sizeof(summaries_to));
+        memset(alives_to, 0, sizeof(alives_to));
+        json_object_object_add(doctor, "verdict", json_object_new_string("failed"));
+        CHECK(cluster_set_section(c, "doctor", doctor) == 0);
+        cluster_refresh(c); /* the change, to the first group */
+        cluster_refresh(c); /* nothing new: alives, but not where the summary is still to go */
+        for (int i = 0; i < PEERS; i++) {
+                CHECK(summaries_to[i] == (i < FANOUT_GROUP ? 1u : 0u));
+                CHECK(alives_to[i] == (i < FANOUT_GROUP ? 1u : 0u));
+        }
+        run_for_ms(10 * FANOUT_GAP_USEC / 1000);
+        for (int i = 0; i < PEERS; i++)
+                CHECK(summaries_to[i] == 1);
+        cluster_free(c);
+        teardown(unused);
+}
+
 int main(void)
 {
         RUN(test_a_group_now_and_the_next_after_each_gap);
         RUN(test_a_small_cluster_gets_it_at_once);
         RUN(test_a_newer_message_goes_to_every_peer_and_the_older_stops);
         RUN(test_cancel_drops_the_rest);
+        RUN(test_a_refresh_during_the_fan_out_skips_the_peers_still_to_get_it);
         return test_result();
 }
