@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_get.h"
 #include "common/jsonrpc.h"
+#include "common/macro.h"
 #include "common/proto.h"
 #include "rpc.h"
 
@@ -90,9 +92,12 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
 
 void client_print_json(json_object *obj)
 {
-        printf("%s\n",
-               json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+        /* The same text on every distribution, whichever json-c it has (json-c's own when there
+         * is no memory for that). */
+        const int flags = JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
+        _cleanup_free_ char *text = json_pretty_text(obj, flags);
+
+        printf("%s\n", text ? text : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | flags));
 }
 
 const char *client_get_string(json_object *obj, const char *key, const char *fallback)

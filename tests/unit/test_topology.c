@@ -50,16 +50,10 @@ static size_t n_links(json_object *map)
 static void compare_golden_map(const char *name, json_object *map)
 {
         char file[256], dir[512];
-        char *text;
 
         snprintf(dir, sizeof(dir), "%s/expected", TOPOLOGY_FIXTURES_DIR);
         snprintf(file, sizeof(file), "%s.map.json", name);
-        if (asprintf(&text, "%s\n",
-                     json_object_to_json_string_ext(map,
-                                                    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED)) < 0)
-                return;
-        golden_compare(dir, file, text);
-        free(text);
+        golden_compare_json(dir, file, map);
 }
 
 /* The map of name, checked to be the same in every order and against its golden file. */
