@@ -131,12 +131,24 @@ sparkd_start() {
         fi
 }
 
+# fixture_host NAME DEST: a copy of the fixture host tests/fixtures/hosts/NAME at DEST, its NCCL
+# libraries (ELF headers of an AArch64 library, as on a Spark) made this machine's, as sparkd's own
+# header is: the doctor fails a library built for another machine than the daemon's.
+fixture_host() {
+        local lib
+        cp -a "$TESTS_DIR/../fixtures/hosts/$1" "$2"
+        while IFS= read -r -d '' lib; do
+                [ -s "$lib" ] && [ "$(head -c 4 "$lib" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+                head -c 64 "$SPARKD_BIN" >"$lib"
+        done < <(find "$2" -name 'libnccl.so*' -type f -print0)
+}
+
 # spark_fixture_start NAME NETNS HOST: a sparkd on a copy (at HOST, so a test may change it) of the
 # fixture Spark spark-twins, its fabric netdev with its address in NETNS, with a cluster key and no
 # peers to find: its doctor fails no check, and warns only where sparkd's memlock is limited.
 spark_fixture_start() {
         local name=$1 ns=$2 host=$3
-        cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$host"
+        fixture_host spark-twins "$host"
         ip -n "$ns" link add enp1s0f1np1 type veth peer name peer0
         ip -n "$ns" addr add 192.168.177.11/24 dev enp1s0f1np1
         ip -n "$ns" link set enp1s0f1np1 up

@@ -22,7 +22,7 @@ veth_pair "$d" da "$a" ad0 10.61.4.4/24 10.61.4.1/24
 ip -n "$b" link set ba mtu 9000
 ip -n "$b" link set bc mtu 9000
 # d reads its host facts from a copy of a fixture Spark, which the test breaks and repairs.
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/d.host"
+fixture_host spark-twins "$TEST_TMP/d.host"
 profile=$TEST_TMP/d.host/etc/NetworkManager/system-connections/enp1s0f1np1.nmconnection
 helpers=("[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}")
 peer_conf a "ab ad0" "10.61.1.2 10.61.4.4" "${helpers[@]}"

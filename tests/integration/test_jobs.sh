@@ -29,7 +29,7 @@ for node in a b c; do
         ip -n "$sw" link set "p$node" mtu 9000 master br0 up
         ip -n "${NS[$node]}" addr add "${ADDR[$node]}/24" dev enp1s0f1np1
         ip -n "${NS[$node]}" link set enp1s0f1np1 up
-        cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host-$node"
+        fixture_host spark-twins "$TEST_TMP/host-$node"
         # The fixture's RoCE v2 GID is 192.168.177.11's (c0a8:b10b): each copy gets its own address's.
         for gid in "$TEST_TMP/host-$node"/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/infiniband/rocep1s0f1/ports/1/gids/[23]; do
                 sed -i "s/c0a8:b10b/c0a8:b10$(printf '%x' $((10 + n)))/" "$gid"

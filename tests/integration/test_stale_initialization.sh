@@ -15,7 +15,7 @@
 helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
 "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
 root="$TEST_TMP/host"
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$root"
+fixture_host spark-twins "$root"
 a=$(netns_new a)
 b=$(netns_new b)
 veth_pair "$a" enp1s0f1np1 "$b" fb 192.168.177.11/24 192.168.177.12/24

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,9 @@ static inline int golden_load_host(const char *root, char *const *patterns, stru
         if (r < 0 && r != -ENOENT)
                 return r;
         f->memlock_daemon = HOSTFACTS_UNLIMITED;
+        /* The fixture hosts are Sparks (arm64), their NCCL libraries AArch64's, whatever this
+         * build's machine. */
+        f->daemon_machine = (struct elf_machine){ EM_AARCH64, ELFCLASS64, ELFDATA2LSB };
         f->mtu_wanted = 9000;
         fabric_facts_add_sysctl(f, "net.core.rmem_max", "268435456", "268435456");
         fabric_facts_add_sysctl(f, "net.core.wmem_max", "268435456", "268435456");
