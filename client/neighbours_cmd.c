@@ -32,8 +32,9 @@ static void show_neighbours(json_object *result)
                        client_get_string(chassis, "id", "?"), client_get_string(chassis, "name", "?"));
         else
                 printf("lldpd %s: neighbours from the peer channel only (see sparkc doctor --check "
-                       "lldpd)\n\n",
-                       lldpd);
+                       "lldpd)\n%s%s\n",
+                       lldpd, client_get_string(result, "lldpd_detail", ""),
+                       client_get_string(result, "lldpd_detail", NULL) ? "\n" : "");
         if (!ports || json_object_array_length(ports) == 0) {
                 printf("no fabric ports\n");
                 return;

@@ -277,9 +277,13 @@ static bool pair_is_cabled(void *cabling, const char *peer_id)
 
 static char *lldpd_status(void *lldp)
 {
-        char buf[200];
+        const struct lldp_table *t = lldp_watch_table(lldp);
+        char buf[300];
 
-        lldp_table_status(lldp_watch_table(lldp), buf, sizeof(buf));
+        if (t->status == LLDP_NOT_INSTALLED)
+                snprintf(buf, sizeof(buf), "not installed: %s", t->error);
+        else
+                lldp_table_status(t, buf, sizeof(buf));
         return strdup(buf);
 }
 

@@ -230,10 +230,12 @@ static int link_name_compare(const void *a, const void *b)
 json_object *neighbours_build(json_object *links, const struct lldp_table *lldp, json_object *peers)
 {
         json_object *o = json_object_new_object(), *ports = json_object_new_array(), *sorted;
-        char status[200];
+        char status[200], detail[300];
 
         lldp_table_status(lldp, status, sizeof(status));
         json_object_object_add(o, "lldpd", json_object_new_string(status));
+        lldp_table_detail(lldp, detail, sizeof(detail));
+        json_object_object_add(o, "lldpd_detail", json_object_new_string(detail));
         if (lldp->status == LLDP_RUNNING && lldp->has_chassis) {
                 json_object *chassis = json_object_new_object();
 

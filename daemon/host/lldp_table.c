@@ -58,11 +58,31 @@ void lldp_table_status(const struct lldp_table *t, char *buf, size_t size)
                 snprintf(buf, size, "running");
                 return;
         case LLDP_ABSENT:
+        case LLDP_NOT_INSTALLED:
                 snprintf(buf, size, "absent");
                 return;
         case LLDP_ERROR:
         default:
                 snprintf(buf, size, "error: %s", t->error[0] ? t->error : "unknown");
+                return;
+        }
+}
+
+void lldp_table_detail(const struct lldp_table *t, char *buf, size_t size)
+{
+        switch (t->status) {
+        case LLDP_RUNNING:
+                snprintf(buf, size, "lldpd runs");
+                return;
+        case LLDP_ABSENT:
+                snprintf(buf, size, "lldpd is not running: %s", t->error[0] ? t->error : "nothing answers");
+                return;
+        case LLDP_NOT_INSTALLED:
+                snprintf(buf, size, "lldpd is not installed: %s", t->error);
+                return;
+        case LLDP_ERROR:
+        default:
+                snprintf(buf, size, "lldpd cannot be read: %s", t->error[0] ? t->error : "unknown");
                 return;
         }
 }

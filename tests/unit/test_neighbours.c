@@ -275,7 +275,10 @@ static void lldpd_check(const char *status, const char *want_status, const char 
 static void test_doctor_lldpd(void)
 {
         lldpd_check("running", "ok", NULL);
-        lldpd_check("absent", "warn", "apt install lldpd && systemctl enable --now lldpd");
+        lldpd_check("absent", "warn", "systemctl enable --now lldpd");
+        lldpd_check(
+                "not installed: liblldpctl.so.4: cannot open shared object file: No such file or directory",
+                "warn", "apt install lldpd && systemctl enable --now lldpd");
         lldpd_check("error: cannot connect to /run/lldpd.socket: Permission denied", "warn",
                     "usermod -a -G _lldpd sparkd && systemctl restart sparkd");
         lldpd_check("error: reading a port: Unable to unserialize received data", "warn",
