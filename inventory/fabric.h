@@ -55,6 +55,9 @@ struct fabric_facts {
         json_object *firewall;
         char *lldpd_status;    /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
         json_object *topology; /* the cluster's topology map, owned; NULL: not known */
+        /* Names more than one node id carries in the cluster view: [{name, node_ids, head}],
+         * owned; NULL: not known. */
+        json_object *name_clashes;
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added
