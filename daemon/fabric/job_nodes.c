@@ -196,8 +196,20 @@ json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name
                                  head_name, r ? "is left out: " : "this node does not know", r ? r : "");
                 }
         } else if (n_ok > 0) {
-                chosen = ok[0];
-                snprintf(why, sizeof(why), "the first healthy node by name: [cluster] head is not set");
+                /* Not by a name two node ids carry: a peer could take the head by a name that
+                 * sorts first only if it were its own. */
+                for (size_t i = 0; i < n_ok && !chosen; i++)
+                        if (job_head_is_unique(nodes, ok[i]->name)) {
+                                chosen = ok[i];
+                                first = i;
+                        }
+                if (chosen)
+                        snprintf(why, sizeof(why),
+                                 "the first healthy node by name: [cluster] head is not set");
+                else
+                        snprintf(error, sizeof(error),
+                                 "every healthy node's name is carried by more than one node id: no "
+                                 "rendezvous");
         } else
                 snprintf(error, sizeof(error),
                          "no node is up with a doctor that does not fail: no rendezvous");
