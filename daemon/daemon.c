@@ -265,30 +265,6 @@ static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemo
         return d->cluster ? cluster_get_section(d->cluster, node_id, "doctor", NULL, is_stale) : NULL;
 }
 
-static bool name_is_shared(const char *name, void *daemon)
-{
-        struct sparkd *d = daemon;
-
-        return d->cluster && cluster_name_count(d->cluster, name) > 1;
-}
-
-/* The names more than one node id carries, each marked where [cluster] head is it. */
-static json_object *name_clashes(void *daemon)
-{
-        struct sparkd *d = daemon;
-        json_object *list = d->cluster ? cluster_name_clashes(d->cluster) : NULL;
-
-        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-                json_object *clash = json_object_array_get_idx(list, i);
-                const char *name = json_object_get_string(json_object_object_get(clash, "name"));
-
-                json_object_object_add(clash, "head",
-                                       json_object_new_boolean(d->config->cluster_head && name &&
-                                                               strcmp(name, d->config->cluster_head) == 0));
-        }
-        return list;
-}
-
 static json_object *topology_map(void *cabling)
 {
         return cabling_topology(cabling);
@@ -326,10 +302,6 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .node_id = d->node_id,
                 .node_doctor = node_doctor,
                 .node_doctor_userdata = d,
-                .name_is_shared = name_is_shared,
-                .name_is_shared_userdata = d,
-                .name_clashes = name_clashes,
-                .name_clashes_userdata = d,
                 .lldpd_status = lldpd_status,
                 .lldpd_status_userdata = d->lldp,
                 .topology = topology_map,
@@ -365,6 +337,9 @@ static int sparkd_start_cluster_feed(struct sparkd *d)
 
         if (r < 0)
                 return r;
+        d->fabric_api.name_is_shared = cluster_feed_name_is_shared;
+        d->fabric_api.name_clashes = cluster_feed_name_clashes;
+        d->fabric_api.name_is_shared_userdata = d->fabric_api.name_clashes_userdata = d->cluster_feed;
         r = cluster_doctor_new(d->base, d->peers, &d->fabric_api, &d->cluster_doctor);
         if (r < 0)
                 return r;
