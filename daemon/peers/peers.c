@@ -51,7 +51,7 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
                 ps->tick_hook(ps->tick_hook_userdata);
         forgotten = peer_session_forget(ps, time(NULL));
         if (forgotten)
-                log_info("forgot %u peer%s known only from their hellos, down for %llu s ([peers] "
+                log_info("forgot %u peer%s known only from a hello, down for %llu s ([peers] "
                          "forget_after)",
                          forgotten, forgotten == 1 ? "" : "s", (unsigned long long)ps->forget_after_sec);
         LIST_FOREACH(p, &ps->peers, link)

@@ -71,8 +71,8 @@ step "the learned entries are forgotten, the configured peer kept"
 only_static() { [ "$(peer_count)" = 1 ]; }
 wait_until 15 only_static || fail "a still holds $(peer_count) peers"
 assert_eq "$(peer_field a 10.99.0.9 'p["static"]')" 10.99.0.9 "the configured peer"
-grep -q "forgot .* known only from their hellos" "$(log_of a)" || fail "no log line says what was forgotten"
-echo "    $(grep -m1 "forgot .* known only from their hellos" "$(log_of a)")"
+grep -q "forgot .* known only from a hello" "$(log_of a)" || fail "no log line says what was forgotten"
+echo "    $(grep -m1 "forgot .* known only from a hello" "$(log_of a)")"
 rss1=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
 fds1=$(ls "/proc/$pid/fd" | wc -l)
 echo "    after: VmRSS $rss1 KiB, $fds1 open files"
