@@ -217,7 +217,7 @@ void probe_answer(struct probe *p)
 static bool refuse_past_waiting(struct probe *p)
 {
         struct probes *ps = p->owner;
-        unsigned of_peer = probe_count_waiting(ps, p->peer_id), all = probe_count_waiting(ps, NULL);
+        unsigned of_peer = probe_count_waiting(ps, p->peer_id, p), all = probe_count_waiting(ps, NULL, p);
         char reason[256];
 
         if (of_peer < PROBE_WAITING_PER_PEER && all < PROBE_WAITING_MAX)
@@ -225,7 +225,7 @@ static bool refuse_past_waiting(struct probe *p)
         snprintf(reason, sizeof(reason),
                  "busy: %u probes run here, %u of them for this node (at most %u in all, %u per peer), "
                  "and %u wait, %u of this node's (at most %u in all, %u per peer)",
-                 probe_count_running(ps, NULL), probe_count_running(ps, p->peer_id), PROBE_RUNNING_MAX,
+                 probe_count_running(ps, NULL, p), probe_count_running(ps, p->peer_id, p), PROBE_RUNNING_MAX,
                  PROBE_RUNNING_PER_PEER, all, of_peer, PROBE_WAITING_MAX, PROBE_WAITING_PER_PEER);
         send_message(p, "probe-refused", reason, false);
         probe_free(p);

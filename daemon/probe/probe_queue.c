@@ -140,12 +140,12 @@ int probe_start(struct probes *ps, const struct probe_kind *kind, const char *pe
                          ps->bandwidth->kind->name, ps->bandwidth->peer_name, queued);
                 return refuse(p, why);
         }
-        if (probe_count_waiting(ps, NULL) >= PROBE_WAITING_MAX) {
+        if (probe_count_waiting(ps, NULL, p) >= PROBE_WAITING_MAX) {
                 char why[160];
 
                 snprintf(why, sizeof(why), "busy: %u probes run here and %u wait (at most %u and %u)",
-                         probe_count_running(ps, NULL), probe_count_waiting(ps, NULL), PROBE_RUNNING_MAX,
-                         PROBE_WAITING_MAX);
+                         probe_count_running(ps, NULL, p), probe_count_waiting(ps, NULL, p),
+                         PROBE_RUNNING_MAX, PROBE_WAITING_MAX);
                 return refuse(p, why);
         }
         p->is_queued = true;
