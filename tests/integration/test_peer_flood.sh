@@ -19,15 +19,19 @@ veth_pair "$a" fa "$b" fb 10.99.0.1/24 10.99.0.2/24
 peer_conf a fa 10.99.0.9 "[peers]" "max_learned = 64" "forget_after = 5s" "[probe]" "helper_dir = $helpers"
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 pid=$(pid_of a)
+# Under the sanitizers a hello costs several times as much, and memory and time are theirs: a
+# smaller flood there checks the bounds, not the measurements.
+ids=2000
+is_sanitizer_build && ids=300
 rss0=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
 fds0=$(ls "/proc/$pid/fd" | wc -l)
 echo "    before the flood: VmRSS $rss0 KiB, $fds0 open files"
 
-step "2,000 new node ids and 1,000 probe requests from one peer"
+step "$ids new node ids and 1,000 probe requests from one peer"
 python3 "$TESTS_DIR/flood_watch.py" "$(sock_of a)" "$pid" "$TEST_TMP/stop" >"$TEST_TMP/watch.json" &
 watch=$!
 start=$(date +%s%N)
-out=$(timeout 120 ip netns exec "$b" "$flood" 10.99.0.1 7471 "$TEST_TMP/cluster.key" 2000 1000 3000) ||
+out=$(timeout 120 ip netns exec "$b" "$flood" 10.99.0.1 7471 "$TEST_TMP/cluster.key" "$ids" 1000 3000) ||
         fail "the flood did not run: $out"
 echo "    the flood took $((($(date +%s%N) - start) / 1000000)) ms: $out"
 # peer_count: how many entries a's peer table holds (its JSON may be large: read from a file).
@@ -54,7 +58,7 @@ wait "$watch" || fail "the watcher failed"
 watch_json=$(cat "$TEST_TMP/watch.json")
 echo "    during the flood: $watch_json"
 
-assert_eq "$(json_get "$out" 'd["hellos"]')" 2000 "hellos the daemon answered"
+assert_eq "$(json_get "$out" 'd["hellos"]')" "$ids" "hellos the daemon answered"
 assert_eq "$(json_get "$out" 'd["probes_ready"] <= 4 + 16')" True "probes a started for the one peer"
 assert_eq "$(json_get "$out" 'd["probes_refused"] >= 1000 - 4 - 16')" True "probe requests refused"
 assert_contains "$(json_get "$out" 'd["reason"]')" "at most 64 in all, 4 per peer" "the refusal names the limits"
@@ -65,8 +69,10 @@ assert_eq "$(json_get "$watch_json" 'd["failed"]')" 0 "API requests that failed 
 # The daemon runs no other child here: its children are the helpers of the peer's probes.
 assert_eq "$(json_get "$watch_json" 'd["children"] <= 4')" True "helpers at once (at most 4 a peer)"
 assert_eq "$(json_get "$watch_json" 'd["fds"] < 512')" True "open files"
-assert_eq "$(json_get "$watch_json" "d['rss_kib'] < $rss0 + 16384")" True "resident memory grew by less than 16 MiB"
-assert_eq "$(json_get "$watch_json" 'd["p99_ms"] < 100')" True "API p99 under 100 ms"
+if ! is_sanitizer_build; then
+        assert_eq "$(json_get "$watch_json" "d['rss_kib'] < $rss0 + 16384")" True "resident memory grew by less than 16 MiB"
+        assert_eq "$(json_get "$watch_json" 'd["p99_ms"] < 100')" True "API p99 under 100 ms"
+fi
 
 step "the learned entries are forgotten, the configured peer kept"
 only_static() { [ "$(peer_count)" = 1 ]; }
