@@ -71,6 +71,10 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
                 if (r == -ETIMEDOUT)
                         fprintf(stderr, "sparkc: sparkd at %s did not answer %s within %d s\n",
                                 o->socket_path, method, o->timeout_ms / 1000);
+                else if (r == -EMSGSIZE)
+                        fprintf(stderr,
+                                "sparkc: %s: the answer of sparkd at %s is over the %d MiB sparkc reads\n",
+                                method, o->socket_path, SPARKD_MAX_REPLY >> 20);
                 else
                         fprintf(stderr, "sparkc: %s: lost the connection to sparkd at %s: %s\n", method,
                                 o->socket_path, strerror(-r));

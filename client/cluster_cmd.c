@@ -134,9 +134,28 @@ static void show_alerts(json_object *result)
         }
 }
 
+/* Only when two node ids carry one name: such a name names neither. */
+static void show_name_clashes(json_object *result)
+{
+        json_object *clashes = member(result, "name_clashes");
+        size_t n = clashes ? json_object_array_length(clashes) : 0;
+
+        if (n)
+                printf("\nNAMES CARRIED BY MORE THAN ONE NODE (none is the head by that name)\n");
+        for (size_t i = 0; i < n; i++) {
+                json_object *c = json_object_array_get_idx(clashes, i), *ids = member(c, "node_ids");
+
+                printf("%s:", client_get_string(c, "name", "?"));
+                for (size_t k = 0; ids && k < json_object_array_length(ids); k++)
+                        printf(" %s", json_object_get_string(json_object_array_get_idx(ids, k)));
+                printf("\n");
+        }
+}
+
 static void show_cluster(json_object *result)
 {
         show_nodes(result);
+        show_name_clashes(result);
         show_links(result);
         show_alerts(result);
 }

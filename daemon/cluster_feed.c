@@ -149,3 +149,17 @@ void cluster_feed_free(struct cluster_feed *f)
         event_free(f->soon);
         free(f);
 }
+
+bool cluster_feed_name_is_shared(const char *name, void *feed)
+{
+        struct cluster_feed *f = feed;
+
+        return cluster_name_count(f->s.cluster, name) > 1;
+}
+
+json_object *cluster_feed_name_clashes(void *feed)
+{
+        struct cluster_feed *f = feed;
+
+        return cluster_name_clashes(f->s.cluster);
+}

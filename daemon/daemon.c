@@ -341,6 +341,9 @@ static int sparkd_start_cluster_feed(struct sparkd *d)
 
         if (r < 0)
                 return r;
+        d->fabric_api.name_is_shared = cluster_feed_name_is_shared;
+        d->fabric_api.name_clashes = cluster_feed_name_clashes;
+        d->fabric_api.name_is_shared_userdata = d->fabric_api.name_clashes_userdata = d->cluster_feed;
         r = cluster_doctor_new(d->base, d->peers, &d->fabric_api, &d->cluster_doctor);
         if (r < 0)
                 return r;

@@ -58,6 +58,7 @@ void fabric_facts_free(struct fabric_facts *f)
         json_object_put(f->firewall);
         free(f->lldpd_status);
         json_object_put(f->topology);
+        json_object_put(f->name_clashes);
         *f = (struct fabric_facts){ 0 };
 }
 

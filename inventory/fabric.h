@@ -60,6 +60,9 @@ struct fabric_facts {
          * | "error: TEXT", owned; NULL: not known (offline) */
         char *lldpd_status;
         json_object *topology; /* the cluster's topology map, owned; NULL: not known */
+        /* Names more than one node id carries in the cluster view: [{name, node_ids, head}],
+         * owned; NULL: not known. */
+        json_object *name_clashes;
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

@@ -58,6 +58,8 @@ struct sparkd_config {
         bool mdns;
         uint64_t heartbeat_usec;
         uint64_t peer_timeout_usec;
+        unsigned peer_max_learned;       /* entries known only from their inbound hello */
+        uint64_t peer_forget_after_usec; /* such an entry down this long is dropped */
 
         /* [cluster]: what the cabling is meant to be, checked against the derived topology */
         char cluster_topology[8]; /* "auto", "pair", "ring", "mesh" or "switch" */

@@ -33,6 +33,8 @@ json_object *doctor_run(const struct fabric_facts *f)
                 doctor_check_lldpd(&c, f);
         if (f->topology)
                 doctor_check_topology(&c, f);
+        if (f->name_clashes && json_object_array_length(f->name_clashes))
+                doctor_check_names(&c, f);
         json_object_object_add(o, "status", json_object_new_string(doctor_status_to_string(c.worst)));
         json_object_object_add(o, "checks", c.checks);
         return o;

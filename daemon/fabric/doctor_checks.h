@@ -37,5 +37,7 @@ void doctor_check_firewall(struct check *c, const struct fabric_facts *f);
 void doctor_check_lldpd(struct check *c, const struct fabric_facts *f);
 /* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
 void doctor_check_peers(struct check *c, const struct fabric_facts *f);
+/* doctor_names.c: names more than one node id carries; only when there are such. */
+void doctor_check_names(struct check *c, const struct fabric_facts *f);
 /* doctor_topology.c: the cabling's findings from the topology map; only when the facts have one. */
 void doctor_check_topology(struct check *c, const struct fabric_facts *f);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/jsonrpc.h"
 #include "common/macro.h"
@@ -20,6 +21,18 @@
 #include "job_api.h"
 #include "netplan_write.h"
 
+/* Each name clash gets "head": whether [cluster] head (NULL: none) is that name. */
+static void mark_head(json_object *clashes, const char *head)
+{
+        for (size_t i = 0; clashes && i < json_object_array_length(clashes); i++) {
+                json_object *clash = json_object_array_get_idx(clashes, i);
+                const char *name = json_object_get_string(json_object_object_get(clash, "name"));
+
+                json_object_object_add(clash, "head",
+                                       json_object_new_boolean(head && name && strcmp(name, head) == 0));
+        }
+}
+
 static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts *f)
 {
         int r = fabric_sources_gather(ctx->sources, f);
@@ -32,6 +45,8 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
         f->lldpd_status = ctx->lldpd_status ? ctx->lldpd_status(ctx->lldpd_status_userdata) : NULL;
         f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
+        f->name_clashes = ctx->name_clashes ? ctx->name_clashes(ctx->name_clashes_userdata) : NULL;
+        mark_head(f->name_clashes, ctx->sources->config->cluster_head);
         return 0;
 }
 

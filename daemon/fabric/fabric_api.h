@@ -43,6 +43,13 @@ struct fabric_api_context {
         const char *node_id;
         json_object *(*node_doctor)(const char *node_id, bool *is_stale, void *userdata);
         void *node_doctor_userdata;
+        /* Whether more than one node id carries name in the cluster view (no head by that name),
+         * and those names ([{name, node_ids}], a new reference, NULL: not known) for the doctor,
+         * which gets each marked with whether [cluster] head is it. */
+        bool (*name_is_shared)(const char *name, void *userdata);
+        void *name_is_shared_userdata;
+        json_object *(*name_clashes)(void *userdata);
+        void *name_clashes_userdata;
 };
 
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it

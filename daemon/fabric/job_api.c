@@ -79,6 +79,9 @@ json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fab
                         doctor_verdict(section, &nodes.v[i]);
                 json_object_put(section);
         }
+        for (size_t i = 0; i < nodes.n && ctx->name_is_shared; i++)
+                nodes.v[i].is_name_shared =
+                        ctx->name_is_shared(nodes.v[i].name, ctx->name_is_shared_userdata);
         return job_plan_build(&nodes, ctx->sources->config->cluster_head);
 }
 

@@ -133,6 +133,19 @@ static json_object *node_json(const struct job_node *n)
         return o;
 }
 
+bool job_head_is_unique(const struct job_nodes *nodes, const char *head_name)
+{
+        size_t carriers = 0;
+
+        for (size_t i = 0; i < nodes->n; i++)
+                if (strcmp(nodes->v[i].name, head_name) == 0) {
+                        if (nodes->v[i].is_name_shared)
+                                return false;
+                        carriers++;
+                }
+        return carriers <= 1;
+}
+
 json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name)
 {
         _cleanup_free_ const struct job_node **ok = calloc(nodes->n + 1, sizeof(*ok));
@@ -156,7 +169,14 @@ json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name
         }
         if (ok)
                 qsort(ok, n_ok, sizeof(*ok), by_name);
-        if (head_name) {
+        if (head_name && !job_head_is_unique(nodes, head_name)) {
+                /* Whichever came first by id would win: a node named like the head by mistake,
+                 * or by a peer that lies, must not take the rendezvous. */
+                snprintf(error, sizeof(error),
+                         "[cluster] head is %s, a name more than one node id carries (see sparkc cluster): "
+                         "no rendezvous",
+                         head_name);
+        } else if (head_name) {
                 for (size_t i = 0; i < n_ok; i++)
                         if (strcmp(ok[i]->name, head_name) == 0) {
                                 chosen = ok[i];
@@ -176,8 +196,20 @@ json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name
                                  head_name, r ? "is left out: " : "this node does not know", r ? r : "");
                 }
         } else if (n_ok > 0) {
-                chosen = ok[0];
-                snprintf(why, sizeof(why), "the first healthy node by name: [cluster] head is not set");
+                /* Not by a name two node ids carry: a peer could take the head by a name that
+                 * sorts first only if it were its own. */
+                for (size_t i = 0; i < n_ok && !chosen; i++)
+                        if (job_head_is_unique(nodes, ok[i]->name)) {
+                                chosen = ok[i];
+                                first = i;
+                        }
+                if (chosen)
+                        snprintf(why, sizeof(why),
+                                 "the first healthy node by name: [cluster] head is not set");
+                else
+                        snprintf(error, sizeof(error),
+                                 "every healthy node's name is carried by more than one node id: no "
+                                 "rendezvous");
         } else
                 snprintf(error, sizeof(error),
                          "no node is up with a doctor that does not fail: no rendezvous");

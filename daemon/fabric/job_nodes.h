@@ -19,6 +19,7 @@ struct job_node {
         char doctor[16];      /* "ok", "warning", "failed"; "" when not known */
         char doctor_why[256]; /* its failing checks, when it fails */
         bool is_doctor_stale;
+        bool is_name_shared; /* another node id carries its name in the cluster view */
 };
 
 struct job_nodes {
@@ -46,3 +47,6 @@ int job_nodes_add_peers(struct job_nodes *nodes, json_object *peers);
  * the same order from the same view. head_name: [cluster] head, NULL for none.
  */
 json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name);
+/* Whether head_name names exactly one node: carried by one node of nodes, and none of them
+ * marked as sharing its name. A name two nodes share makes neither the head. */
+bool job_head_is_unique(const struct job_nodes *nodes, const char *head_name);

@@ -130,6 +130,43 @@ static void test_configured_head(void)
         job_nodes_free(&nodes);
 }
 
+/* A second node id named like the configured head, a peer here or only in the cluster view:
+ * neither is the head, whichever id sorts first. */
+static void test_configured_head_named_twice(void)
+{
+        struct job_nodes nodes;
+        struct job_node n;
+        json_object *plan;
+
+        view(0, &nodes);
+        n = node("spark-c", "ffff", "10.88.0.66", false, true, "ok");
+        CHECK(job_nodes_add(&nodes, &n) == 0);
+        CHECK(!job_head_is_unique(&nodes, "spark-c"));
+        plan = job_plan_build(&nodes, "spark-c");
+        CHECK(member(plan, "head") == NULL);
+        CHECK_STREQ(str(plan, "error"), "[cluster] head is spark-c, a name more than one node id carries "
+                                        "(see sparkc cluster): no rendezvous");
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+
+        view(0, &nodes);
+        CHECK(job_head_is_unique(&nodes, "spark-c"));
+        for (size_t i = 0; i < nodes.n; i++)
+                nodes.v[i].is_name_shared = strcmp(nodes.v[i].name, "spark-c") == 0;
+        plan = job_plan_build(&nodes, "spark-c");
+        CHECK(member(plan, "head") == NULL);
+        json_object_put(plan);
+        plan = job_plan_build(&nodes, NULL);
+        CHECK_STREQ(str(member(plan, "head"), "name"), "spark-a");
+        json_object_put(plan);
+        /* Unpinned, the first by name is passed over when its name is shared. */
+        nodes.v[0].is_name_shared = true;
+        plan = job_plan_build(&nodes, NULL);
+        CHECK_STREQ(str(member(plan, "head"), "name"), "spark-b");
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+}
+
 static void test_peers_json(void)
 {
         struct job_nodes nodes = { 0 };
@@ -233,6 +270,7 @@ int main(void)
 {
         RUN(test_same_plan_everywhere);
         RUN(test_configured_head);
+        RUN(test_configured_head_named_twice);
         RUN(test_peers_json);
         RUN(test_framework_goldens);
         RUN(test_framework_refused);
