@@ -63,6 +63,7 @@ struct fabric_facts {
         /* Names more than one node id carries in the cluster view: [{name, node_ids, head}],
          * owned; NULL: not known. */
         json_object *name_clashes;
+        char self_id[64]; /* this node's id in the map and the peers' results; "" unknown */
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

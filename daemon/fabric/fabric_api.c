@@ -47,6 +47,7 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
         f->name_clashes = ctx->name_clashes ? ctx->name_clashes(ctx->name_clashes_userdata) : NULL;
         mark_head(f->name_clashes, ctx->sources->config->cluster_head);
+        snprintf(f->self_id, sizeof(f->self_id), "%s", ctx->node_id ? ctx->node_id : "");
         return 0;
 }
 
