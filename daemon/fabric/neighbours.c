@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/macro.h"
+#include "inventory/port_number.h"
 
 static const char *jstr(json_object *o, const char *key)
 {
@@ -160,30 +161,30 @@ static const struct lldp_neighbour *lldp_on(const struct lldp_table *t, const ch
         return NULL;
 }
 
-/* Rails number the physical ports in name order; twins (two halves of one port) share one. */
-static int rail_of(json_object *links, size_t index)
+void neighbours_number_ports(json_object *list, const char *name_key, int *ports)
 {
-        int rail = 0;
+        size_t n = list ? json_object_array_length(list) : 0;
+        struct port_number_netdev *v = calloc(n ? n : 1, sizeof(*v));
 
-        for (size_t i = 0; i <= index; i++) {
-                json_object *l = json_object_array_get_idx(links, i);
-                const char *twin = jstr(l, "twin"), *name = jstr(l, "name");
-                bool is_second_half = false;
-
-                /* The half whose twin comes earlier in name order rides on the twin's rail. */
-                for (size_t k = 0; twin && name && k < i; k++)
-                        is_second_half |=
-                                jstr(json_object_array_get_idx(links, k), "name") &&
-                                strcmp(jstr(json_object_array_get_idx(links, k), "name"), twin) == 0;
-                if (i == index)
-                        return is_second_half ? rail - 1 : rail;
-                if (!is_second_half)
-                        rail++;
+        if (!v) {
+                for (size_t i = 0; i < n; i++)
+                        ports[i] = -1;
+                return;
         }
-        return rail;
+        for (size_t i = 0; i < n; i++) {
+                json_object *l = json_object_array_get_idx(list, i), *dev_port;
+
+                v[i] = (struct port_number_netdev){ .name = jstr(l, name_key),
+                                                    .pci = jstr(l, "pci"),
+                                                    .twin = jstr(l, "twin") };
+                if (json_object_object_get_ex(l, "dev_port", &dev_port) && dev_port)
+                        v[i].dev_port = json_object_get_int(dev_port);
+        }
+        port_number_assign(v, n, ports);
+        free(v);
 }
 
-static json_object *port_json(json_object *links, size_t i, const struct lldp_table *lldp,
+static json_object *port_json(json_object *links, size_t i, int rail, const struct lldp_table *lldp,
                               json_object *peers)
 {
         json_object *l = json_object_array_get_idx(links, i), *o = json_object_new_object(), *v;
@@ -193,7 +194,8 @@ static json_object *port_json(json_object *links, size_t i, const struct lldp_ta
         json_object_object_add(o, "netdev", json_object_new_string(name));
         json_object_object_add(o, "mac", json_object_new_string(jstr(l, "mac") ? jstr(l, "mac") : ""));
         json_object_object_add(o, "twin", json_object_new_string(jstr(l, "twin") ? jstr(l, "twin") : ""));
-        json_object_object_add(o, "rail", json_object_new_int(rail_of(links, i)));
+        json_object_object_add(o, "rail", rail >= 0 ? json_object_new_int(rail) : NULL);
+        json_object_object_add(o, "pci", json_object_new_string(jstr(l, "pci") ? jstr(l, "pci") : ""));
         json_object_object_add(o, "speed_mbps",
                                json_object_new_int64(json_object_object_get_ex(l, "speed_mbps", &v) && v
                                                              ? json_object_get_int64(v)
@@ -230,6 +232,7 @@ static int link_name_compare(const void *a, const void *b)
 json_object *neighbours_build(json_object *links, const struct lldp_table *lldp, json_object *peers)
 {
         json_object *o = json_object_new_object(), *ports = json_object_new_array(), *sorted;
+        _cleanup_free_ int *rails = NULL;
         char status[200];
 
         lldp_table_status(lldp, status, sizeof(status));
@@ -243,13 +246,16 @@ json_object *neighbours_build(json_object *links, const struct lldp_table *lldp,
         } else {
                 json_object_object_add(o, "chassis", NULL);
         }
-        /* The links method lists by name already; sorting a copy keeps the rails' order explicit. */
+        /* The ports in name order (the links method's already); their numbers from the hardware. */
         sorted = json_object_new_array();
         for (size_t i = 0; links && i < json_object_array_length(links); i++)
                 json_object_array_add(sorted, json_object_get(json_object_array_get_idx(links, i)));
         json_object_array_sort(sorted, link_name_compare);
+        rails = calloc(json_object_array_length(sorted) + 1, sizeof(*rails));
+        if (rails)
+                neighbours_number_ports(sorted, "name", rails);
         for (size_t i = 0; i < json_object_array_length(sorted); i++)
-                json_object_array_add(ports, port_json(sorted, i, lldp, peers));
+                json_object_array_add(ports, port_json(sorted, i, rails ? rails[i] : -1, lldp, peers));
         json_object_put(sorted);
         json_object_object_add(o, "ports", ports);
         return o;
