@@ -298,7 +298,7 @@ cluster_doctor_clean() {
         local out
         out=$(sparkc_of "$1" --json doctor 2>/dev/null) || true
         [ -n "$out" ] || return 1
-        json_get "$out" "'\n'.join('%s %s: %s' % (c['id'], c['status'], c['summary']) for c in d['checks'] if c['status'] not in ('ok', 'skip') and not (c['id'] == 'memlock' and $CL_MEMLOCK_LIMITED)))" |
+        json_get "$out" "'\n'.join('%s %s: %s' % (c['id'], c['status'], c['summary']) for c in d['checks'] if c['status'] not in ('ok', 'skip') and not (c['id'] == 'memlock' and $CL_MEMLOCK_LIMITED))" |
                 { ! grep .; }
 }
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A ring of four Sparks on the cluster harness whose probe schedule runs the default tcp probe (a
+# single stream) by itself: a veth carries one stream at some 10-20 Gb/s, a fraction of a Spark
+# rail's 200G and inside the band where RDMA write bandwidth shows a stale initialization. One
+# TCP stream is no such evidence: no result says stale-initialization, no doctor fails, and every
+# node stays in every node's hostfile.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/lib_peers.sh"
+. "$TESTS_DIR/lib_lldp.sh"
+. "$TESTS_DIR/lib_cluster.sh"
+
+helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
+step "a ring of four, tcp probes scheduled every 10 s"
+cluster_ring 4 t
+start=$(date +%s%N)
+cluster_start "[probe]" "helper_dir = $helpers" "kinds = tcp" "interval = 10s" "jitter = 1" "duration = 2" "streams = 1"
+cluster_wait_map ring 60 t1 t2 t3 t4
+echo "the ring mapped after $((($(date +%s%N) - start) / 1000000)) ms"
+
+# scheduled_tcp NODE: NODE's scheduled tcp results as "peer verdict gbps" lines.
+scheduled_tcp() {
+        json_get "$(sparkc_of "$1" --json history --kind tcp --limit 100)" \
+                "'\n'.join('%s %s %s' % (r['peer'], (r.get('diagnosis') or {}).get('verdict'), [(x.get('direction'), x.get('gbps')) for x in (r.get('diagnosis') or {}).get('rails', [])]) for r in d['results'] if r['scheduled'])"
+}
+has_scheduled() { [ -n "$(scheduled_tcp "$1")" ]; }
+
+step "every node's scheduled probe measured its rails"
+for n in t1 t2 t3 t4; do
+        cluster_wait 60 has_scheduled $n || fail "$n ran no scheduled tcp probe: $(sparkc_of $n history)"
+done
+echo "every node has a scheduled result after $((($(date +%s%N) - start) / 1000000)) ms"
+for n in t1 t2 t3 t4; do
+        out=$(scheduled_tcp $n)
+        echo "$n: $out"
+        assert_not_contains "$out" stale-initialization "$n's scheduled tcp verdicts"
+        assert_not_contains "$(sparkc_of $n --json history --kind tcp --limit 100)" stale-initialization "$n's history"
+done
+
+step "no doctor fails; every node in every hostfile"
+hostfile_all() { [ "$(sparkc_of "$1" --json hostfile 2>/dev/null | json_get "$(cat)" 'd["size"]')" = 4 ]; }
+for n in t1 t2 t3 t4; do
+        sparkc_of $n doctor >"$TEST_TMP/$n.doctor" || { cat "$TEST_TMP/$n.doctor"; fail "$n's doctor fails"; }
+        grep rail-bandwidth "$TEST_TMP/$n.doctor"
+        cluster_wait 20 hostfile_all $n || { sparkc_of $n hostfile || true; fail "$n's hostfile lacks nodes"; }
+done
+pass
