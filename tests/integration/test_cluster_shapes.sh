@@ -4,7 +4,8 @@
 # next node's port 1) and a full mesh of four two-NIC hosts, side by side. On every node sparkd's
 # neighbours are lldpcli's, the map is the shape with exactly the cables laid (the same on every
 # node), and the doctor has no failure and no warning. The ring of four drawn with `--format dot`
-# through graphviz has one edge per cable.
+# through graphviz has one edge per cable. Then the pair's cable is pulled at one end and plugged
+# back: both maps and journals follow within 10 s.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
@@ -44,6 +45,9 @@ for n in pa1 pb2 ra1 rb3 m2; do
 done
 assert_eq "$(neighbour_of ra1 enp1s0f0np0 "(nb['sysname'], nb['port_descr'], nb['source'], nb['node_id'] is not None)")" \
         "('ra2', 'enp1s0f1np1', 'lldp', True)" "ra1's neighbour on enp1s0f0np0"
+out=$(sparkc_of ra1 neighbours)
+assert_contains "$out" "lldpd running, this node's chassis" "sparkc neighbours"
+grep -qE '^enp1s0f0np0 +0 +200G +up +ra2 +enp1s0f1np1 ' <<<"$out" || fail "sparkc neighbours has no row enp1s0f0np0 -> ra2 enp1s0f1np1: $out"
 assert_eq "$(neighbour_of ra1 enP2p1s0f0np0 "(nb['sysname'], nb['port_descr'])")" "('ra2', 'enP2p1s0f1np1')" \
         "ra1's neighbour on the twin enP2p1s0f0np0"
 
@@ -64,4 +68,27 @@ if command -v dot >/dev/null; then
 else
         echo "no dot (graphviz): the picture is not checked"
 fi
+
+step "the pair's cable pulled at pa2 and plugged back: the maps and journals follow"
+# changed_since NODE LINE: NODE logged a topology-changed event after line LINE of its log.
+changed_since() { tail -n +"$(($2 + 1))" "$(log_of "$1")" | grep -q " event=topology-changed"; }
+no_links() { [ -z "$(cluster_map_links "$1")" ]; }
+for state in down up; do
+        marks=("$(log_lines pa1)" "$(log_lines pa2)")
+        mark=$(date +%s%N)
+        ip -n "${CL_NS[pa2]}" link set enp1s0f0np0 $state
+        ip -n "${CL_NS[pa2]}" link set enP2p1s0f0np0 $state
+        for n in pa1 pa2; do
+                if [ $state = down ]; then
+                        cluster_wait 10 no_links $n || { maps_report $n; fail "$n's map keeps the pulled cable"; }
+                else
+                        cluster_wait 10 cluster_map_is $n pair pa1 pa2 || { maps_report $n; fail "$n's map lacks the cable plugged back"; }
+                fi
+        done
+        cluster_wait 10 changed_since pa1 "${marks[0]}" || fail "pa1 logged no topology-changed after the cable went $state"
+        cluster_wait 10 changed_since pa2 "${marks[1]}" || fail "pa2 logged no topology-changed after the cable went $state"
+        elapsed_ms=$((($(date +%s%N) - mark) / 1000000))
+        echo "cable $state: both maps and journals after $elapsed_ms ms"
+        [ "$elapsed_ms" -le 10000 ] || fail "the cable going $state took $elapsed_ms ms to reach both nodes"
+done
 pass

@@ -44,7 +44,7 @@ echo "every doctor clean after $((($(date +%s%N) - start) / 1000000)) ms"
 # only_finding NODE ID STATUS: NODE's map has exactly that one finding.
 only_finding() { [ "$(cluster_findings "$1")" = "$2:$3" ]; }
 # doctor_only_topology STATUS NODE: the topology check is NODE's only one that fails or warns.
-doctor_only_topology() { [ "$(cut -d' ' -f1-2 <<<"$(cluster_doctor_clean "$2")")" = "topology $1" ]; }
+doctor_only_topology() { [ "$(cut -d' ' -f1-2 <<<"$(cluster_doctor_clean "$2")")" = "topology $1:" ]; }
 
 step "the four on tor2: the switch-port finding naming s4, and nothing else"
 for n in s1 s2 s3 s4; do
