@@ -170,12 +170,12 @@ cluster_loose() {
         done
 }
 
-# cluster_switch_start SWITCH: its lldpd (unless silent), each switch port advertising one id
-# for both twins' bridge ports, and its MAU.
+# cluster_switch_start SWITCH: once its lldpd (unless silent) answers, each switch port
+# advertising one id for both twins' bridge ports, and its MAU.
 cluster_switch_start() {
         local sw=$1 key swp n mau sock
         [ "${CL_SW_SILENT[$sw]}" = 1 ] && return 0
-        lldpd_start "$sw" "${CL_SW_NS[$sw]}" 'swp*'
+        cl_lldpd_ready "$sw"
         sock=$(lldp_sock_of "$sw")
         for key in "${!CL_MAU[@]}"; do
                 [ "${key%%:*}" = "$sw" ] || continue
@@ -191,8 +191,43 @@ cluster_switch_start() {
         done
 }
 
+# cl_lldpd_launch NAME NS IFACES: lldpd_start's lldpd, not waited for (cl_lldpd_ready).
+cl_lldpd_launch() {
+        local sock
+        sock=$(lldp_sock_of "$1")
+        ip netns exec "$2" unshare --uts sh -c "hostname $1; exec lldpd -d -u $sock -I '$3'" \
+                >>"$TEST_TMP/lldpd-$1.log" 2>&1 &
+        DAEMON_PIDS+=("$!")
+        DAEMON_PID_OF[lldpd-$1]=$!
+}
+
+# cl_lldpd_ready NAME: waits for a launched lldpd and has it send every second.
+cl_lldpd_ready() {
+        local sock
+        sock=$(lldp_sock_of "$1")
+        wait_until 20 lldpcli -u "$sock" show configuration || fail "lldpd of $1 did not start"
+        lldpcli -u "$sock" configure lldp tx-interval 1 >/dev/null || fail "lldpd of $1: tx-interval 1 refused"
+}
+
+# cl_sparkd_launch NAME NS CONF: sparkd_start's daemon, not waited for (cl_sparkd_ready).
+cl_sparkd_launch() {
+        DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TEST_TMP/no-bus \
+                ip netns exec "$2" "$SPARKD" --foreground --log-target=stderr --socket "$(sock_of "$1")" \
+                --state-dir "$TEST_TMP/$1.state" -c "$3" >>"$(log_of "$1")" 2>&1 &
+        DAEMON_PIDS+=("$!")
+        DAEMON_PID_OF[$1]=$!
+}
+
+cl_sparkd_ready() {
+        cluster_wait "${SPARKD_START_TIMEOUT:-30}" sparkc_of "$1" status && return 0
+        kill -0 "$(pid_of "$1")" 2>/dev/null || fail "sparkd $1 exited during start-up"
+        fail "sparkd $1 did not answer on $(sock_of "$1") within ${SPARKD_START_TIMEOUT:-30} s"
+}
+
 # cluster_start [EXTRA...]: loose ends, host roots, then lldpd and sparkd on every switch and
-# node; EXTRA config lines go to every node (CL_EXTRA[NODE] to one, after them).
+# node; EXTRA config lines go to every node (CL_EXTRA[NODE] to one, after them). Each kind of
+# daemon is launched on every node before any is waited for: on a loaded machine a start-up is
+# mostly waiting.
 cluster_start() {
         local node sw m static
         local -a extra
@@ -207,17 +242,23 @@ cluster_start() {
                                 [ "$m" = "$node" ] || CL_STATIC[$node]+=" ${CL_SW_ADDR[$m]}"
                         done
                 done
-                cluster_switch_start "$sw"
+                [ "${CL_SW_SILENT[$sw]}" = 1 ] || cl_lldpd_launch "$sw" "${CL_SW_NS[$sw]}" 'swp*'
         done
         for node in "${CL_NODES[@]}"; do
+                NODE_NS[$node]=${CL_NS[$node]}
+                cl_lldpd_launch "$node" "${CL_NS[$node]}" "en*"
                 python3 "$TESTS_DIR/cluster_host.py" "$TESTS_DIR/../fixtures/hosts/spark-twins" \
                         "$TEST_TMP/$node.host" "${CL_KIND[$node]}" "${CL_NS[$node]}" ||
                         fail "no host root for $node"
                 static=${CL_STATIC[$node]# }
-                extra=("[daemon]" "host_root = $TEST_TMP/$node.host" "$@")
+                extra=("[daemon]" "host_root = $TEST_TMP/$node.host" "[fabric]" "lldpd_socket = $(lldp_sock_of "$node")" "$@")
                 [ -z "${CL_EXTRA[$node]:-}" ] || mapfile -t -O ${#extra[@]} extra <<<"${CL_EXTRA[$node]}"
-                lldp_node_start "$node" "${CL_NS[$node]}" "en*" "$static" "${extra[@]}"
+                peer_conf "$node" "en*" "$static" "${extra[@]}"
         done
+        for sw in "${CL_SWITCHES[@]}"; do cluster_switch_start "$sw"; done
+        for node in "${CL_NODES[@]}"; do cl_lldpd_ready "$node"; done
+        for node in "${CL_NODES[@]}"; do cl_sparkd_launch "$node" "${CL_NS[$node]}" "$TEST_TMP/$node.conf"; done
+        for node in "${CL_NODES[@]}"; do cl_sparkd_ready "$node"; done
 }
 
 # cluster_expected_links NAME...: the cables laid among these nodes (and their switches), one
