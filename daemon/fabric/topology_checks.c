@@ -243,9 +243,10 @@ static size_t node_links(const struct topology_graph *g, size_t x, enum topology
 }
 
 /* Links the expected shape wants and the map lacks; links seen from one end only; nodes with no
- * link at all where LLDP runs. Without lldpd a node's far ends come from the peer channel, which
- * cannot name one on a shared segment (a switch): no link there is not knowing, not a fault (the
- * lldpd check says how to know). */
+ * link at all where LLDP runs. Where LLDP hears nothing a node's far ends come from the peer
+ * channel (one peer on a port's subnet: that node; several: a switch silent to LLDP), so a
+ * missing link is one neither source shows; without lldpd no link is not knowing, not a fault
+ * (the lldpd check says how to know). */
 static void check_missing_links(struct topology_graph *g)
 {
         const char *want = g->expect && g->expect->shape ? g->expect->shape : "auto";
