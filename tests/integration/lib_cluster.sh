@@ -343,6 +343,29 @@ cluster_doctor_clean() {
                 { ! grep .; }
 }
 
+# cluster_doctor_failures NODE: NODE's failed doctor checks, one line each; false when the doctor
+# does not answer.
+cluster_doctor_failures() {
+        local out
+        out=$(sparkc_of "$1" --json doctor 2>/dev/null) || true
+        [ -n "$out" ] || return 1
+        json_get "$out" "'\n'.join('%s: %s' % (c['id'], c['summary']) for c in d['checks'] if c['status'] == 'fail')"
+}
+
+# cluster_doctor_passes NODE: NODE's doctor answers and no check fails.
+cluster_doctor_passes() {
+        local out
+        out=$(cluster_doctor_failures "$1") || return 1
+        [ -z "$out" ]
+}
+
+# cluster_peers_up NODE COUNT: NODE has COUNT peers up.
+cluster_peers_up() {
+        local json
+        json=$(sparkc_of "$1" --json peers 2>/dev/null) || return 1
+        [ "$(json_get "$json" "sum(1 for p in d['peers'] if p['state'] == 'up')")" = "$2" ]
+}
+
 # cluster_findings NODE: the ids and statuses of NODE's map's findings, as "id:status" lines.
 cluster_findings() {
         local map

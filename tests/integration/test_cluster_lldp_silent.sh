@@ -23,7 +23,7 @@ start=$(date +%s%N)
 cluster_start
 echo "8 daemons started in $((($(date +%s%N) - start) / 1000000)) ms"
 for n in $NODES; do
-        for m in $NODES; do [ $m = $n ] || wait_peer_state $n $m up 30 || fail "$n does not see $m up: $(sparkc_of $n peers)"; done
+        cluster_wait 30 cluster_peers_up $n 7 || fail "$n does not see its 7 peers up: $(sparkc_of $n peers)"
 done
 echo "every pair of peers up after $((($(date +%s%N) - start) / 1000000)) ms"
 for n in q1 q8; do
@@ -32,14 +32,16 @@ for n in q1 q8; do
 done
 
 step "no doctor fails; hostfile lists all eight on every node"
-doctor_passes() { sparkc_of "$1" doctor >/dev/null 2>&1; }
-# hostfile_all NODE: NODE's hostfile (plain) lists the eight nodes' addresses on the switch.
+# hostfile_all NODE: NODE's hostfile (plain) lists the eight nodes, each once, by an address it
+# has on the switch (node N has 10.20.1.N and, on its twin, 10.21.1.N).
 hostfile_all() {
-        [ "$(sparkc_of "$1" hostfile --format plain 2>/dev/null | sort | tr '\n' ' ')" = \
-                "10.20.1.1 10.20.1.2 10.20.1.3 10.20.1.4 10.20.1.5 10.20.1.6 10.20.1.7 10.20.1.8 " ]
+        local out
+        out=$(sparkc_of "$1" hostfile --format plain 2>/dev/null) || return 1
+        [ "$(wc -l <<<"$out")" = 8 ] && [ "$(sed -n 's/^10\.2[01]\.1\.\([1-8]\)$/q\1/p' <<<"$out" |
+                sort | tr '\n' ' ')" = "q1 q2 q3 q4 q5 q6 q7 q8 " ]
 }
 for n in $NODES; do
-        cluster_wait 30 doctor_passes $n || { sparkc_of $n doctor || true; fail "$n's doctor fails behind a silent switch"; }
+        cluster_wait 30 cluster_doctor_passes $n || fail "$n's doctor fails behind a silent switch: $(cluster_doctor_failures $n)"
 done
 for n in $NODES; do
         cluster_wait 20 hostfile_all $n || { sparkc_of $n hostfile --format plain || true; fail "$n's hostfile lacks nodes"; }

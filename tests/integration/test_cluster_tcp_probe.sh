@@ -39,8 +39,8 @@ done
 step "no doctor fails; every node in every hostfile"
 hostfile_all() { [ "$(sparkc_of "$1" --json hostfile 2>/dev/null | json_get "$(cat)" 'd["size"]')" = 4 ]; }
 for n in t1 t2 t3 t4; do
-        sparkc_of $n doctor >"$TEST_TMP/$n.doctor" || { cat "$TEST_TMP/$n.doctor"; fail "$n's doctor fails"; }
-        grep rail-bandwidth "$TEST_TMP/$n.doctor"
+        cluster_doctor_passes $n || fail "$n's doctor fails: $(cluster_doctor_failures $n)"
+        sparkc_of $n doctor | grep -A2 rail-bandwidth || true
         cluster_wait 20 hostfile_all $n || { sparkc_of $n hostfile || true; fail "$n's hostfile lacks nodes"; }
 done
 pass
