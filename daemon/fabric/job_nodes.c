@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/strutil.h"
 #include "inventory/fabric.h"
 
 int job_nodes_add(struct job_nodes *nodes, const struct job_node *node)
@@ -108,10 +109,17 @@ static int by_name(const void *a, const void *b)
 
 static const char *left_out_reason(const struct job_node *n, char *buf, size_t size)
 {
+        char why[sizeof(n->doctor_why)];
+
+        /* The failing checks fill doctor_why up to its size and no further: a full one was cut,
+         * so it ends at a word with "..." rather than in the middle of a port's name. */
+        snprintf(why, sizeof(why), "%s", n->doctor_why);
+        if (strlen(why) >= sizeof(why) - 1)
+                str_shorten(why, sizeof(why) - 2);
         if (!n->is_up)
                 snprintf(buf, size, "not up: the peer channel to it is down");
         else if (strcmp(n->doctor, "failed") == 0)
-                snprintf(buf, size, "its doctor fails%s%s", n->doctor_why[0] ? ": " : "", n->doctor_why);
+                snprintf(buf, size, "its doctor fails%s%s", why[0] ? ": " : "", why);
         else if (!n->address[0])
                 snprintf(buf, size, "no fabric address known for it");
         else

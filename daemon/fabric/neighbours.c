@@ -192,7 +192,7 @@ static json_object *neighbour_silent_switch(const char *subnet, bool is_lldp_run
         char id[80], name[96];
 
         snprintf(id, sizeof(id), "subnet %s", subnet);
-        snprintf(name, sizeof(name), "switch on %s%s", subnet, is_lldp_running ? ", silent to LLDP" : "");
+        snprintf(name, sizeof(name), "%sswitch %s", is_lldp_running ? "silent " : "", subnet);
         json_object_object_add(o, "source", json_object_new_string("peer"));
         json_object_object_add(o, "chassis_id", json_object_new_string(id));
         json_object_object_add(o, "chassis_id_subtype", json_object_new_string("subnet"));

@@ -6,7 +6,7 @@
  * its cable. The far end comes from lldpd when it runs (a node or a switch, with its port and
  * advertised speed); where lldpd is absent or hears nothing on the port, from the peer channel
  * (the peer with a port on this port's subnet, "lldp_silent" when lldpd runs; several peers
- * there: a switch that says nothing, named after the subnet, "switch on 10.10.0.0/24", so every
+ * there: a switch that says nothing, named after the subnet, "silent switch 10.10.0.0/24", so every
  * node on it names one switch). LLDP silence is not a missing cable. A far end is matched to a sparkd node
  * by the LLDP chassis the peers sent (id, then name) or by the peer's name. Pure: the links, the LLDP table
  * and the peers are its inputs.

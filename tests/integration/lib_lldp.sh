@@ -81,7 +81,7 @@ for k, v in kv.items():
     parts = k.split(".")
     if len(parts) >= 4 and parts[0] == "lldp":
         theirs.setdefault(parts[1], {})[".".join(parts[2:])] = v
-mine = {p["netdev"]: p["neighbour"] for p in ours["ports"] if p["neighbour"]}
+mine = {p["netdev"]: p["neighbour"] for p in ours["ports"] if p["neighbour"] and p["neighbour"]["source"] == "lldp"}
 if set(mine) != set(theirs):
     sys.exit("ports with neighbours differ: sparkd %s, lldpcli %s" % (sorted(mine), sorted(theirs)))
 for port, nb in mine.items():

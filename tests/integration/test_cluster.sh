@@ -65,6 +65,23 @@ everywhere_within 20 "four fresh nodes" \
 out=$(sparkc_of a cluster)
 assert_contains "$out" "a (this)" "a's view"
 assert_contains "$out" "c " "a's view of the opposite node"
+# A check every node reports alike is said under the first node and referred to under the rest.
+python3 - "$out" "$(sparkc_of a --json cluster)" <<'PY' || fail "a check repeated under every node: $out"
+import json, sys
+text, nodes = sys.argv[1], json.loads(sys.argv[2])["nodes"]
+seen, repeats = {}, 0
+for n in nodes:
+    for c in n["sections"].get("doctor", {}).get("checks", []):
+        key = (c["id"], c["status"], c["summary"])
+        if key in seen:
+            repeats += 1
+            assert f"{c['id']}: as on {seen[key]}" in text, (key, seen[key])
+        else:
+            seen[key] = n["name"]
+for (cid, status, summary), first in seen.items():
+    assert text.count(f"{cid}: {summary}") == 1, (cid, text.count(f"{cid}: {summary}"))
+assert repeats > 0, "no check is alike on two nodes: nothing shown"
+PY
 
 step "an MTU changed under audit mode on b shows everywhere within 5 s, and clears"
 ip -n "$b" link set ba mtu 1500

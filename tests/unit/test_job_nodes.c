@@ -102,6 +102,32 @@ static void test_same_plan_everywhere(void)
         CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1);
 }
 
+/* A node whose failing checks fill doctor_why: its reason ends at a word, never inside a port's
+ * name ("...spark1:enp" as the hostfile printed it). */
+static void test_long_reason(void)
+{
+        struct job_nodes nodes = { 0 };
+        struct job_node n = node("spark-a", "c3d0", "10.88.0.1", true, true, "ok"), d;
+        json_object *plan;
+        const char *reason;
+        size_t used = 0;
+
+        CHECK(job_nodes_add(&nodes, &n) == 0);
+        d = node("spark-d", "d4d4", "10.88.0.4", false, true, "failed");
+        d.doctor_why[0] = '\0';
+        while (used < sizeof(d.doctor_why) - 1) {
+                snprintf(d.doctor_why + used, sizeof(d.doctor_why) - used, "%sspark1:enp1s0f0np0 down",
+                         used ? ", " : "topology: ");
+                used = strlen(d.doctor_why);
+        }
+        CHECK(job_nodes_add(&nodes, &d) == 0);
+        plan = job_plan_build(&nodes, NULL);
+        reason = str(json_object_array_get_idx(member(plan, "left_out"), 0), "reason");
+        CHECK(reason && strcmp(reason + strlen(reason) - strlen("down..."), "down...") == 0);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+}
+
 static void test_configured_head(void)
 {
         struct job_nodes nodes;
@@ -233,6 +259,7 @@ int main(void)
 {
         RUN(test_same_plan_everywhere);
         RUN(test_configured_head);
+        RUN(test_long_reason);
         RUN(test_peers_json);
         RUN(test_framework_goldens);
         RUN(test_framework_refused);

@@ -188,7 +188,7 @@ static void test_from_peers(void)
         p = port_named(s, "p0a");
         CHECK_STREQ(nb_str(p, "source"), "peer");
         CHECK_STREQ(nb_str(p, "chassis_id"), "subnet 10.0.0.0/24");
-        CHECK_STREQ(nb_str(p, "sysname"), "switch on 10.0.0.0/24");
+        CHECK_STREQ(nb_str(p, "sysname"), "switch 10.0.0.0/24");
         CHECK(nb_str(p, "node_id") == NULL);
         CHECK(json_object_get_boolean(
                 json_object_object_get(json_object_object_get(p, "neighbour"), "is_bridge")));
@@ -222,7 +222,7 @@ static void test_lldp_silent(void)
                                    "dddddd\", \"state\": \"up\", \"ports\": [{\"ifname\": \"q9\","
                                    " \"addresses\": [\"10.0.0.4/24\"]}]}"));
         s = neighbours_build(links, &t, peers);
-        CHECK_STREQ(nb_str(port_named(s, "p0a"), "sysname"), "switch on 10.0.0.0/24, silent to LLDP");
+        CHECK_STREQ(nb_str(port_named(s, "p0a"), "sysname"), "silent switch 10.0.0.0/24");
         json_object_put(s);
         json_object_put(links);
         json_object_put(peers);
