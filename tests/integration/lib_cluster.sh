@@ -31,7 +31,7 @@ command -v python3 >/dev/null || skip "needs python3"
 
 declare -a CL_NODES=()
 declare -A CL_NS=() CL_KIND=() CL_SEQ=() CL_STATIC=() CL_SW_NS=() CL_SW_SEQ=() CL_SW_MEMBERS=()
-declare -A CL_SW_ADDR=() CL_SW_SILENT=() CL_SW_PORTS=() CL_EXTRA=() CL_MAU=()
+declare -A CL_SW_ADDR=() CL_SW_SILENT=() CL_SW_PORTS=() CL_EXTRA=() CL_MAU=() CL_NO_LLDPD=()
 declare -a CL_SWITCHES=() CL_CABLES=()
 CL_CABLE_COUNT=0
 CL_LOOSE_NS=""
@@ -225,7 +225,8 @@ cl_sparkd_ready() {
 }
 
 # cluster_start [EXTRA...]: loose ends, host roots, then lldpd and sparkd on every switch and
-# node; EXTRA config lines go to every node (CL_EXTRA[NODE] to one, after them). Each kind of
+# node; EXTRA config lines go to every node (CL_EXTRA[NODE] to one, after them). A node with
+# CL_NO_LLDPD[NODE]=1 gets no lldpd (its sparkd still looks for one at lldp_sock_of NODE). Each kind of
 # daemon is launched on every node before any is waited for: on a loaded machine a start-up is
 # mostly waiting.
 cluster_start() {
@@ -246,7 +247,7 @@ cluster_start() {
         done
         for node in "${CL_NODES[@]}"; do
                 NODE_NS[$node]=${CL_NS[$node]}
-                cl_lldpd_launch "$node" "${CL_NS[$node]}" "en*"
+                [ -n "${CL_NO_LLDPD[$node]:-}" ] || cl_lldpd_launch "$node" "${CL_NS[$node]}" "en*"
                 python3 "$TESTS_DIR/cluster_host.py" "$TESTS_DIR/../fixtures/hosts/spark-twins" \
                         "$TEST_TMP/$node.host" "${CL_KIND[$node]}" "${CL_NS[$node]}" ||
                         fail "no host root for $node"
@@ -256,7 +257,7 @@ cluster_start() {
                 peer_conf "$node" "en*" "$static" "${extra[@]}"
         done
         for sw in "${CL_SWITCHES[@]}"; do cluster_switch_start "$sw"; done
-        for node in "${CL_NODES[@]}"; do cl_lldpd_ready "$node"; done
+        for node in "${CL_NODES[@]}"; do [ -n "${CL_NO_LLDPD[$node]:-}" ] || cl_lldpd_ready "$node"; done
         for node in "${CL_NODES[@]}"; do cl_sparkd_launch "$node" "${CL_NS[$node]}" "$TEST_TMP/$node.conf"; done
         for node in "${CL_NODES[@]}"; do cl_sparkd_ready "$node"; done
 }
