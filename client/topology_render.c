@@ -17,16 +17,19 @@ static bool is_map(json_object *map)
                json_object_object_get_ex(map, "nodes", &v) && json_object_is_type(v, json_type_array);
 }
 
-/* "spark1:enp1s0f0np0", or "sw1:swp3" for a switch port. */
+/* "spark1:enp1s0f0np0", or "sw1:swp3" for a switch port ("sw1" where the port is not known). */
 static void end_label(json_object *end, char *buf, size_t size)
 {
         if (json_object_object_get_ex(end, "name", NULL))
                 snprintf(buf, size, "%s:%s", json_get_string(end, "name", "?"),
                          json_get_string(end, "netdev", "?"));
-        else
+        else if (json_get_string(end, "port", "")[0])
                 snprintf(buf, size, "%s:%s",
                          json_get_string(end, "switch", json_get_string(end, "other", "?")),
                          json_get_string(end, "port", "?"));
+        else /* a switch silent to LLDP names no port */
+                snprintf(buf, size, "%s",
+                         json_get_string(end, "switch", json_get_string(end, "other", "?")));
 }
 
 static void speed_label(int mbps, char *buf, size_t size)

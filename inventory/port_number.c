@@ -112,6 +112,17 @@ void port_number_assign(const struct port_number_netdev *v, size_t n, int *ports
                 if (ports[best] + 1 > next)
                         next = ports[best] + 1;
         }
+        /* Numbers past the limit: the same order, without the gaps. */
+        if (next > PORT_NUMBER_LIMIT)
+                for (size_t i = 0; i < n; i++) {
+                        int rank = 0;
+
+                        if (first[i] != i)
+                                continue;
+                        for (size_t k = 0; k < n; k++)
+                                rank += first[k] == k && ports[k] < ports[i];
+                        ports[i] = rank;
+                }
         for (size_t i = 0; i < n; i++)
                 ports[i] = ports[first[i]];
         free(first);

@@ -8,10 +8,14 @@
  * 0002:01:00.1) are one port, placed where their first half (in PCI order) is. Netdevs without a
  * PCI address (veths, soft-RoCE) come after every card, one port per twin pair, in name order.
  * On a DGX Spark: enp1s0f0np0 and enP2p1s0f0np0 are port 0, enp1s0f1np1 and enP2p1s0f1np1 port 1.
+ * Where that would number a port PORT_NUMBER_LIMIT or more (many functions: virtual functions,
+ * several cards), the ports are numbered in the same order without gaps instead.
  */
 #pragma once
 
 #include <stddef.h>
+
+#define PORT_NUMBER_LIMIT 32 /* as many ports as the topology takes of a node */
 
 struct port_number_netdev {
         const char *name; /* the netdev */

@@ -183,6 +183,29 @@ static json_object *neighbour_from_peer(json_object *peer, json_object *port, bo
         return o;
 }
 
+/* Does another port of this node (not the twin of links[i]) have an address in one subnet with
+ * addresses? Then several peers there need not be behind one switch: a ring on one link-local
+ * /16 looks the same, and the far ends are not known. */
+static bool is_subnet_shared(json_object *links, size_t i, json_object *addresses)
+{
+        json_object *l = json_object_array_get_idx(links, i);
+        const char *twin = jstr(l, "twin");
+
+        for (size_t k = 0; k < json_object_array_length(links); k++) {
+                json_object *o = json_object_array_get_idx(links, k), *theirs = jarray(o, "addresses");
+
+                if (k == i || (twin && jstr(o, "name") && strcmp(jstr(o, "name"), twin) == 0))
+                        continue;
+                for (size_t a = 0; addresses && a < json_object_array_length(addresses); a++)
+                        for (size_t b = 0; theirs && b < json_object_array_length(theirs); b++)
+                                if (same_subnet(
+                                            json_object_get_string(json_object_array_get_idx(addresses, a)),
+                                            json_object_get_string(json_object_array_get_idx(theirs, b))))
+                                        return true;
+        }
+        return false;
+}
+
 /* Several peers on this port's subnet and no LLDP from it: a switch that neither speaks nor
  * forwards LLDP (unmanaged, or LLDP off), or one not listened to. Every node on the subnet names
  * it alike, so the map draws one switch with every node's port on it. */
@@ -277,7 +300,7 @@ static json_object *port_json(json_object *links, size_t i, int rail, const stru
                 peer = peer_on_subnet(peers, addresses, &port, &n_peers, subnet, sizeof(subnet));
                 if (peer)
                         neighbour = neighbour_from_peer(peer, port, lldp->status == LLDP_RUNNING);
-                else if (n_peers > 1)
+                else if (n_peers > 1 && !is_subnet_shared(links, i, addresses))
                         neighbour = neighbour_silent_switch(subnet, lldp->status == LLDP_RUNNING);
         }
         json_object_object_add(o, "neighbour", neighbour);

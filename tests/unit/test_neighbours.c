@@ -228,6 +228,30 @@ static void test_lldp_silent(void)
         json_object_put(peers);
 }
 
+/* A ring on one link-local /16, lldpd absent: both ports of the node share the subnet with three
+ * peers, which is no sign of a switch; the far ends stay unknown rather than one switch. */
+static void test_one_subnet_two_ports(void)
+{
+        struct lldp_table t = { .status = LLDP_ABSENT };
+        json_object *links = json_tokener_parse("[{\"name\": \"p0\", \"twin\": null, \"operstate\": \"up\", "
+                                                "\"addresses\": [\"169.254.1.1/16\"]},"
+                                                " {\"name\": \"p1\", \"twin\": null, \"operstate\": \"up\", "
+                                                "\"addresses\": [\"169.254.2.1/16\"]}]");
+        json_object *peers = json_tokener_parse(
+                "{\"peers\": ["
+                " {\"name\": \"s2\", \"node_id\": \"" ID_B "\", \"state\": \"up\","
+                "  \"ports\": [{\"ifname\": \"p1\", \"addresses\": [\"169.254.3.2/16\"]}]},"
+                " {\"name\": \"s3\", \"node_id\": \"" ID_C "\", \"state\": \"up\","
+                "  \"ports\": [{\"ifname\": \"p0\", \"addresses\": [\"169.254.4.3/16\"]}]}]}");
+        json_object *s = neighbours_build(links, &t, peers);
+
+        CHECK(json_object_object_get(port_named(s, "p0"), "neighbour") == NULL);
+        CHECK(json_object_object_get(port_named(s, "p1"), "neighbour") == NULL);
+        json_object_put(s);
+        json_object_put(links);
+        json_object_put(peers);
+}
+
 #define SILENT_NODES 8
 
 /* Eight nodes behind a bridge that drops LLDP, lldpd running on each: every node's table from
@@ -378,6 +402,7 @@ int main(void)
         RUN(test_from_peers);
         RUN(test_lldp_silent);
         RUN(test_silent_switch_map);
+        RUN(test_one_subnet_two_ports);
         RUN(test_map_joins);
         RUN(test_chassis_message);
         return test_result();

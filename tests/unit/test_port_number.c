@@ -209,6 +209,21 @@ static void test_rules(void)
         CHECK(ports[0] == 1 && ports[1] == 0);
         port_number_assign(named_twins, 3, ports);
         CHECK(ports[0] == 1 && ports[1] == 1 && ports[2] == 0);
+        /* Eight cards of eight functions would reach port 63: numbered without gaps instead. */
+        {
+                struct port_number_netdev many[40];
+                char names[40][16], pcis[40][16];
+                int got[40];
+
+                for (int i = 0; i < 40; i++) {
+                        snprintf(names[i], sizeof(names[i]), "vf%02d", i);
+                        snprintf(pcis[i], sizeof(pcis[i]), "0000:%02x:00.%d", 0x10 + i / 5, i % 5 + 3);
+                        many[i] = (struct port_number_netdev){ .name = names[i], .pci = pcis[i] };
+                }
+                port_number_assign(many, 40, got);
+                for (int i = 0; i < 40; i++)
+                        CHECK(got[i] == i);
+        }
 }
 
 int main(void)

@@ -111,6 +111,22 @@ static void test_dot_cables(void)
 
 /* The SUBNET column: the subnet a link's ends have addresses in, the plan's only where they
  * have none, marked. */
+/* A switch silent to LLDP names no port: the end is the switch alone, no dangling colon. */
+static void test_table_silent_switch(void)
+{
+        json_object *map = golden_map("switch4-100g"),
+                    *b = json_object_object_get(
+                            json_object_array_get_idx(json_object_object_get(map, "links"), 0), "b");
+        char *table;
+
+        json_object_object_add(b, "port", json_object_new_string(""));
+        table = render(map, topology_render_table);
+        CHECK(strstr(table, " sw1:swp1 ") == NULL && strstr(table, " sw1: ") == NULL);
+        CHECK(strstr(table, " sw1                        ok ") != NULL);
+        free(table);
+        json_object_put(map);
+}
+
 static void test_table_subnet(void)
 {
         json_object *map = golden_map("ring4"),
@@ -219,6 +235,7 @@ int main(void)
         RUN(test_table_and_dot);
         RUN(test_dot_cables);
         RUN(test_table_subnet);
+        RUN(test_table_silent_switch);
         RUN(test_netplan);
         return test_result();
 }
