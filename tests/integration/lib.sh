@@ -135,12 +135,18 @@ sparkd_start() {
 # libraries (ELF headers of an AArch64 library, as on a Spark) made this machine's, as sparkd's own
 # header is: the doctor fails a library built for another machine than the daemon's.
 fixture_host() {
-        local lib
         cp -a "$TESTS_DIR/../fixtures/hosts/$1" "$2"
+        fixture_nccl_as_sparkd "$2"
+}
+
+# fixture_nccl_as_sparkd HOST: the ELF headers standing in for NCCL under HOST made the header of
+# the sparkd under test, so the doctor finds a library built for the machine it runs on.
+fixture_nccl_as_sparkd() {
+        local lib
         while IFS= read -r -d '' lib; do
                 [ -s "$lib" ] && [ "$(head -c 4 "$lib" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
                 head -c 64 "$SPARKD_BIN" >"$lib"
-        done < <(find "$2" -name 'libnccl.so*' -type f -print0)
+        done < <(find "$1" -name 'libnccl.so*' -type f -print0)
 }
 
 # spark_fixture_start NAME NETNS HOST: a sparkd on a copy (at HOST, so a test may change it) of the
