@@ -1,6 +1,8 @@
 /* Checking outside text where it enters: node names, netdev names, free text (text_check.h). */
 #include "text_check.h"
 
+#include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
@@ -18,6 +20,29 @@ bool text_is_netdev_name(const char *s)
 
         return len >= 1 && len <= TEXT_NETDEV_NAME_MAX && strspn(s, NAME_CHARS) == len &&
                strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
+}
+
+bool text_is_ip_prefix(const char *s)
+{
+        char buf[INET6_ADDRSTRLEN];
+        const char *slash = s ? strchr(s, '/') : NULL;
+        unsigned char addr[16];
+        long prefix, max;
+        char *end;
+
+        if (!slash || slash == s || (size_t)(slash - s) >= sizeof(buf) || slash[1] < '0' || slash[1] > '9' ||
+            strlen(slash + 1) > 3)
+                return false;
+        memcpy(buf, s, (size_t)(slash - s));
+        buf[slash - s] = '\0';
+        if (inet_pton(AF_INET, buf, addr) == 1)
+                max = 32;
+        else if (inet_pton(AF_INET6, buf, addr) == 1)
+                max = 128;
+        else
+                return false;
+        prefix = strtol(slash + 1, &end, 10);
+        return !*end && prefix <= max;
 }
 
 size_t text_utf8_char(const char *s, size_t len, unsigned *cp)
@@ -69,9 +94,7 @@ bool text_is_utf8(const char *s, size_t len, size_t *bad_at)
         return true;
 }
 
-/* Characters that move the cursor, change the terminal or reorder text: C0, DEL, C1, the
- * Unicode line and paragraph separators and the bidirectional embeddings, overrides and isolates. */
-static bool is_control(unsigned cp)
+bool text_is_control(unsigned cp)
 {
         return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
                (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
@@ -87,7 +110,7 @@ bool text_is_clean(const char *s, size_t size)
                 unsigned cp;
                 size_t n = text_utf8_char(s + i, len - i, &cp);
 
-                if (n == 0 || is_control(cp))
+                if (n == 0 || text_is_control(cp))
                         return false;
                 i += n;
         }
@@ -108,7 +131,7 @@ size_t text_clean(char *dst, size_t size, const char *src, size_t len)
                         put = "?", put_len = 1, n = 1;
                 } else if (cp == '\t' || cp == '\n' || cp == '\r') {
                         put = " ", put_len = 1;
-                } else if (is_control(cp)) {
+                } else if (text_is_control(cp)) {
                         put_len = 0;
                 }
                 if (out + put_len >= size)

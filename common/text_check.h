@@ -9,6 +9,7 @@
  *   into NCCL's interface lists (',' separates, a leading '^' or '=' changes the meaning), netplan
  *   keys, systemd drop-ins ('%' is a specifier) and shells. Every fabric netdev name seen in the
  *   field (enp1s0f0np0, rocep1s0f1, bond0.100) fits; anything else is refused with the message.
+ * - Addresses a peer lists for its ports: ADDRESS/PREFIX, IPv4 or IPv6; else refused.
  * - Free text (LLDP SysName, port and chassis descriptions): never refused; made valid UTF-8
  *   (each byte that is not part of a valid sequence becomes '?'), control characters (C0, DEL,
  *   C1, Unicode line separators and bidirectional overrides) dropped, tab, CR and LF made spaces,
@@ -30,6 +31,12 @@
 bool text_is_node_name(const char *s);
 /* A netdev name as above. */
 bool text_is_netdev_name(const char *s);
+/* "ADDRESS/PREFIX" with an IPv4 (prefix 0 to 32) or IPv6 (0 to 128) address, as a port lists
+ * its addresses. */
+bool text_is_ip_prefix(const char *s);
+/* Characters a reader takes for layout or commands rather than text: C0, DEL, C1, the Unicode
+ * line and paragraph separators and the bidirectional embeddings, overrides and isolates. */
+bool text_is_control(unsigned cp);
 /* Whether s is what text_clean leaves: valid UTF-8, no control characters, shorter than size. */
 bool text_is_clean(const char *s, size_t size);
 /* Writes src (len bytes of anything, NULs included) into dst (size > 0 bytes, NUL-terminated) as

@@ -20,13 +20,6 @@ void escape_sh_value(FILE *f, const char *s)
         fputc('\'', f);
 }
 
-/* Characters a reader would take for layout or commands rather than text. */
-static bool is_control(unsigned cp)
-{
-        return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
-               (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-}
-
 /* Writes s with every control character and every byte that is not UTF-8 as \xNN (each byte of
  * a multi-byte control); with special, the characters in it as a backslash and themselves. */
 static void escape_controls(FILE *f, const char *s, const char *special)
@@ -37,7 +30,7 @@ static void escape_controls(FILE *f, const char *s, const char *special)
                 unsigned cp;
                 size_t n = text_utf8_char(s + i, len - i, &cp);
 
-                if (n == 0 || is_control(cp)) {
+                if (n == 0 || text_is_control(cp)) {
                         for (size_t k = 0; k < (n ? n : 1); k++)
                                 fprintf(f, "\\x%02x", (unsigned char)s[i + k]);
                         i += n ? n : 1;
@@ -121,7 +114,7 @@ static bool needs_term_escape(const char *s)
                 unsigned cp;
                 size_t n = text_utf8_char(s + i, len - i, &cp);
 
-                if (n == 0 || is_control(cp))
+                if (n == 0 || text_is_control(cp))
                         return true;
                 i += n;
         }

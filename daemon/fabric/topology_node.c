@@ -159,7 +159,7 @@ static int parse_port(json_object *o, size_t index, struct topology_port *p, cha
                         json_object *a = json_object_array_get_idx(addresses, i);
 
                         if (!json_object_is_type(a, json_type_string) ||
-                            strlen(json_object_get_string(a)) >= 64) {
+                            !text_is_ip_prefix(json_object_get_string(a))) {
                                 snprintf(why, why_size, "%s: addresses[%zu] expected \"ADDRESS/PREFIX\"",
                                          where, i);
                                 return -EINVAL;

@@ -47,7 +47,7 @@ json_object *peer_message_heartbeat(struct peers *ps)
         return message_new(ps, "heartbeat");
 }
 
-/* One port of a peer's list: {ifname: a netdev name, addresses: [short clean strings], ...}. */
+/* One port of a peer's list: {ifname: a netdev name, addresses: ["ADDRESS/PREFIX"], ...}. */
 static bool is_port(json_object *port)
 {
         json_object *v;
@@ -65,7 +65,7 @@ static bool is_port(json_object *port)
                 json_object *a = json_object_array_get_idx(v, i);
 
                 if (!json_object_is_type(a, json_type_string) ||
-                    !text_is_clean(json_object_get_string(a), 64))
+                    !text_is_ip_prefix(json_object_get_string(a)))
                         return false;
         }
         return true;

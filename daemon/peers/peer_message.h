@@ -33,5 +33,5 @@ int peer_message_read_hello(json_object *m, struct peer_hello *ret);
  * name is free text, cleaned and cut (text_check.h). */
 int peer_message_read_chassis(json_object *m, struct peer_chassis *ret);
 /* The ports a hello or heartbeat carries (NULL when none); -EBADMSG when they are not a list of
- * objects whose ifname is a netdev name and whose addresses are short clean strings. */
+ * objects whose ifname is a netdev name and whose addresses are ADDRESS/PREFIX (text_check.h). */
 int peer_message_read_ports(json_object *m, json_object **ret);
