@@ -1,6 +1,7 @@
 /* env's output in every format and for every framework, its fields from outside: the mode's
  * reason, the notes, the head's name, address and why (what peers said), this node's address and
- * netdev, each variable's value and why. The input is those fields, NUL-separated. Each output is
+ * netdev, each variable's value and why. The input is a byte choosing the framework (or none),
+ * then those fields, NUL-separated. Each output is
  * read back as its reader would: sh (only comments, blank lines and export NAME='...' of the
  * expected names, as many as there are variables), a docker env-file (comments and NAME=VALUE
  * lines, no control character) or a systemd drop-in (a [Service] line, comments no backslash
@@ -160,9 +161,11 @@ static void check_systemd(const char *p, size_t variables)
 static void render_and_check(json_object *env)
 {
         static const enum env_format formats[] = { ENV_FORMAT_SH, ENV_FORMAT_DOCKER, ENV_FORMAT_SYSTEMD };
-        FILE *null = fopen("/dev/null", "w");
+        static FILE *null;
         json_object *vars = json_object_object_get(env, "variables");
 
+        if (!null)
+                null = fopen("/dev/null", "w");
         check(null != NULL);
         for (size_t i = 0; i < 3; i++) {
                 char *text = NULL;
@@ -183,7 +186,6 @@ static void render_and_check(json_object *env)
                         check_systemd(text, json_object_array_length(vars));
                 free(text);
         }
-        fclose(null);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -192,8 +194,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = 0;
         char *text;
 
-        if (size > 8192)
+        int framework;
+
+        if (size < 1 || size > 8192)
                 return 0;
+        framework = data[0] % (ENV_FRAMEWORK_MPI + 2) - 1; /* -1: plain env */
+        data++, size--;
         text = malloc(size + 1);
         if (!text)
                 return 0;
@@ -203,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 field[n++] = p;
         for (size_t i = n; i < MAX_FIELDS; i++)
                 field[i] = "";
-        for (int framework = -1; framework <= ENV_FRAMEWORK_MPI; framework++) {
+        {
                 json_object *env = json_object_new_object(), *vars = json_object_new_array(),
                             *notes = json_object_new_array(), *plan = json_object_new_object(),
                             *head = json_object_new_object();
