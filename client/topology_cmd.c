@@ -193,6 +193,11 @@ int cmd_topology(const struct client_options *o, int argc, char **argv)
         if (from) {
                 if (load_map(from, &map) < 0)
                         return EXIT_DAEMON_ERROR;
+                /* A saved map is outside text too: escaped for the terminal as a reply is. */
+                if (!o->json && !is_netplan && escape_term_json(map) < 0) {
+                        json_object_put(map);
+                        return EXIT_DAEMON_ERROR;
+                }
         } else {
                 r = client_call(o, "topology", NULL, &resp);
                 if (r < 0)
