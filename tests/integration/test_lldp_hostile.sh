@@ -38,6 +38,7 @@ for cmd in neighbours topology cluster doctor peers; do
         if grep -q $'\x1b' "$TEST_TMP/$cmd.out"; then fail "n0 $cmd printed a raw escape"; fi
 done
 assert_contains "$(cat "$TEST_TMP/neighbours.out")" "evil??[31m err: fake" "n0 neighbours"
+sed 's/^/    /' "$TEST_TMP/neighbours.out"
 
 step "n1 takes n0's summary and neighbour table"
 n0_table_known() {
