@@ -21,7 +21,7 @@ static bool is_end_of(json_object *end, const char *node_id)
         return end && strcmp(json_get_string(end, "node_id", ""), node_id) == 0;
 }
 
-/* "A.B.C.D/N", N from 0 to 32. */
+/* "A.B.C.D/N", N from 0 to 32 in its shortest form, short enough for an entry's address. */
 static bool is_ipv4_prefix(const char *s)
 {
         char buf[INET_ADDRSTRLEN];
@@ -33,7 +33,9 @@ static bool is_ipv4_prefix(const char *s)
                 return false;
         memcpy(buf, s, (size_t)(slash - s));
         buf[slash - s] = '\0';
-        return inet_pton(AF_INET, buf, &a) == 1 && parse_uint64(slash + 1, 10, 0, 32, &prefix) == 0;
+        return strlen(s) < sizeof(((struct topology_netplan_entry *)NULL)->addresses[0]) &&
+               (slash[1] != '0' || !slash[2]) && inet_pton(AF_INET, buf, &a) == 1 &&
+               parse_uint64(slash + 1, 10, 0, 32, &prefix) == 0;
 }
 
 static struct topology_netplan_entry *entry_for(struct topology_netplan *plan, const char *netdev)
@@ -71,7 +73,8 @@ static void add_link(struct topology_netplan *plan, json_object *link, bool is_a
                 if (!text_is_netdev_name(netdev) || (own_netdevs && !strv_contains(own_netdevs, netdev)) ||
                     !is_ipv4_prefix(address) || !(e = entry_for(plan, netdev)))
                         continue;
-                if (e->n_addresses < ARRAY_SIZE(e->addresses) && strlen(address) < sizeof(e->addresses[0]))
+                /* An entry is made only for an address it takes: none is left without one. */
+                if (e->n_addresses < ARRAY_SIZE(e->addresses))
                         snprintf(e->addresses[e->n_addresses++], sizeof(e->addresses[0]), "%s", address);
                 e->mtu = mtu;
         }
