@@ -9,6 +9,7 @@
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
+#include "common/text_escape.h"
 #include "rpc.h"
 
 volatile sig_atomic_t client_interrupted;
@@ -48,10 +49,12 @@ static void client_print_error(const char *method, const struct jsonrpc_response
 
         if (strncmp(message, method, n) == 0 && strncmp(message + n, ": ", 2) == 0)
                 message += n + 2;
+        fprintf(stderr, "sparkc: %s: ", method);
+        escape_term(stderr, message);
         if (resp->error_code == RPC_INVALID_PARAMS)
-                fprintf(stderr, "sparkc: %s: %s\n", method, message);
+                fputc('\n', stderr);
         else
-                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, message, resp->error_code);
+                fprintf(stderr, " (error %d)\n", resp->error_code);
 }
 
 /* Calls one method. Returns 0 with the response, or -EXIT_* after saying what went wrong. */
@@ -83,6 +86,14 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
         }
         if (resp->error_message) {
                 client_print_error(method, resp);
+                jsonrpc_response_done(resp);
+                rpc_close(c);
+                return -EXIT_DAEMON_ERROR;
+        }
+        /* Shown as text, every string of the reply is escaped for the terminal here, once: a
+         * peer's or a switch's bytes never reach it as they came. --json output is JSON's own
+         * escaping. */
+        if (!o->json && escape_term_json(resp->result) < 0) {
                 jsonrpc_response_done(resp);
                 rpc_close(c);
                 return -EXIT_DAEMON_ERROR;

@@ -186,7 +186,7 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
                 fabric_facts_free(&f);
                 return -ENOMEM;
         }
-        r = netplan_write(f.topology, config->node_name, &f, path, &result, why, sizeof(why));
+        r = netplan_write(f.topology, ctx->node_id, &f, path, &result, why, sizeof(why));
         fabric_facts_free(&f);
         if (r < 0) {
                 char message[700];

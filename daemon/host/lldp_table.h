@@ -11,8 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LLDP_ID_MAX   256
-#define LLDP_NAME_MAX 256
+#include "common/text_check.h"
+
+/* lldpd keeps up to 255 bytes of whatever a frame said; the table keeps them cleaned and cut to
+ * what every node's neighbour table takes (text_check.h). */
+#define LLDP_ID_MAX   TEXT_LLDP_SIZE
+#define LLDP_NAME_MAX TEXT_LLDP_SIZE
 /* More neighbours than this on one host is not a fabric but a flood; the rest are left out. */
 #define LLDP_MAX_NEIGHBOURS 256
 
@@ -44,6 +48,21 @@ struct lldp_table {
         struct lldp_neighbour *v;
         size_t n;
 };
+
+/* What lldpd says of one neighbour, as it says it (NULL: not said); the bytes of a frame. */
+struct lldp_raw_neighbour {
+        const char *ifname;
+        const char *chassis_id, *chassis_id_subtype, *sysname;
+        const char *port_id, *port_id_subtype, *port_descr;
+        int mau_type;
+        bool is_bridge;
+};
+
+/* The door for lldpd's values (pure): every string made valid UTF-8 without control characters
+ * and cut to its field (a long or odd value changes that field, never the table). */
+void lldp_neighbour_from_raw(const struct lldp_raw_neighbour *raw, struct lldp_neighbour *out);
+/* This node's chassis as lldpd advertises it, through the same door. */
+void lldp_table_set_chassis(struct lldp_table *t, const char *id, const char *name);
 
 void lldp_table_clear(struct lldp_table *t);
 /* A deep copy; -ENOMEM. */

@@ -209,7 +209,8 @@ static void copy_str(char *dst, size_t size, lldpctl_atom_t *atom, lldpctl_key_t
 
 static int table_add_neighbour(struct lldp_table *t, const char *ifname, lldpctl_atom_t *port)
 {
-        struct lldp_neighbour *v, *n;
+        struct lldp_raw_neighbour raw = { .ifname = ifname };
+        struct lldp_neighbour *v;
         lldpctl_atom_t *chassis;
 
         if (t->n >= LLDP_MAX_NEIGHBOURS)
@@ -218,22 +219,21 @@ static int table_add_neighbour(struct lldp_table *t, const char *ifname, lldpctl
         if (!v)
                 return -ENOMEM;
         t->v = v;
-        n = &v[t->n++];
-        *n = (struct lldp_neighbour){ 0 };
-        snprintf(n->ifname, sizeof(n->ifname), "%s", ifname);
-        copy_str(n->port_id, sizeof(n->port_id), port, lldpctl_k_port_id);
-        copy_str(n->port_id_subtype, sizeof(n->port_id_subtype), port, lldpctl_k_port_id_subtype);
-        copy_str(n->port_descr, sizeof(n->port_descr), port, lldpctl_k_port_descr);
-        n->speed_mbps = lldp_mau_speed_mbps((int)ctl->atom_get_int(port, lldpctl_k_port_dot3_mautype));
+        raw.port_id = ctl->atom_get_str(port, lldpctl_k_port_id);
+        raw.port_id_subtype = ctl->atom_get_str(port, lldpctl_k_port_id_subtype);
+        raw.port_descr = ctl->atom_get_str(port, lldpctl_k_port_descr);
+        raw.mau_type = (int)ctl->atom_get_int(port, lldpctl_k_port_dot3_mautype);
         chassis = ctl->atom_get(port, lldpctl_k_port_chassis);
         if (chassis) {
-                copy_str(n->chassis_id, sizeof(n->chassis_id), chassis, lldpctl_k_chassis_id);
-                copy_str(n->chassis_id_subtype, sizeof(n->chassis_id_subtype), chassis,
-                         lldpctl_k_chassis_id_subtype);
-                copy_str(n->sysname, sizeof(n->sysname), chassis, lldpctl_k_chassis_name);
-                n->is_bridge = ctl->atom_get_int(chassis, lldpctl_k_chassis_cap_enabled) & LLDP_CAP_BRIDGE;
-                ctl->atom_dec_ref(chassis);
+                raw.chassis_id = ctl->atom_get_str(chassis, lldpctl_k_chassis_id);
+                raw.chassis_id_subtype = ctl->atom_get_str(chassis, lldpctl_k_chassis_id_subtype);
+                raw.sysname = ctl->atom_get_str(chassis, lldpctl_k_chassis_name);
+                raw.is_bridge = ctl->atom_get_int(chassis, lldpctl_k_chassis_cap_enabled) & LLDP_CAP_BRIDGE;
         }
+        /* The strings live in the atoms: cleaned and copied before the chassis goes. */
+        lldp_neighbour_from_raw(&raw, &v[t->n++]);
+        if (chassis)
+                ctl->atom_dec_ref(chassis);
         return 0;
 }
 
@@ -314,11 +314,8 @@ static void query_step(struct lldp_watch *w)
                         (void)link_would_block(&w->query, "reading the local chassis");
                         return;
                 }
-                w->pending.has_chassis = true;
-                copy_str(w->pending.chassis_id, sizeof(w->pending.chassis_id), w->chassis,
-                         lldpctl_k_chassis_id);
-                copy_str(w->pending.chassis_name, sizeof(w->pending.chassis_name), w->chassis,
-                         lldpctl_k_chassis_name);
+                lldp_table_set_chassis(&w->pending, ctl->atom_get_str(w->chassis, lldpctl_k_chassis_id),
+                                       ctl->atom_get_str(w->chassis, lldpctl_k_chassis_name));
         }
         if (!w->interfaces) {
                 w->interfaces = ctl->get_interfaces(w->query.conn);

@@ -17,6 +17,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "common/text_check.h"
 #include "daemon/host/links.h"
 #include "peer_conn.h"
 #include "peers.h"
@@ -36,8 +37,8 @@ enum peer_state {
 
 /* A node's LLDP chassis as lldpd there advertises it, so LLDP neighbours can be matched to nodes. */
 struct peer_chassis {
-        char id[256];
-        char name[256];
+        char id[TEXT_LLDP_SIZE];
+        char name[TEXT_LLDP_SIZE];
 };
 
 struct peer {

@@ -296,6 +296,8 @@ static void test_doctor(void)
 /* spark2 of the 3-node ring writes its plan: a netdev with another address keeps it while it
  * carries traffic or while its traffic is not known; an idle one, or one already planned, is
  * written. */
+#define SPARK2_ID "0000000000000000000000005a002222"
+
 static void test_netplan_write(void)
 {
         json_object *map = topology_fixture_map("ring3", NULL, false, NULL), *result = NULL, *refused;
@@ -320,7 +322,14 @@ static void test_netplan_write(void)
         snprintf(f.addresses[3].ifname, IF_NAMESIZE, "enp1s0f1np1"); /* IPv6 only: nothing to keep */
         snprintf(f.addresses[3].address, 64, "fe80::1/64");
 
-        CHECK(netplan_write(map, "spark2", &f, path, &result, why, sizeof(why)) == 0);
+        /* spark2's own netdevs, as its kernel names them: the file's keys come from these. */
+        f.netifs.v = calloc(4, sizeof(*f.netifs.v));
+        f.netifs.n = 4;
+        snprintf(f.netifs.v[0].name, IF_NAMESIZE, "enP2p1s0f0np0");
+        snprintf(f.netifs.v[1].name, IF_NAMESIZE, "enP2p1s0f1np1");
+        snprintf(f.netifs.v[2].name, IF_NAMESIZE, "enp1s0f0np0");
+        snprintf(f.netifs.v[3].name, IF_NAMESIZE, "enp1s0f1np1");
+        CHECK(netplan_write(map, SPARK2_ID, &f, path, &result, why, sizeof(why)) == 0);
         CHECK(json_object_get_boolean(json_object_object_get(result, "written")));
         refused = json_object_object_get(result, "refused");
         CHECK(json_object_array_length(refused) == 2);
@@ -333,13 +342,16 @@ static void test_netplan_write(void)
         CHECK(strstr(map_string(json_object_array_get_idx(refused, 1), "why"), "its traffic is not known") !=
               NULL);
         text = golden_read_file(path);
-        CHECK(text && strstr(text, "    enp1s0f0np0:\n") && strstr(text, "    enp1s0f1np1:\n"));
+        CHECK(text && strstr(text, "    \"enp1s0f0np0\":\n") && strstr(text, "    \"enp1s0f1np1\":\n"));
         CHECK(text && !strstr(text, "enP2p1s0f0np0") && !strstr(text, "enP2p1s0f1np1"));
         free(text);
         json_object_put(result);
         unlink(path);
 
-        CHECK(netplan_write(map, "spark7", &f, path, &result, why, sizeof(why)) == -ENOENT);
+        CHECK(netplan_write(map, "spark2", &f, path, &result, why, sizeof(why)) == -ENOENT); /* a name */
+        CHECK(access(path, F_OK) < 0);
+        CHECK(netplan_write(map, "0000000000000000000000005a007777", &f, path, &result, why, sizeof(why)) ==
+              -ENOENT);
         CHECK(access(path, F_OK) < 0);
         rmdir(dir);
         f.counters.v = NULL;

@@ -181,10 +181,11 @@ static void check_ring_plan(const char *name, size_t n_nodes)
         size_t n_subnets = 0;
 
         for (size_t i = 0; i < n_nodes; i++) {
-                char node[32];
+                char node[32], id[64];
 
                 snprintf(node, sizeof(node), "spark%zu", i + 1);
-                CHECK(topology_netplan_of(map, node, &plans[i], why, sizeof(why)) == 0);
+                CHECK(topology_netplan_node_id(map, node, id, sizeof(id), why, sizeof(why)) == 0);
+                CHECK(topology_netplan_of(map, id, NULL, &plans[i], why, sizeof(why)) == 0);
                 CHECK(plans[i].n_entries == 4); /* two ports, two twins each */
         }
         for (size_t l = 0; l < json_object_array_length(links); l++) {
@@ -216,16 +217,17 @@ static void test_netplan(void)
 {
         json_object *map = golden_map("ring3");
         struct topology_netplan plan;
-        char why[256], *yaml;
+        char why[256], id[64], *yaml;
 
         check_ring_plan("ring3", 3);
         check_ring_plan("ring4", 4);
-        CHECK(topology_netplan_of(map, "0000000000000000000000005a002222", &plan, why, sizeof(why)) == 0);
-        CHECK_STREQ(plan.node, "spark2");
+        CHECK(topology_netplan_of(map, "0000000000000000000000005a002222", NULL, &plan, why, sizeof(why)) ==
+              0);
+        CHECK_STREQ(plan.node_id, "0000000000000000000000005a002222");
         yaml = topology_netplan_yaml(&plan);
         golden_compare(EXPECTED, "ring3-spark2.netplan.yaml", yaml);
         free(yaml);
-        CHECK(topology_netplan_of(map, "spark9", &plan, why, sizeof(why)) == -ENOENT);
+        CHECK(topology_netplan_node_id(map, "spark9", id, sizeof(id), why, sizeof(why)) == -ENOENT);
         CHECK_STREQ(why, "node spark9 is not in the topology map (its nodes: spark1, spark2, spark3)");
         json_object_put(map);
 }
