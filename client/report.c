@@ -60,7 +60,14 @@ int report_env_refusal(FILE *err, json_object *env, bool force)
 int report_env_for_refusal(FILE *err, json_object *env)
 {
         const char *why = get_str(env, "for_refused", NULL);
+        json_object *left = NULL;
 
+        /* Every node the plan leaves out, named on every node, whatever this one is given. */
+        json_object_object_get_ex(env, "left_out", &left);
+        for (size_t i = 0; left && i < json_object_array_length(left); i++)
+                fprintf(err, "sparkc: env --for %s: left out %s: %s\n", get_str(env, "for", "?"),
+                        get_str(json_object_array_get_idx(left, i), "name", "?"),
+                        get_str(json_object_array_get_idx(left, i), "reason", "?"));
         if (!why)
                 return 0;
         /* Half a rendezvous is worse than none: nothing goes to stdout. */
@@ -262,6 +269,8 @@ int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_forma
                 fprintf(err, "sparkc: hostfile: left out %s (%s): %s\n", get_str(l, "name", "?"),
                         get_str(l, "address", "no address"), get_str(l, "reason", "?"));
         }
+        fprintf(err, "sparkc: hostfile: job plan %s: %zu node%s on the %s network\n",
+                get_str(plan, "digest", "?"), n, n == 1 ? "" : "s", get_str(plan, "plane", "?"));
         free(sorted);
         return (int)n;
 }

@@ -56,9 +56,10 @@ int hostfile_format_from_string(const char *s, enum hostfile_format *out);
 
 /*
  * The hostfile of a job-nodes result: this node first (mpirun puts rank 0 on the first host, so
- * it lands on the launcher), then the others by name, each by the fabric address this node
- * reaches it on, with slots each. The nodes left out, and those included whose doctor is not
- * known here, go to err with the reason. Returns how many hosts were written.
+ * it lands on the launcher), then the others by name, each by its address on the plan's plane
+ * (fabric or management), with slots each. The nodes left out, and those included whose doctor is not
+ * known here, go to err with the reason, and a last line with the plan's digest. Returns how
+ * many hosts were written.
  */
 int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_format format, unsigned slots);
 

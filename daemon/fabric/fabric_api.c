@@ -75,18 +75,17 @@ static void add_framework(const struct fabric_api_context *ctx, const struct fab
                           json_object *env, const char *name)
 {
         enum env_framework framework;
-        char own[64], ifname[IF_NAMESIZE];
         json_object *plan, *found;
 
         if (env_framework_from_string(name, &framework) < 0 ||
             !json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
                 return;
-        plan = job_api_plan(ctx, f, own, ifname);
+        plan = job_api_plan(ctx, f);
         if (!plan) {
                 json_object_object_add(env, "for_refused", json_object_new_string("out of memory"));
                 return;
         }
-        (void)envgen_add_framework(env, framework, plan, own, ifname);
+        (void)envgen_add_framework(env, framework, plan);
         json_object_put(plan);
 }
 
@@ -126,6 +125,24 @@ int fabric_api_doctor(const struct fabric_api_context *ctx, json_object **out)
         if (r < 0)
                 return r;
         *out = doctor_run(&f);
+        fabric_facts_free(&f);
+        return 0;
+}
+
+int fabric_api_node_sections(const struct fabric_api_context *ctx, json_object **doctor,
+                             json_object **addresses)
+{
+        struct mgmt_address management;
+        struct fabric_facts f;
+        int r;
+
+        r = read_facts(ctx, &f);
+        if (r < 0)
+                return r;
+        if (mgmt_address_read("/proc/net/route", &management) < 0)
+                management = (struct mgmt_address){ 0 };
+        *doctor = doctor_run(&f);
+        *addresses = job_api_addresses(&f, &management);
         fabric_facts_free(&f);
         return 0;
 }
@@ -189,7 +206,6 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
 
 static int method_job_nodes(struct api_request *req, json_object *params, void *userdata)
 {
-        char own[64], ifname[IF_NAMESIZE];
         struct fabric_facts f;
         json_object *plan;
         int r;
@@ -197,7 +213,7 @@ static int method_job_nodes(struct api_request *req, json_object *params, void *
         r = read_facts(userdata, &f);
         if (r < 0)
                 return r;
-        plan = job_api_plan(userdata, &f, own, ifname);
+        plan = job_api_plan(userdata, &f);
         fabric_facts_free(&f);
         if (!plan)
                 return -ENOMEM;
