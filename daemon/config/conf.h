@@ -48,6 +48,7 @@ struct sparkd_config {
         char **fabric_down;     /* netdevs kept administratively down */
         char *lldpd_socket;     /* lldpd's control socket, read for the LLDP neighbours */
         unsigned fabric_mtu;
+        bool fabric_rdma; /* no: the fabric is declared without RDMA (TCP sockets only) */
         unsigned flap_threshold;
         uint64_t flap_window_usec;
 

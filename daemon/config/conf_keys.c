@@ -339,6 +339,8 @@ static const struct conf_key keys[] = {
         { "daemon", "host_root",          CUSTOM_KEY(parse_host_root) },
         { "fabric", "interfaces",         CUSTOM_KEY(parse_fabric_interfaces) },
         { "fabric", "down",               CUSTOM_KEY(parse_fabric_down) },
+        { "fabric", "rdma",               BOOL_KEY(fabric_rdma, true),
+          .why = "yes or no" },
         { "fabric", "mtu",                UINT_KEY(fabric_mtu, CONF_MTU_MIN, CONF_MTU_MAX, 9000),
           .why = "an MTU from " STRINGIFY(CONF_MTU_MIN) " to " STRINGIFY(CONF_MTU_MAX) },
         { "fabric", "flap_threshold",     UINT_KEY(flap_threshold, 2, 1000, 3),
