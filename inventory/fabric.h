@@ -43,6 +43,7 @@ struct fabric_facts {
         uint64_t memlock_daemon;      /* bytes, HOSTFACTS_UNLIMITED for unlimited */
         bool is_daemon_under_systemd; /* sparkd's limits come from its unit, not from a shell */
         bool is_rdma_declared_off;    /* [fabric] rdma = no: the fabric carries TCP sockets only */
+        const char *ring_merge_nics;  /* [fabric] ring_merge_nics: "0", "1", or NULL (auto) */
         unsigned mtu_wanted;
         struct fabric_sysctl *sysctls;
         size_t n_sysctls;

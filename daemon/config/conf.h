@@ -48,7 +48,8 @@ struct sparkd_config {
         char **fabric_down;     /* netdevs kept administratively down */
         char *lldpd_socket;     /* lldpd's control socket, read for the LLDP neighbours */
         unsigned fabric_mtu;
-        bool fabric_rdma; /* no: the fabric is declared without RDMA (TCP sockets only) */
+        bool fabric_rdma;    /* no: the fabric is declared without RDMA (TCP sockets only) */
+        int ring_merge_nics; /* NCCL_IB_MERGE_NICS on rings and meshes: 0, 1, or -1 (auto: unset) */
         unsigned flap_threshold;
         uint64_t flap_window_usec;
 

@@ -65,6 +65,20 @@ static int parse_cluster_head(struct conf_parse *p, const char *value, const cha
         return r < 0 ? r : conf_replace_string(&p->config->cluster_head, value);
 }
 
+/* [fabric] ring_merge_nics: 0 or 1 for NCCL_IB_MERGE_NICS on rings and meshes, auto (-1) to leave
+ * it to NCCL. */
+static int parse_ring_merge_nics(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "auto, 0 or 1";
+        if (strcmp(value, "auto") == 0)
+                p->config->ring_merge_nics = -1;
+        else if (strcmp(value, "0") == 0 || strcmp(value, "1") == 0)
+                p->config->ring_merge_nics = value[0] - '0';
+        else
+                return -EINVAL;
+        return 0;
+}
+
 static int parse_mode(struct conf_parse *p, const char *value, const char **why)
 {
         *why = "\"enforce\" or \"audit\"";
@@ -341,6 +355,7 @@ static const struct conf_key keys[] = {
         { "fabric", "down",               CUSTOM_KEY(parse_fabric_down) },
         { "fabric", "rdma",               BOOL_KEY(fabric_rdma, true),
           .why = "yes or no" },
+        { "fabric", "ring_merge_nics",    CUSTOM_KEY(parse_ring_merge_nics) },
         { "fabric", "mtu",                UINT_KEY(fabric_mtu, CONF_MTU_MIN, CONF_MTU_MAX, 9000),
           .why = "an MTU from " STRINGIFY(CONF_MTU_MIN) " to " STRINGIFY(CONF_MTU_MAX) },
         { "fabric", "flap_threshold",     UINT_KEY(flap_threshold, 2, 1000, 3),
