@@ -234,6 +234,16 @@ static int method_env_check(struct api_request *req, json_object *params, void *
                 api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
                 r = 0;
         } else if (r == 0 && (r = read_facts(userdata, &f)) == 0) {
+                json_object *plan = job_api_plan(userdata, &f), *self, *head, *v;
+
+                /* The plan's addresses, for the fixes and the rendezvous check. */
+                if (plan && json_object_object_get_ex(plan, "self", &self) && self &&
+                    json_object_object_get_ex(self, "address", &v))
+                        snprintf(in.own_address, sizeof(in.own_address), "%s", json_object_get_string(v));
+                if (plan && json_object_object_get_ex(plan, "head", &head) && head &&
+                    json_object_object_get_ex(head, "address", &v))
+                        snprintf(in.rendezvous, sizeof(in.rendezvous), "%s", json_object_get_string(v));
+                json_object_put(plan);
                 api_request_reply(req, env_check_run(&f, &in));
                 fabric_facts_free(&f);
         }

@@ -11,6 +11,7 @@
 
 #include "common/file_read.h"
 #include "common/macro.h"
+#include "daemon/host/route_lookup.h"
 #include "doctor.h"
 #include "inventory/fabric.h"
 #include "inventory/host_path.h"
@@ -168,6 +169,34 @@ static int read_system_conf(const struct fabric_api_context *ctx, struct env_che
         return r == -E2BIG ? 0 : r;
 }
 
+/* Each rendezvous variable whose host is an IPv4 address, looked up in this node's routes. */
+static void look_up_routes(struct env_check_input *in)
+{
+        static const char *const names[] = { "MASTER_ADDR", "RAY_ADDRESS", "DIST_INIT_ADDR" };
+
+        for (size_t i = 0; i < in->environ.n && in->n_routes < ENV_CHECK_MAX_ROUTES; i++) {
+                const struct env_setting *s = &in->environ.v[i];
+                struct env_check_route *r = &in->routes[in->n_routes];
+                struct route_lookup found;
+                bool is_rendezvous = false;
+                size_t len = strcspn(s->value, ":");
+
+                for (size_t k = 0; k < ARRAY_SIZE(names); k++)
+                        is_rendezvous = is_rendezvous || strcmp(s->name, names[k]) == 0;
+                if (!is_rendezvous || len == 0 || len >= sizeof(r->host))
+                        continue;
+                *r = (struct env_check_route){ 0 };
+                snprintf(r->name, sizeof(r->name), "%s", s->name);
+                memcpy(r->host, s->value, len);
+                r->error = route_lookup(r->host, &found);
+                if (r->error == -EINVAL)
+                        continue; /* a host name: resolving it could block */
+                snprintf(r->source, sizeof(r->source), "%s", found.source);
+                snprintf(r->ifname, sizeof(r->ifname), "%s", found.ifname);
+                in->n_routes++;
+        }
+}
+
 int job_api_env_check_input(const struct fabric_api_context *ctx, json_object *params,
                             struct env_check_input *in, char *why, size_t size)
 {
@@ -177,6 +206,7 @@ int job_api_env_check_input(const struct fabric_api_context *ctx, json_object *p
         if (params && json_object_object_get_ex(params, "environ", &environ) &&
             (r = read_environ(environ, in, why, size)) < 0)
                 return r;
+        look_up_routes(in);
         if (params && json_object_object_get_ex(params, "memlock", &memlock)) {
                 if ((r = read_limit(memlock, "soft", &in->memlock_soft, why, size)) < 0 ||
                     (r = read_limit(memlock, "hard", &in->memlock_hard, why, size)) < 0)
