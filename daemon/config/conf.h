@@ -62,8 +62,9 @@ struct sparkd_config {
         uint64_t peer_timeout_usec;
 
         /* [cluster]: what the cabling is meant to be, checked against the derived topology */
-        char cluster_topology[8]; /* "auto", "pair", "ring", "mesh" or "switch" */
-        unsigned cluster_nodes;   /* 0: no expectation */
+        char cluster_topology[8];    /* "auto", "pair", "ring", "mesh" or "switch" */
+        char cluster_rendezvous[12]; /* the job plan's plane: "auto", "fabric" or "management" */
+        unsigned cluster_nodes;      /* 0: no expectation */
 
         /* [probe] */
         char *probe_helper_dir;

@@ -278,6 +278,33 @@ static void test_no_management(void)
         job_nodes_free(&nodes);
 }
 
+/* [cluster] rendezvous: the management network on a switch, a routed fabric on a ring. */
+static void test_rendezvous_setting(void)
+{
+        struct job_nodes nodes;
+        json_object *plan, *list;
+
+        switch8(0, &nodes);
+        for (size_t i = 0; i < nodes.n; i++)
+                add_address(&nodes.v[i], "enP7s7", "192.168.1.9/24", true);
+        plan = job_plan_build_on(&nodes, NULL, "management");
+        CHECK_STREQ(str(plan, "plane"), "management");
+        CHECK(strstr(str(plan, "plane_why"), "[cluster] rendezvous = management") != NULL);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+
+        ring4(1, -1, &nodes);
+        plan = job_plan_build_on(&nodes, NULL, "fabric");
+        list = member(plan, "nodes");
+        CHECK_STREQ(str(plan, "plane"), "fabric");
+        CHECK(integer(plan, "size") == 4);
+        CHECK_STREQ(str(json_object_array_get_idx(list, 0), "address"), "10.10.0.1");
+        CHECK_STREQ(str(json_object_array_get_idx(list, 2), "address"), "10.10.1.2");
+        CHECK(strstr(str(plan, "plane_why"), "routed") != NULL);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+}
+
 static void test_cluster_json(void)
 {
         struct job_nodes nodes = { 0 };
@@ -387,6 +414,7 @@ int main(void)
         RUN(test_switch8_same_plan);
         RUN(test_head_rules);
         RUN(test_no_management);
+        RUN(test_rendezvous_setting);
         RUN(test_cluster_json);
         RUN(test_framework_goldens);
         RUN(test_framework_refused);
