@@ -427,6 +427,8 @@ static const struct conf_key keys[] = {
           .why = "Gb/s per rail from 0 to 10000" },
         { "diagnosis", "stale_max_gbps",  REAL_KEY(diagnosis_stale_max_gbps, 0.001, 10000, 25),
           .why = "Gb/s per rail from 0.001 to 10000" },
+        { "diagnosis", "stale_tcp_streams", UINT_KEY(diagnosis_stale_tcp_streams, 0, 64, 0),
+          .why = "0 (tcp never shows stale-initialization) or a number of TCP streams up to 64" },
         { "counters", "period",           USEC_OR_OFF_KEY(counters_period_usec, SEC, HOUR, 10 * SEC),
           .why = "0 (off) or a duration from 1s to 1h" },
         { "counters", "window",           USEC_KEY(counters_window_usec, 10 * SEC, DAY, 60 * SEC),

@@ -32,6 +32,7 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
         f->lldpd_status = ctx->lldpd_status ? ctx->lldpd_status(ctx->lldpd_status_userdata) : NULL;
         f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
+        snprintf(f->self_id, sizeof(f->self_id), "%s", ctx->node_id ? ctx->node_id : "");
         return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/fnv1a.h"
 #include "common/macro.h"
+#include "common/strutil.h"
 
 /* A member with the address it has on the plane. */
 struct member {
@@ -90,10 +91,17 @@ static int by_name(const void *a, const void *b)
 
 static const char *left_out_reason(const struct job_node *n, char *buf, size_t size)
 {
+        char why[sizeof(n->doctor_why)];
+
+        /* The failing checks fill doctor_why up to its size and no further: a full one was cut,
+         * so it ends at a word with "..." rather than in the middle of a port's name. */
+        snprintf(why, sizeof(why), "%s", n->doctor_why);
+        if (strlen(why) >= sizeof(why) - 1)
+                str_shorten(why, sizeof(why) - 2);
         if (n->is_stale)
                 snprintf(buf, size, "its summary is stale: last heard %" PRIu64 " s ago", n->age_s);
         else if (strcmp(n->doctor, "failed") == 0)
-                snprintf(buf, size, "its doctor fails%s%s", n->doctor_why[0] ? ": " : "", n->doctor_why);
+                snprintf(buf, size, "its doctor fails%s%s", why[0] ? ": " : "", why);
         else if (!n->has_addresses)
                 snprintf(buf, size, "its addresses are not known (no addresses section in its summary)");
         else

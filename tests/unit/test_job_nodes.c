@@ -261,6 +261,35 @@ static void test_head_rules(void)
         job_nodes_free(&nodes);
 }
 
+/* A node whose failing checks fill doctor_why: its reason ends at a word, never inside a port's
+ * name ("...spark1:enp" as the hostfile printed it). */
+static void test_long_reason(void)
+{
+        struct job_nodes nodes;
+        json_object *plan;
+        const char *reason = NULL;
+        size_t used = 0;
+
+        switch8(0, &nodes);
+        for (size_t i = 0; i < nodes.n; i++) {
+                struct job_node *d = &nodes.v[i];
+
+                if (strcmp(d->name, "spark5") != 0)
+                        continue;
+                d->doctor_why[0] = '\0';
+                while (used < sizeof(d->doctor_why) - 1) {
+                        snprintf(d->doctor_why + used, sizeof(d->doctor_why) - used,
+                                 "%sspark1:enp1s0f0np0 down", used ? ", " : "topology: ");
+                        used = strlen(d->doctor_why);
+                }
+        }
+        plan = job_plan_build(&nodes, NULL);
+        reason = str(json_object_array_get_idx(member(plan, "left_out"), 0), "reason");
+        CHECK(reason && strcmp(reason + strlen(reason) - strlen("down..."), "down...") == 0);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+}
+
 /* On the management plane, a node without a default route is left out, named. */
 static void test_no_management(void)
 {
@@ -413,6 +442,7 @@ int main(void)
         RUN(test_ring4_same_plan);
         RUN(test_switch8_same_plan);
         RUN(test_head_rules);
+        RUN(test_long_reason);
         RUN(test_no_management);
         RUN(test_rendezvous_setting);
         RUN(test_cluster_json);
