@@ -76,13 +76,6 @@ static const char *text_of(json_object *o, const char *key, const char *fallback
                        : fallback;
 }
 
-/* Text another node wrote (names, reasons) to the terminal: control bytes as '?'. */
-static void put_text(FILE *out, const char *s)
-{
-        for (; *s; s++)
-                fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, out);
-}
-
 /* The plan whole: digest, head, plane, members in rank order, the nodes left out and why. */
 static int report_plan(FILE *out, json_object *plan)
 {
@@ -97,19 +90,19 @@ static int report_plan(FILE *out, json_object *plan)
         fprintf(out, "plan %s: %zu node%s\n", text_of(plan, "digest", "?"), n, n == 1 ? "" : "s");
         fputs("head: ", out);
         if (head) {
-                put_text(out, text_of(head, "name", "?"));
+                report_put_text(out, text_of(head, "name", "?"));
                 fprintf(out, " at %s: ", text_of(head, "address", "?"));
-                put_text(out, text_of(head, "why", ""));
+                report_put_text(out, text_of(head, "why", ""));
         } else
-                put_text(out, text_of(plan, "error", "none"));
+                report_put_text(out, text_of(plan, "error", "none"));
         fputs("\nrendezvous and bootstrap on ", out);
-        put_text(out, text_of(plan, "plane_why", "?"));
+        report_put_text(out, text_of(plan, "plane_why", "?"));
         fputc('\n', out);
         for (size_t i = 0; i < n; i++) {
                 json_object *e = json_object_array_get_idx(nodes, i), *self;
 
                 fprintf(out, "rank %zu  ", i);
-                put_text(out, text_of(e, "name", "?"));
+                report_put_text(out, text_of(e, "name", "?"));
                 fprintf(out, "  %s (%s)%s\n", text_of(e, "address", "?"), text_of(e, "ifname", "?"),
                         json_object_object_get_ex(e, "self", &self) && json_object_get_boolean(self)
                                 ? "  this node"
@@ -119,9 +112,9 @@ static int report_plan(FILE *out, json_object *plan)
                 json_object *l = json_object_array_get_idx(left, i);
 
                 fputs("left out ", out);
-                put_text(out, text_of(l, "name", "?"));
+                report_put_text(out, text_of(l, "name", "?"));
                 fputs(": ", out);
-                put_text(out, text_of(l, "reason", "?"));
+                report_put_text(out, text_of(l, "reason", "?"));
                 fputc('\n', out);
         }
         return head && rank ? EXIT_OK : EXIT_DAEMON_ERROR;

@@ -16,6 +16,9 @@ enum env_format {
 
 int env_format_from_string(const char *s, enum env_format *out);
 
+/* Text another node wrote (a name, a reason) to a terminal: control bytes as '?'. */
+void report_put_text(FILE *out, const char *s);
+
 /* Writes the variables of an env result; returns 0, or -ENODATA (after writing the reason to
  * err) when the result says no fabric was found. */
 int report_env(FILE *out, FILE *err, json_object *env, enum env_format format);
