@@ -30,6 +30,8 @@ int cmd_topology(const struct client_options *o, int argc, char **argv);
 int cmd_env_check(const struct client_options *o);
 /* hostfile_cmd.c */
 int cmd_hostfile(const struct client_options *o, int argc, char **argv);
+/* sparkc plan: the job plan whole (exit 0 when it has a head and this node is a member) */
+int cmd_plan(const struct client_options *o, int argc, char **argv);
 /* probe_cmd.c */
 int cmd_probe(const struct client_options *o, int argc, char **argv);
 int cmd_history(const struct client_options *o, int argc, char **argv);

@@ -15,6 +15,12 @@ static const char *get_str(json_object *o, const char *key, const char *fallback
         return fallback;
 }
 
+void report_put_text(FILE *out, const char *s)
+{
+        for (; *s; s++)
+                fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, out);
+}
+
 int env_format_from_string(const char *s, enum env_format *out)
 {
         if (strcmp(s, "sh") == 0)
@@ -49,7 +55,17 @@ int report_env_refusal(FILE *err, json_object *env, bool force)
 int report_env_for_refusal(FILE *err, json_object *env)
 {
         const char *why = get_str(env, "for_refused", NULL);
+        json_object *left = NULL;
 
+        /* Every node the plan leaves out, named on every node, whatever this one is given. */
+        json_object_object_get_ex(env, "left_out", &left);
+        for (size_t i = 0; left && i < json_object_array_length(left); i++) {
+                fprintf(err, "sparkc: env --for %s: left out ", get_str(env, "for", "?"));
+                report_put_text(err, get_str(json_object_array_get_idx(left, i), "name", "?"));
+                fputs(": ", err);
+                report_put_text(err, get_str(json_object_array_get_idx(left, i), "reason", "?"));
+                fputc('\n', err);
+        }
         if (!why)
                 return 0;
         /* Half a rendezvous is worse than none: nothing goes to stdout. */
@@ -308,9 +324,14 @@ int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_forma
         for (size_t i = 0; left && i < json_object_array_length(left); i++) {
                 json_object *l = json_object_array_get_idx(left, i);
 
-                fprintf(err, "sparkc: hostfile: left out %s (%s): %s\n", get_str(l, "name", "?"),
-                        get_str(l, "address", "no address"), get_str(l, "reason", "?"));
+                fputs("sparkc: hostfile: left out ", err);
+                report_put_text(err, get_str(l, "name", "?"));
+                fprintf(err, " (%s): ", get_str(l, "address", "no address"));
+                report_put_text(err, get_str(l, "reason", "?"));
+                fputc('\n', err);
         }
+        fprintf(err, "sparkc: hostfile: job plan %s: %zu node%s on the %s network\n",
+                get_str(plan, "digest", "?"), n, n == 1 ? "" : "s", get_str(plan, "plane", "?"));
         free(sorted);
         return (int)n;
 }

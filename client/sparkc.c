@@ -69,8 +69,13 @@ static const struct command commands[] = {
           "config files and memlock limit (exit 0 ok, 1 warnings, 2 errors)",
           cmd_env, &env_options },
         { "hostfile [--format openmpi|mpich|plain] [--slots N]",
-          "the nodes up whose doctor does not fail, this node first, by their fabric addresses (slots=1)",
+          "the job plan's members, this node first, by their addresses on the plan's plane (slots=1); "
+          "the plan's digest and the nodes left out on stderr",
           cmd_hostfile, &hostfile_options },
+        { "plan",
+          "the job plan, the same on every node that sees the same cluster: digest, head, ranks, "
+          "rendezvous plane and why, the nodes left out and why (exit 0 when this node is a member)",
+          cmd_plan },
         { "doctor [--format text|line|npd] [--check ID] [--node NAME]",
           "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
           "unknown)",

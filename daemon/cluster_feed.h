@@ -50,3 +50,6 @@ void cluster_feed_update(struct cluster_feed *f);
 /* Before the API reads the sections: makes them now unless they are current, that is no poke
  * came since they were made and they were made less than CLUSTER_FEED_DOCTOR_USEC ago. */
 void cluster_feed_freshen(struct cluster_feed *f);
+/* Every node the cluster view holds, this node's sections freshened first: [{node_id, name, self,
+ * stale, age_s, doctor, addresses}] (the sections null when the node has none), for the job plan. */
+json_object *cluster_feed_nodes(struct cluster_feed *f);

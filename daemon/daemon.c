@@ -257,12 +257,12 @@ static json_object *software_nodes(void *daemon)
         return software_section_nodes(d->cluster, d->config->host_root);
 }
 
-/* The doctor section another node published in the cluster view, a reference the caller puts. */
-static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemon)
+/* Every node of the cluster view with its doctor and addresses, this node's made now. */
+static json_object *cluster_nodes(void *daemon)
 {
         struct sparkd *d = daemon;
 
-        return d->cluster ? cluster_get_section(d->cluster, node_id, "doctor", NULL, is_stale) : NULL;
+        return d->cluster_feed ? cluster_feed_nodes(d->cluster_feed) : NULL;
 }
 
 static json_object *topology_map(void *cabling)
@@ -304,8 +304,8 @@ static void sparkd_wire_fabric_facts(struct sparkd *d)
                 .firewall = firewall_results,
                 .firewall_userdata = d->firewall,
                 .node_id = d->node_id,
-                .node_doctor = node_doctor,
-                .node_doctor_userdata = d,
+                .cluster_nodes = cluster_nodes,
+                .cluster_nodes_userdata = d,
                 .lldpd_status = lldpd_status,
                 .lldpd_status_userdata = d->lldp,
                 .topology = topology_map,

@@ -45,6 +45,8 @@ struct fabric_facts {
          * NCCL must be built for it to be loaded by the jobs and the nccl probe here. */
         struct elf_machine daemon_machine;
         bool is_daemon_under_systemd; /* sparkd's limits come from its unit, not from a shell */
+        bool is_rdma_declared_off;    /* [fabric] rdma = no: the fabric carries TCP sockets only */
+        const char *ring_merge_nics;  /* [fabric] ring_merge_nics: "0", "1", or NULL (auto) */
         unsigned mtu_wanted;
         struct fabric_sysctl *sysctls;
         size_t n_sysctls;

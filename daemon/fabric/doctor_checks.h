@@ -9,6 +9,9 @@
 
 /* doctor_ports.c: the RDMA devices, their ports, and the netdevs and addresses on them. */
 void doctor_check_rdma_devices(struct check *c, const struct fabric_facts *f);
+/* [fabric] rdma = no: in place of the RDMA checks, a fabric netdev up with an IPv4 address for the
+ * socket transport. */
+void doctor_check_socket_fabric(struct check *c, const struct fabric_facts *f);
 void doctor_check_ports(struct check *c, const struct fabric_facts *f);
 void doctor_check_mtu(struct check *c, const struct fabric_facts *f);
 void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f);

@@ -52,6 +52,40 @@ void doctor_check_rdma_devices(struct check *c, const struct fabric_facts *f)
                   "%zu RDMA device%s: %s", f->rdma.n, f->rdma.n == 1 ? "" : "s", names);
 }
 
+void doctor_check_socket_fabric(struct check *c, const struct fabric_facts *f)
+{
+        char names[256] = "";
+        size_t usable = 0;
+
+        check_begin(c, "socket-fabric");
+        for (size_t i = 0; i < f->netifs.n; i++) {
+                const struct netif *n = &f->netifs.v[i];
+                char ipv4[16];
+                bool up = n->is_admin_up && n->has_carrier;
+
+                if (!fabric_ipv4_of(f, n->name, ipv4, sizeof(ipv4))) {
+                        evidence(c, "%s: no IPv4 address%s", n->name, up ? "" : ", down");
+                        continue;
+                }
+                evidence(c, "%s: %s%s", n->name, ipv4, up ? ", up" : ", down");
+                if (!up)
+                        continue;
+                usable++;
+                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                         usable > 1 ? ", " : "", n->name);
+        }
+        if (usable == 0) {
+                check_end(
+                        c, DOCTOR_FAIL,
+                        "bring a fabric netdev up with an IPv4 address, or name it in [fabric] interfaces",
+                        "[fabric] rdma = no, and no fabric netdev is up with an IPv4 address: NCCL's socket "
+                        "transport has nothing to run on");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL,
+                  "[fabric] rdma = no: NCCL over TCP sockets on %s (RDMA not checked, as declared)", names);
+}
+
 void doctor_check_ports(struct check *c, const struct fabric_facts *f)
 {
         size_t active = 0, total = 0;

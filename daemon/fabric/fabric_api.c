@@ -91,18 +91,30 @@ static void add_framework(const struct fabric_api_context *ctx, const struct fab
                           json_object *env, const char *name)
 {
         enum env_framework framework;
-        char own[64], ifname[IF_NAMESIZE];
         json_object *plan, *found;
 
         if (env_framework_from_string(name, &framework) < 0 ||
             !json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
                 return;
-        plan = job_api_plan(ctx, f, own, ifname);
+        plan = job_api_plan(ctx, f);
         if (!plan) {
                 json_object_object_add(env, "for_refused", json_object_new_string("out of memory"));
                 return;
         }
-        (void)envgen_add_framework(env, framework, plan, own, ifname);
+        (void)envgen_add_framework(env, framework, plan);
+        json_object_put(plan);
+}
+
+/* Without a framework, the plan's digest and plane still shape the environment. */
+static void add_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f, json_object *env)
+{
+        json_object *plan, *found;
+
+        if (!json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
+                return;
+        plan = job_api_plan(ctx, f);
+        if (plan)
+                envgen_apply_plan(env, plan, true);
         json_object_put(plan);
 }
 
@@ -128,6 +140,8 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         json_object_object_add(o, "node", json_object_new_string(ctx->sources->config->node_name));
         if (framework)
                 add_framework(ctx, &f, o, framework);
+        else
+                add_plan(ctx, &f, o);
         api_request_reply(req, o);
         fabric_facts_free(&f);
         return 0;
@@ -142,6 +156,24 @@ int fabric_api_doctor(const struct fabric_api_context *ctx, json_object **out)
         if (r < 0)
                 return r;
         *out = doctor_run(&f);
+        fabric_facts_free(&f);
+        return 0;
+}
+
+int fabric_api_node_sections(const struct fabric_api_context *ctx, json_object **doctor,
+                             json_object **addresses)
+{
+        struct mgmt_address management;
+        struct fabric_facts f;
+        int r;
+
+        r = read_facts(ctx, &f);
+        if (r < 0)
+                return r;
+        if (mgmt_address_read("/proc/net/route", &management) < 0)
+                management = (struct mgmt_address){ 0 };
+        *doctor = doctor_run(&f);
+        *addresses = job_api_addresses(&f, &management);
         fabric_facts_free(&f);
         return 0;
 }
@@ -205,7 +237,6 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
 
 static int method_job_nodes(struct api_request *req, json_object *params, void *userdata)
 {
-        char own[64], ifname[IF_NAMESIZE];
         struct fabric_facts f;
         json_object *plan;
         int r;
@@ -213,7 +244,7 @@ static int method_job_nodes(struct api_request *req, json_object *params, void *
         r = read_facts(userdata, &f);
         if (r < 0)
                 return r;
-        plan = job_api_plan(userdata, &f, own, ifname);
+        plan = job_api_plan(userdata, &f);
         fabric_facts_free(&f);
         if (!plan)
                 return -ENOMEM;
@@ -234,6 +265,19 @@ static int method_env_check(struct api_request *req, json_object *params, void *
                 api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
                 r = 0;
         } else if (r == 0 && (r = read_facts(userdata, &f)) == 0) {
+                json_object *plan = job_api_plan(userdata, &f), *self, *head, *v;
+
+                /* The plan's addresses, for the fixes and the rendezvous check. */
+                if (plan && json_object_object_get_ex(plan, "self", &self) && self &&
+                    json_object_object_get_ex(self, "address", &v))
+                        snprintf(in.own_address, sizeof(in.own_address), "%s", json_object_get_string(v));
+                if (plan && json_object_object_get_ex(plan, "head", &head) && head &&
+                    json_object_object_get_ex(head, "address", &v))
+                        snprintf(in.rendezvous, sizeof(in.rendezvous), "%s", json_object_get_string(v));
+                if (plan && envgen_plan_bootstrap_ifname(plan))
+                        snprintf(in.bootstrap_ifname, sizeof(in.bootstrap_ifname), "%s",
+                                 envgen_plan_bootstrap_ifname(plan));
+                json_object_put(plan);
                 api_request_reply(req, env_check_run(&f, &in));
                 fabric_facts_free(&f);
         }

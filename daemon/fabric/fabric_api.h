@@ -36,14 +36,13 @@ struct fabric_api_context {
          * doctor's topology check and env by shape. */
         json_object *(*topology)(void *userdata);
         void *topology_userdata;
-        /* For the job methods: this node's id, and the doctor section another node published
-         * (a reference the caller puts; NULL when not known, the node then counts as not
-         * failing) with whether it is stale. node_doctor NULL: no node's doctor is known but this
-         * node's. */
+        /* For the job methods: this node's id, and every node of the cluster view with its
+         * sections: [{node_id, name, self, stale, age_s, doctor, addresses}] (a new reference;
+         * cluster_nodes NULL: no view is known, the plan is this node alone). */
         const char *node_id;
-        json_object *(*node_doctor)(const char *node_id, bool *is_stale, void *userdata);
-        void *node_doctor_userdata;
-        /* Whether more than one node id carries name in the cluster view (no head by that name),
+        json_object *(*cluster_nodes)(void *userdata);
+        void *cluster_nodes_userdata;
+        /* Whether more than one node id carries name in the cluster table (no head by that name),
          * and those names ([{name, node_ids}], a new reference, NULL: not known) for the doctor,
          * which gets each marked with whether [cluster] head is it. */
         bool (*name_is_shared)(const char *name, void *userdata);
@@ -55,5 +54,8 @@ struct fabric_api_context {
 /* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
  * too). */
 int fabric_api_doctor(const struct fabric_api_context *context, json_object **out);
+/* The same, and this node's addresses section (job_api.h) from the same facts. */
+int fabric_api_node_sections(const struct fabric_api_context *context, json_object **doctor,
+                             json_object **addresses);
 
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);
