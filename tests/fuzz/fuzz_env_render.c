@@ -212,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {
                 json_object *env = json_object_new_object(), *vars = json_object_new_array(),
                             *notes = json_object_new_array(), *plan = json_object_new_object(),
-                            *head = json_object_new_object();
+                            *head = json_object_new_object(), *self = json_object_new_object();
 
                 json_object_object_add(env, "fabric_found", json_object_new_boolean(true));
                 json_object_object_add(env, "mode", json_object_new_string(field[0]));
@@ -234,9 +234,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 json_object_object_add(plan, "head", head);
                 json_object_object_add(plan, "rank", json_object_new_int(0));
                 json_object_object_add(plan, "size", json_object_new_int(2));
+                json_object_object_add(plan, "digest", json_object_new_string("0123456789abcdef"));
+                /* Both planes: on the management one the bootstrap is pinned to this node's netdev. */
+                json_object_object_add(plan, "plane",
+                                       json_object_new_string(field[0][0] & 1 ? "management" : "fabric"));
+                json_object_object_add(self, "address", json_object_new_string(field[6]));
+                json_object_object_add(self, "ifname", json_object_new_string(field[7]));
+                json_object_object_add(plan, "self", self);
                 if (framework >= 0)
-                        (void)envgen_add_framework(env, (enum env_framework)framework, plan, field[6],
-                                                   field[7]);
+                        (void)envgen_add_framework(env, (enum env_framework)framework, plan);
                 render_and_check(env);
                 json_object_put(plan);
                 json_object_put(env);

@@ -309,6 +309,14 @@ static void test_no_management(void)
 
 /* A second node id named like a node of the view, or one the cluster table remembers by that
  * name: neither is the head, pinned or first by name, whichever id sorts first. */
+static struct job_node *named(struct job_nodes *nodes, const char *name)
+{
+        for (size_t i = 0; i < nodes->n; i++)
+                if (strcmp(nodes->v[i].name, name) == 0)
+                        return &nodes->v[i];
+        abort();
+}
+
 static void test_configured_head_named_twice(void)
 {
         struct job_nodes nodes;
@@ -316,7 +324,7 @@ static void test_configured_head_named_twice(void)
         json_object *plan;
 
         switch8(0, &nodes);
-        n = nodes.v[2];
+        n = *named(&nodes, "spark3");
         n.is_self = false;
         snprintf(n.node_id, sizeof(n.node_id), "ffffffffffffffffffffffffffffffff");
         CHECK(job_nodes_add(&nodes, &n) == 0);
@@ -329,7 +337,7 @@ static void test_configured_head_named_twice(void)
 
         switch8(0, &nodes);
         CHECK(job_plan_name_is_unique(&nodes, "spark3"));
-        nodes.v[2].is_name_shared = true;
+        named(&nodes, "spark3")->is_name_shared = true;
         CHECK(!job_plan_name_is_unique(&nodes, "spark3"));
         plan = job_plan_build(&nodes, "spark3");
         CHECK(member(plan, "head") == NULL);
@@ -338,7 +346,7 @@ static void test_configured_head_named_twice(void)
         CHECK_STREQ(str(member(plan, "head"), "name"), "spark1");
         json_object_put(plan);
         /* Unpinned, the first by name is passed over when its name is shared. */
-        nodes.v[0].is_name_shared = true;
+        named(&nodes, "spark1")->is_name_shared = true;
         plan = job_plan_build(&nodes, NULL);
         CHECK_STREQ(str(member(plan, "head"), "name"), "spark2");
         json_object_put(plan);
