@@ -51,7 +51,8 @@ static bool is_variable_name(const char *s)
         if (!*s || strlen(s) >= 64)
                 return false;
         for (; *s; s++)
-                if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+                if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+                      *s == '_'))
                         return false;
         return true;
 }
@@ -117,7 +118,7 @@ static int read_env(json_object *env, struct launcher_plan *p, char *why, size_t
                 struct launcher_variable *l;
 
                 if (!name || !value || !is_variable_name(name))
-                        return REFUSE("env: variable %zu has no name of capitals, digits and '_'", i);
+                        return REFUSE("env: variable %zu has no name of letters, digits and '_'", i);
                 if (strcmp(name, "NCCL_IB_HCA") == 0 && ib_if_of(value, p->ib_if, sizeof(p->ib_if)) < 0)
                         return REFUSE("env: NCCL_IB_HCA is not a list of devices to use");
                 if (strcmp(name, "MASTER_PORT") == 0)
