@@ -57,6 +57,7 @@ struct fabric_facts {
         json_object *firewall;
         char *lldpd_status;    /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
         json_object *topology; /* the cluster's topology map, owned; NULL: not known */
+        char self_id[64];      /* this node's id in the map and the peers' results; "" unknown */
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

@@ -62,8 +62,9 @@ struct sparkd_config {
         uint64_t peer_timeout_usec;
 
         /* [cluster]: what the cabling is meant to be, checked against the derived topology */
-        char cluster_topology[8]; /* "auto", "pair", "ring", "mesh" or "switch" */
-        unsigned cluster_nodes;   /* 0: no expectation */
+        char cluster_topology[8];    /* "auto", "pair", "ring", "mesh" or "switch" */
+        char cluster_rendezvous[12]; /* the job plan's plane: "auto", "fabric" or "management" */
+        unsigned cluster_nodes;      /* 0: no expectation */
 
         /* [probe] */
         char *probe_helper_dir;
@@ -79,6 +80,9 @@ struct sparkd_config {
         double diagnosis_healthy_gbps;
         double diagnosis_stale_min_gbps;
         double diagnosis_stale_max_gbps;
+        /* [diagnosis] stale_tcp_streams: the streams a tcp result needs before its figure may
+         * show stale-initialization; 0: only rdma results show it. */
+        unsigned diagnosis_stale_tcp_streams;
         uint64_t probe_interval_usec; /* scheduled bandwidth probes; 0: off */
         uint64_t probe_jitter_usec;
         uint64_t probe_rtt_interval_usec; /* all-pairs RTT; 0: off */

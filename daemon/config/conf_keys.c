@@ -273,6 +273,15 @@ static int parse_cluster_topology(struct conf_parse *p, const char *value, const
         return -EINVAL;
 }
 
+static int parse_cluster_rendezvous(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "one of auto, fabric, management";
+        if (strcmp(value, "auto") != 0 && strcmp(value, "fabric") != 0 && strcmp(value, "management") != 0)
+                return -EINVAL;
+        snprintf(p->config->cluster_rendezvous, sizeof(p->config->cluster_rendezvous), "%s", value);
+        return 0;
+}
+
 static int parse_helper_dir(struct conf_parse *p, const char *value, const char **why)
 {
         int r = parse_absolute_path(value, PATH_MAX - 64, why);
@@ -379,6 +388,7 @@ static const struct conf_key keys[] = {
         { "cluster", "nodes",             UINT_KEY(cluster_nodes, 0, 254, 0),
           .why = "a number of nodes from 0 (no expectation) to 254" },
         { "cluster", "head",              CUSTOM_KEY(parse_cluster_head) },
+        { "cluster", "rendezvous",        CUSTOM_KEY(parse_cluster_rendezvous) },
         { "probe", "helper_dir",          CUSTOM_KEY(parse_helper_dir) },
         { "probe", "history_size",        UINT_KEY(probe_history_size, 10, 100000, 1000),
           .why = "a number of results from 10 to 100000" },
@@ -417,6 +427,8 @@ static const struct conf_key keys[] = {
           .why = "Gb/s per rail from 0 to 10000" },
         { "diagnosis", "stale_max_gbps",  REAL_KEY(diagnosis_stale_max_gbps, 0.001, 10000, 25),
           .why = "Gb/s per rail from 0.001 to 10000" },
+        { "diagnosis", "stale_tcp_streams", UINT_KEY(diagnosis_stale_tcp_streams, 0, 64, 0),
+          .why = "0 (tcp never shows stale-initialization) or a number of TCP streams up to 64" },
         { "counters", "period",           USEC_OR_OFF_KEY(counters_period_usec, SEC, HOUR, 10 * SEC),
           .why = "0 (off) or a duration from 1s to 1h" },
         { "counters", "window",           USEC_KEY(counters_window_usec, 10 * SEC, DAY, 60 * SEC),

@@ -12,6 +12,7 @@
 #include "common/macro.h"
 #include "env_check_judge.h"
 #include "envgen.h"
+#include "envgen_frameworks.h"
 
 #define MEMLOCK_ENOUGH (1ULL << 30) /* NCCL registers hundreds of MiB per communicator */
 
@@ -147,9 +148,20 @@ json_object *env_check_run(const struct fabric_facts *f, const struct env_check_
         struct env_judge j = { .f = f,
                                .effective = &effective,
                                .findings = json_object_new_array(),
-                               .own_address = in->own_address };
+                               .own_address = in->own_address,
+                               .bootstrap_ifname = in->bootstrap_ifname };
         size_t checked = 0;
 
+        /* What `sparkc env` gives: on the management plane its bootstrap there too. */
+        if (in->bootstrap_ifname[0]) {
+                json_object *plan = json_object_new_object(), *self = json_object_new_object();
+
+                json_object_object_add(self, "ifname", json_object_new_string(in->bootstrap_ifname));
+                json_object_object_add(plan, "plane", json_object_new_string("management"));
+                json_object_object_add(plan, "self", self);
+                envgen_apply_plan(env, plan, false);
+                json_object_put(plan);
+        }
         if (json_object_object_get_ex(env, "variables", &vars))
                 j.suggested = vars;
         if (effective_settings(in, &j, &effective) < 0)

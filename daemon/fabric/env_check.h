@@ -29,6 +29,8 @@ struct env_check_input {
          * SGLANG_HOST_IP) and the rendezvous address; "" when not known. */
         char own_address[16];
         char rendezvous[16];
+        /* This node's management netdev when the plan puts NCCL's bootstrap there, else "". */
+        char bootstrap_ifname[16];
         /* The rendezvous variables (MASTER_ADDR, RAY_ADDRESS, DIST_INIT_ADDR) whose host is an
          * IPv4 address, each looked up in this node's routes by the caller: error 0 with the
          * source and netdev it leaves from, or the kernel's negative errno. */

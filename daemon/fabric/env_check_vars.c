@@ -44,6 +44,9 @@ static void judge_netdev(struct env_judge *j, const struct env_setting *s, const
         const struct netif *n = netif_list_find(&f->netifs, name);
         char fabric[256], ipv4[16];
 
+        /* The job plan puts NCCL's bootstrap on this management netdev: as `sparkc env` gives it. */
+        if (j->bootstrap_ifname && j->bootstrap_ifname[0] && strcmp(name, j->bootstrap_ifname) == 0)
+                return;
         addressed_fabric(f, fabric, sizeof(fabric));
         if (!h && !n) {
                 env_finding(j, true, s, NULL,

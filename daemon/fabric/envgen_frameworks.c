@@ -174,35 +174,53 @@ static void plan_note(json_object *notes, json_object *plan)
         json_object_array_add(notes, json_object_new_string(line));
 }
 
+const char *envgen_plan_bootstrap_ifname(json_object *plan)
+{
+        json_object *self = NULL;
+        const char *plane = get_string(plan, "plane");
+
+        json_object_object_get_ex(plan, "self", &self);
+        return plane && strcmp(plane, "management") == 0 ? get_string(self, "ifname") : NULL;
+}
+
+void envgen_apply_plan(json_object *env, json_object *plan, bool with_note)
+{
+        json_object *vars, *notes = NULL, *left;
+        const char *bootstrap = envgen_plan_bootstrap_ifname(plan),
+                   *transport = get_string(env, "transport");
+
+        if (!json_object_object_get_ex(env, "variables", &vars))
+                return;
+        if (!json_object_object_get_ex(env, "notes", &notes) || !notes) {
+                notes = json_object_new_array();
+                json_object_object_add(env, "notes", notes);
+        }
+        json_object_object_add(
+                env, "plan_digest",
+                get_string(plan, "digest") ? json_object_new_string(get_string(plan, "digest")) : NULL);
+        if (json_object_object_get_ex(plan, "left_out", &left))
+                json_object_object_add(env, "left_out", json_object_get(left));
+        if (bootstrap)
+                pin_to_management(vars, notes, bootstrap, !transport || strcmp(transport, "socket") != 0);
+        if (with_note)
+                plan_note(notes, plan);
+}
+
 int envgen_add_framework(json_object *env, enum env_framework framework, json_object *plan)
 {
         json_object *vars, *notes = NULL, *head = NULL, *rank = NULL, *size = NULL, *self = NULL;
         struct rendezvous r = { 0 };
         const char *btl = NULL, *own_address, *own_ifname, *plane = get_string(plan, "plane");
-        bool is_management = plane && strcmp(plane, "management") == 0, has_rdma = true;
+        bool is_management = plane && strcmp(plane, "management") == 0;
 
         json_object_object_add(env, "for", json_object_new_string(env_framework_to_string(framework)));
         if (!json_object_object_get_ex(env, "variables", &vars))
                 return refuse(env, "no fabric: nothing to add to");
-        if (!json_object_object_get_ex(env, "notes", &notes) || !notes) {
-                notes = json_object_new_array();
-                json_object_object_add(env, "notes", notes);
-        }
-        json_object_object_add(env, "plan_digest",
-                               plan && get_string(plan, "digest")
-                                       ? json_object_new_string(get_string(plan, "digest"))
-                                       : NULL);
-        if (json_object_object_get_ex(plan, "left_out", &head))
-                json_object_object_add(env, "left_out", json_object_get(head));
-        if (json_object_object_get_ex(env, "transport", &head) && get_string(env, "transport") &&
-            strcmp(get_string(env, "transport"), "socket") == 0)
-                has_rdma = false;
-        head = NULL;
+        envgen_apply_plan(env, plan, false);
+        json_object_object_get_ex(env, "notes", &notes);
         json_object_object_get_ex(plan, "self", &self);
         own_address = get_string(self, "address");
         own_ifname = get_string(self, "ifname");
-        if (self && is_management && own_ifname)
-                pin_to_management(vars, notes, own_ifname, has_rdma);
         if (framework == ENV_FRAMEWORK_MPI) {
                 for (size_t i = 0; i < json_object_array_length(vars); i++) {
                         json_object *v = json_object_array_get_idx(vars, i);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 
 enum env_framework {
         ENV_FRAMEWORK_TORCHRUN,
@@ -31,3 +32,10 @@ const char *env_framework_names(void);
  * node left out of the plan.
  */
 int envgen_add_framework(json_object *env, enum env_framework framework, json_object *plan);
+
+/* What `sparkc env` takes from the plan without a framework: "plan_digest", "left_out", and on
+ * the management plane the bootstrap, Gloo and Open MPI's TCP on this node's management netdev;
+ * with_note, the plan's digest, size, head and plane in the notes. */
+void envgen_apply_plan(json_object *env, json_object *plan, bool with_note);
+/* This node's management netdev when the plan's plane is the management network, else NULL. */
+const char *envgen_plan_bootstrap_ifname(json_object *plan);

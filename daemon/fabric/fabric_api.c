@@ -32,6 +32,7 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
         f->lldpd_status = ctx->lldpd_status ? ctx->lldpd_status(ctx->lldpd_status_userdata) : NULL;
         f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
+        snprintf(f->self_id, sizeof(f->self_id), "%s", ctx->node_id ? ctx->node_id : "");
         return 0;
 }
 
@@ -89,6 +90,19 @@ static void add_framework(const struct fabric_api_context *ctx, const struct fab
         json_object_put(plan);
 }
 
+/* Without a framework, the plan's digest and plane still shape the environment. */
+static void add_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f, json_object *env)
+{
+        json_object *plan, *found;
+
+        if (!json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
+                return;
+        plan = job_api_plan(ctx, f);
+        if (plan)
+                envgen_apply_plan(env, plan, true);
+        json_object_put(plan);
+}
+
 static int method_env(struct api_request *req, json_object *params, void *userdata)
 {
         const struct fabric_api_context *ctx = userdata;
@@ -111,6 +125,8 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         json_object_object_add(o, "node", json_object_new_string(ctx->sources->config->node_name));
         if (framework)
                 add_framework(ctx, &f, o, framework);
+        else
+                add_plan(ctx, &f, o);
         api_request_reply(req, o);
         fabric_facts_free(&f);
         return 0;
@@ -243,6 +259,9 @@ static int method_env_check(struct api_request *req, json_object *params, void *
                 if (plan && json_object_object_get_ex(plan, "head", &head) && head &&
                     json_object_object_get_ex(head, "address", &v))
                         snprintf(in.rendezvous, sizeof(in.rendezvous), "%s", json_object_get_string(v));
+                if (plan && envgen_plan_bootstrap_ifname(plan))
+                        snprintf(in.bootstrap_ifname, sizeof(in.bootstrap_ifname), "%s",
+                                 envgen_plan_bootstrap_ifname(plan));
                 json_object_put(plan);
                 api_request_reply(req, env_check_run(&f, &in));
                 fabric_facts_free(&f);

@@ -80,7 +80,8 @@ json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fab
         json_object_put(list);
         if (r < 0)
                 return NULL;
-        return job_plan_build(&nodes, ctx->sources->config->cluster_head);
+        return job_plan_build_on(&nodes, ctx->sources->config->cluster_head,
+                                 ctx->sources->config->cluster_rendezvous);
 }
 
 /* Writes the refusal into why and gives -EINVAL. */

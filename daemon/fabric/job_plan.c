@@ -9,6 +9,7 @@
 
 #include "common/fnv1a.h"
 #include "common/macro.h"
+#include "common/strutil.h"
 
 /* A member with the address it has on the plane. */
 struct member {
@@ -90,10 +91,17 @@ static int by_name(const void *a, const void *b)
 
 static const char *left_out_reason(const struct job_node *n, char *buf, size_t size)
 {
+        char why[sizeof(n->doctor_why)];
+
+        /* The failing checks fill doctor_why up to its size and no further: a full one was cut,
+         * so it ends at a word with "..." rather than in the middle of a port's name. */
+        snprintf(why, sizeof(why), "%s", n->doctor_why);
+        if (strlen(why) >= sizeof(why) - 1)
+                str_shorten(why, sizeof(why) - 2);
         if (n->is_stale)
                 snprintf(buf, size, "its summary is stale: last heard %" PRIu64 " s ago", n->age_s);
         else if (strcmp(n->doctor, "failed") == 0)
-                snprintf(buf, size, "its doctor fails%s%s", n->doctor_why[0] ? ": " : "", n->doctor_why);
+                snprintf(buf, size, "its doctor fails%s%s", why[0] ? ": " : "", why);
         else if (!n->has_addresses)
                 snprintf(buf, size, "its addresses are not known (no addresses section in its summary)");
         else
@@ -137,15 +145,41 @@ static void ip_text(uint32_t host, char buf[16])
 
 /* Chooses the plane and each candidate's address on it; leaves out (and drops from c) those
  * without one. Returns the new count. */
-static size_t choose_plane(struct member *c, size_t n, json_object *left, bool *is_fabric, char *why,
-                           size_t size)
+/* [cluster] rendezvous = fabric where no subnet holds every member: the owner routes between the
+ * fabric's subnets, and each member is at its lowest fabric address. */
+static size_t routed_fabric(struct member *c, size_t n, json_object *left, char *why, size_t size)
+{
+        size_t kept = 0;
+
+        snprintf(why, size,
+                 "the fabric, routed: [cluster] rendezvous = fabric says the owner routes between its "
+                 "subnets; each member at its lowest fabric address");
+        for (size_t i = 0; i < n; i++) {
+                const struct job_address *a = NULL;
+
+                for (size_t k = 0; k < c[i].node->n_fabric; k++)
+                        if (!a || c[i].node->fabric[k].host < a->host)
+                                a = &c[i].node->fabric[k];
+                if (!a) {
+                        leave_out(left, c[i].node, "no fabric address, and [cluster] rendezvous = fabric");
+                        continue;
+                }
+                c[i].address = a;
+                c[kept++] = c[i];
+        }
+        return kept;
+}
+
+static size_t choose_plane(struct member *c, size_t n, json_object *left, const char *wanted,
+                           bool *is_fabric, char *why, size_t size)
 {
         uint32_t net = 0;
         int prefix = 0;
         size_t kept = 0;
         char text[16];
+        bool is_management = strcmp(wanted, "management") == 0;
 
-        if (n > 0 && common_subnet(c, n, &net, &prefix)) {
+        if (!is_management && n > 0 && common_subnet(c, n, &net, &prefix)) {
                 *is_fabric = true;
                 for (size_t i = 0; i < n; i++)
                         c[i].address = address_in(c[i].node, net, prefix);
@@ -156,8 +190,14 @@ static size_t choose_plane(struct member *c, size_t n, json_object *left, bool *
                          text, prefix);
                 return n;
         }
-        *is_fabric = false;
-        {
+        *is_fabric = !is_management && strcmp(wanted, "fabric") == 0;
+        if (*is_fabric)
+                return routed_fabric(c, n, left, why, size);
+        if (is_management)
+                snprintf(why, size,
+                         "the management network (each node's IPv4 default route): [cluster] rendezvous = "
+                         "management; the data stays on the fabric");
+        else {
                 const char *a = NULL, *b = NULL;
 
                 for (size_t i = 0; i < n && !a; i++)
@@ -254,6 +294,11 @@ static json_object *digest_of(const struct member *m, size_t n, bool is_fabric, 
 
 json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name)
 {
+        return job_plan_build_on(nodes, head_name, "auto");
+}
+
+json_object *job_plan_build_on(const struct job_nodes *nodes, const char *head_name, const char *plane)
+{
         _cleanup_free_ struct member *c = calloc(nodes->n + 1, sizeof(*c));
         json_object *o, *list, *left, *head = NULL, *self = NULL;
         char error[512] = "", why[256] = "", plane_why[512] = "", reason[320];
@@ -273,7 +318,7 @@ json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name
                         c[n++].node = &nodes->v[i];
         }
         qsort(c, n, sizeof(*c), by_name);
-        n = choose_plane(c, n, left, &is_fabric, plane_why, sizeof(plane_why));
+        n = choose_plane(c, n, left, plane, &is_fabric, plane_why, sizeof(plane_why));
 
         if (head_name && !job_plan_name_is_unique(nodes, head_name)) {
                 bool known = false;

@@ -39,3 +39,7 @@ bool job_plan_name_is_unique(const struct job_nodes *nodes, const char *name);
  * head_name: [cluster] head, NULL for none.
  */
 json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name);
+/* The same with [cluster] rendezvous: "auto" (as above), "management" (always), or "fabric" (where
+ * no subnet holds every member, the owner routes between them: each member at its lowest fabric
+ * address). */
+json_object *job_plan_build_on(const struct job_nodes *nodes, const char *head_name, const char *plane);

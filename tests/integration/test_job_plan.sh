@@ -104,6 +104,17 @@ out=$(sparkc_of spark2 env --for torchrun 2>/dev/null)
 assert_contains "$out" "export NCCL_SOCKET_IFNAME='=eth0'" "NCCL's bootstrap on the management netdev"
 assert_contains "$out" "export GLOO_SOCKET_IFNAME='eth0'" "Gloo on the management netdev"
 assert_contains "$out" "NCCL_IB_HCA=" "the data on the fabric"
+# Plain env too: the plan's digest and plane in a comment, the bootstrap on the management netdev;
+# and env --check takes that environment as this node's own.
+out=$(sparkc_of spark2 env)
+assert_contains "$out" "# sparkd: job plan $(plan_of spark2 'd["digest"]'): 4 nodes, head spark1; rendezvous on the management network" "env's comment"
+assert_contains "$out" "export NCCL_SOCKET_IFNAME='=eth0'" "env's bootstrap"
+rc=0
+ip netns exec "${NS[spark2]}" env -i PATH="$PATH" sh -c "ulimit -l unlimited 2>/dev/null; $out
+        $SPARKC --socket $(sock_of spark2) env --check" >"$TEST_TMP/check.out" 2>&1 || rc=$?
+cat "$TEST_TMP/check.out"
+assert_not_contains "$(cat "$TEST_TMP/check.out")" "SOCKET_IFNAME" "env --check on env's own variables"
+assert_not_contains "$(cat "$TEST_TMP/check.out")" "MASTER_ADDR" "env --check on env's own variables"
 before=$(plan_of spark1 'd["digest"]')
 
 step "spark3 stopped: the others drop it within 15 s, with one new digest, and name it"

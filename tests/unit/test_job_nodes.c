@@ -261,6 +261,35 @@ static void test_head_rules(void)
         job_nodes_free(&nodes);
 }
 
+/* A node whose failing checks fill doctor_why: its reason ends at a word, never inside a port's
+ * name ("...spark1:enp" as the hostfile printed it). */
+static void test_long_reason(void)
+{
+        struct job_nodes nodes;
+        json_object *plan;
+        const char *reason = NULL;
+        size_t used = 0;
+
+        switch8(0, &nodes);
+        for (size_t i = 0; i < nodes.n; i++) {
+                struct job_node *d = &nodes.v[i];
+
+                if (strcmp(d->name, "spark5") != 0)
+                        continue;
+                d->doctor_why[0] = '\0';
+                while (used < sizeof(d->doctor_why) - 1) {
+                        snprintf(d->doctor_why + used, sizeof(d->doctor_why) - used,
+                                 "%sspark1:enp1s0f0np0 down", used ? ", " : "topology: ");
+                        used = strlen(d->doctor_why);
+                }
+        }
+        plan = job_plan_build(&nodes, NULL);
+        reason = str(json_object_array_get_idx(member(plan, "left_out"), 0), "reason");
+        CHECK(reason && strcmp(reason + strlen(reason) - strlen("down..."), "down...") == 0);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+}
+
 /* On the management plane, a node without a default route is left out, named. */
 static void test_no_management(void)
 {
@@ -274,6 +303,33 @@ static void test_no_management(void)
         left = json_object_array_get_idx(member(plan, "left_out"), 0);
         CHECK_STREQ(str(left, "name"), "spark3");
         CHECK(strstr(str(left, "reason"), "no management address") != NULL);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+}
+
+/* [cluster] rendezvous: the management network on a switch, a routed fabric on a ring. */
+static void test_rendezvous_setting(void)
+{
+        struct job_nodes nodes;
+        json_object *plan, *list;
+
+        switch8(0, &nodes);
+        for (size_t i = 0; i < nodes.n; i++)
+                add_address(&nodes.v[i], "enP7s7", "192.168.1.9/24", true);
+        plan = job_plan_build_on(&nodes, NULL, "management");
+        CHECK_STREQ(str(plan, "plane"), "management");
+        CHECK(strstr(str(plan, "plane_why"), "[cluster] rendezvous = management") != NULL);
+        json_object_put(plan);
+        job_nodes_free(&nodes);
+
+        ring4(1, -1, &nodes);
+        plan = job_plan_build_on(&nodes, NULL, "fabric");
+        list = member(plan, "nodes");
+        CHECK_STREQ(str(plan, "plane"), "fabric");
+        CHECK(integer(plan, "size") == 4);
+        CHECK_STREQ(str(json_object_array_get_idx(list, 0), "address"), "10.10.0.1");
+        CHECK_STREQ(str(json_object_array_get_idx(list, 2), "address"), "10.10.1.2");
+        CHECK(strstr(str(plan, "plane_why"), "routed") != NULL);
         json_object_put(plan);
         job_nodes_free(&nodes);
 }
@@ -386,7 +442,9 @@ int main(void)
         RUN(test_ring4_same_plan);
         RUN(test_switch8_same_plan);
         RUN(test_head_rules);
+        RUN(test_long_reason);
         RUN(test_no_management);
+        RUN(test_rendezvous_setting);
         RUN(test_cluster_json);
         RUN(test_framework_goldens);
         RUN(test_framework_refused);

@@ -1,6 +1,7 @@
 /*
  * The topology engine on fixture neighbour tables (tests/fixtures/topology/NAME.json: the
- * "neighbours" section of every node): the shape, the links, the findings, the address plan, and
+ * "neighbours" section of every node, ports numbered by the daemon's own code from their PCI
+ * addresses and twins, see topology_fixture.h): the shape, the links, the findings, the address plan, and
  * the same map whatever order the tables and their ports come in. Each map is also compared
  * with tests/fixtures/topology/expected/NAME.map.json, which the client's renderers are tested
  * on; UPDATE_GOLDEN=1 rewrites those (read the diff before committing it).
