@@ -66,7 +66,12 @@ static int read_node(json_object *e, size_t rank, struct launcher_node *n, char 
 
         if (!name || !address || inet_pton(AF_INET, address, &in) != 1)
                 return REFUSE("the plan's rank %zu has no IPv4 address", rank);
+        /* A name comes from another node and reaches a terminal in refusals and the gate's
+         * report: control bytes as '?'. */
         snprintf(n->name, sizeof(n->name), "%s", name);
+        for (char *c = n->name; *c; c++)
+                if ((unsigned char)*c < ' ' || *c == 0x7f)
+                        *c = '?';
         snprintf(n->address, sizeof(n->address), "%s", address);
         if (ifname && is_ifname(ifname))
                 snprintf(n->ifname, sizeof(n->ifname), "%s", ifname);

@@ -182,6 +182,17 @@ static void hostile_value(json_object *plan, json_object *env)
         json_object_array_add(vars, v);
 }
 
+static void hostile_name(json_object *plan, json_object *env)
+{
+        json_object *nodes = json_object_object_get(plan, "nodes");
+
+        (void)env;
+        json_object_object_add(json_object_array_get_idx(nodes, 2), "name",
+                               json_object_new_string("evil\x1b[2J\n"));
+        json_object_object_add(json_object_array_get_idx(nodes, 2), "ifname",
+                               json_object_new_string("eth9"));
+}
+
 static void test_svd_rules(void)
 {
         struct launcher_plan *p = calloc(1, sizeof(*p));
@@ -204,6 +215,11 @@ static void test_svd_rules(void)
         CHECK(read_plan("ring3", different_eth_if, p) == 0);
         env = render(p, LAUNCHER_SVD, NULL);
         CHECK(strstr(env, "refused: ETH_IF is one netdev for every rank") != NULL);
+        free(env);
+        /* a peer's name reaches the refusal without its control bytes */
+        CHECK(read_plan("ring3", hostile_name, p) == 0);
+        env = render(p, LAUNCHER_SVD, NULL);
+        CHECK(strstr(env, "the plan's spark1 uses enP7s7 and evil?[2J? uses eth9") != NULL);
         free(env);
         /* a value bash would run, or a line break, is refused, not written */
         CHECK(read_plan("pair", hostile_value, p) == 0);
