@@ -9,7 +9,9 @@
 # - four Sparks on a switch: one fabric subnet, the rendezvous on the fabric.
 # JOB_BACKEND=gloo (default) runs on the CPU (Debian's python3-torch); JOB_BACKEND=nccl with a GPU
 # runs NCCL, every rank on cuda:0 of CUDA_VISIBLE_DEVICES (tests/gpu/ sets it).
-# SHAPES limits the shapes run ("ring switch" by default).
+# SHAPES limits the shapes run ("ring switch" by default); FABRIC_RDMA=no declares every node's
+# fabric without RDMA ([fabric] rdma = no), so the plan hands NCCL its socket transport.
+# JOB_NCCL_DEBUG=1 adds NCCL's INIT and NET log to each rank's output, to show the transport.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
@@ -75,6 +77,7 @@ run_job() {
                 # The job's whole set-up is the eval; the job sees nothing else of the test.
                 timeout 180 ip netns exec "${CL_NS[$n]}" unshare --uts env -i PATH="$PATH" HOME="$TEST_TMP" \
                         ${CUDA_VISIBLE_DEVICES:+CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES} \
+                        ${JOB_NCCL_DEBUG:+NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET} \
                         JOB_BACKEND="$backend" SPARKC="$SPARKC" SOCK="$(sock_of "$n")" NODE="$n" \
                         TORCHRUN="$TORCHRUN" JOB="$job" ARGS="${torchrun_args[*]}" sh -c '
                         hostname "$NODE"
@@ -126,7 +129,7 @@ if [[ " $shapes " == *" switch "* ]]; then
                 switch+=("s$i")
         done
 fi
-cluster_start
+if [ -n "${FABRIC_RDMA:-}" ]; then cluster_start "[fabric]" "rdma = $FABRIC_RDMA"; else cluster_start; fi
 
 if [ ${#ring[@]} -gt 0 ]; then
         step "a ring of four: the rendezvous on the management LAN"
