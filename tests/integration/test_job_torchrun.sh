@@ -78,6 +78,8 @@ run_job() {
                 timeout 180 ip netns exec "${CL_NS[$n]}" unshare --uts env -i PATH="$PATH" HOME="$TEST_TMP" \
                         ${CUDA_VISIBLE_DEVICES:+CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES} \
                         ${JOB_NCCL_DEBUG:+NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET} \
+                        ${LD_LIBRARY_PATH:+LD_LIBRARY_PATH=$LD_LIBRARY_PATH} \
+                        ${NCCL_NVLS_ENABLE:+NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE} \
                         JOB_BACKEND="$backend" SPARKC="$SPARKC" SOCK="$(sock_of "$n")" NODE="$n" \
                         TORCHRUN="$TORCHRUN" JOB="$job" ARGS="${torchrun_args[*]}" sh -c '
                         hostname "$NODE"
