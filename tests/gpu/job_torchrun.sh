@@ -14,7 +14,7 @@ export PROBE_HELPER_DIR=${PROBE_HELPER_DIR:-$(dirname "$SPARKD_BIN")}
 export JOB_BACKEND=nccl CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} JOB_NCCL_DEBUG=1 NCCL_NVLS_ENABLE=0
 rc=0
 for rdma in "" no; do
-        echo "=== fabric ${rdma:+without RDMA}${rdma:-as found}"
+        if [ -n "$rdma" ]; then echo "=== fabric declared without RDMA"; else echo "=== fabric as found"; fi
         FABRIC_RDMA=$rdma KEEP_TEST_TMP=1 bash "$here/../integration/test_job_torchrun.sh" >"/tmp/job_torchrun_${rdma:-rdma}.log" 2>&1 || rc=1
         grep -E '^(ring|switch)|PASS|FAIL' "/tmp/job_torchrun_${rdma:-rdma}.log"
         kept=$(ls -td /tmp/sparkd-test_job_torchrun.* 2>/dev/null | head -1)
