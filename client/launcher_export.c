@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/macro.h"
-#include "common/sink_quote.h"
+#include "common/text_escape.h"
 
 #define REFUSE(...) (snprintf(why, size, __VA_ARGS__), -EINVAL)
 
@@ -237,20 +237,20 @@ int launcher_write_sparkrun(FILE *out, const struct launcher_plan *p, const char
               "# first. Check it before a launch: sparkc env --check --for sparkrun FILE\n",
               out);
         fputs("name: ", out);
-        sink_quote_yaml(out, name);
+        escape_yaml(out, name);
         fputs("\ndescription: ", out);
-        sink_quote_yaml(out, description);
+        escape_yaml(out, description);
         fputs("\nhosts:\n", out);
         for (size_t i = 0; i < p->n_nodes; i++) {
                 fputs("  - ", out);
-                sink_quote_yaml(out, p->nodes[i].address);
+                escape_yaml(out, p->nodes[i].address);
                 fputc('\n', out);
         }
         fputs("topology: ", out);
-        sink_quote_yaml(out, topology);
+        escape_yaml(out, topology);
         /* The plane the plan's addresses are on: the fabric's (cx7) or the management network's. */
         fputs("\ntransfer_interface: ", out);
-        sink_quote_yaml(out, strcmp(p->plane, "fabric") == 0 ? "cx7" : "mgmt");
+        escape_yaml(out, strcmp(p->plane, "fabric") == 0 ? "cx7" : "mgmt");
         fputc('\n', out);
         return 0;
 }
@@ -259,7 +259,7 @@ static int env_line(FILE *out, const char *prefix, const char *name, const char 
                     size_t size)
 {
         fprintf(out, "%s%s=", prefix, name);
-        if (sink_quote_env(out, value) < 0)
+        if (escape_env_file_value(out, value) < 0)
                 return REFUSE("%s%s: \"%.64s\" holds a character other than letters, digits and . , : / = + "
                               "@ _ - (what bash and a quote-stripping reader both read as written)",
                               prefix, name, value);

@@ -85,6 +85,25 @@ void escape_yaml(FILE *f, const char *s)
         fputc('"', f);
 }
 
+bool escape_env_file_value_is_safe(const char *s)
+{
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+                      strchr(".,:/=+@_-", *s)))
+                        return false;
+        return true;
+}
+
+int escape_env_file_value(FILE *f, const char *s)
+{
+        if (!escape_env_file_value_is_safe(s))
+                return -EINVAL;
+        fprintf(f, "\"%s\"", s);
+        return 0;
+}
+
 void escape_term(FILE *f, const char *s)
 {
         escape_controls(f, s, NULL);

@@ -16,6 +16,10 @@
  *                                           no escapes at all: a value holding a control
  *                                           character cannot be written and is refused
  *   YAML              escape_yaml           a "double-quoted" scalar, controls as \xNN
+ *   launcher .env     escape_env_file_value "double-quoted", the value limited to letters, digits
+ *                                           and . , : / = + @ _ - so that bash and a reader that
+ *                                           strips the quotes see the same bytes; anything else
+ *                                           is refused (-EINVAL) and nothing is written
  *   terminal          escape_term           control characters and bytes that are not UTF-8 as
  *                                           \xNN (escape sequences, fake lines, reordering)
  *   log               escape_log            the same, into a buffer, for log messages
@@ -24,6 +28,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,6 +38,9 @@ void escape_systemd_value(FILE *f, const char *s);
 /* -EINVAL, writing nothing, when s holds a control character. */
 int escape_docker_value(FILE *f, const char *s);
 void escape_yaml(FILE *f, const char *s);
+/* Whether s is non-empty and holds only the characters escape_env_file_value writes. */
+bool escape_env_file_value_is_safe(const char *s);
+int escape_env_file_value(FILE *f, const char *s);
 void escape_term(FILE *f, const char *s);
 /* escape_term into a new string; NULL when out of memory. */
 char *escape_term_dup(const char *s);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "client/launcher_export.h"
-#include "common/sink_quote.h"
+#include "common/text_escape.h"
 #include "golden.h"
 #include "test.h"
 
@@ -241,13 +241,13 @@ static void test_yaml_quote(void)
         size_t size = 0;
         FILE *f = open_memstream(&text, &size);
 
-        sink_quote_yaml(f, "a\"b\\c\nd: e");
+        escape_yaml(f, "a\"b\\c\nd: e");
         fclose(f);
         CHECK_STREQ(text, "\"a\\\"b\\\\c\\x0ad: e\"");
         free(text);
-        CHECK(sink_env_value_is_safe("=roceP2p1s0f1:1,rocep1s0f1:1"));
-        CHECK(!sink_env_value_is_safe("a b") && !sink_env_value_is_safe("$(id)") &&
-              !sink_env_value_is_safe("'") && !sink_env_value_is_safe(""));
+        CHECK(escape_env_file_value_is_safe("=roceP2p1s0f1:1,rocep1s0f1:1"));
+        CHECK(!escape_env_file_value_is_safe("a b") && !escape_env_file_value_is_safe("$(id)") &&
+              !escape_env_file_value_is_safe("'") && !escape_env_file_value_is_safe(""));
 }
 
 /* The gate: the count of differences, and whether the report names want. */
