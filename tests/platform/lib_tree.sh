@@ -82,7 +82,7 @@ source_copy() {
         local dest=$1
         mkdir -p "$dest"
         (cd "$src" && git -c safe.directory='*' ls-files -z --cached --others --exclude-standard |
-                tar --null -T - --no-recursion --ignore-failed-read -cf - 2>/dev/null) |
+                tar --null --no-recursion --ignore-failed-read -cf - -T -) |
                 tar -C "$dest" -xf - || fail "could not copy the source tree to $dest"
         [ -f "$dest/debian/control" ] || fail "$src: git lists no debian/control (not a checkout?)"
 }

@@ -51,11 +51,11 @@ rc=0
 tree_run --bind-ro="$qemu:/usr/local/bin/qemu-aarch64-static" \
         bash /srv/work/arm64_inside.sh >"$tmp/inside.log" 2>&1 || rc=$?
 t_end=$(date +%s)
+echo "time: tree $((t_tree - t_start)) s, in the tree $((t_end - t_tree)) s, all $((t_end - t_start)) s"
 grep -E '^(ok|FAIL|SKIP|---|    )' "$tmp/inside.log" || true
 if [ "$rc" != 0 ]; then
         echo "--- the last 60 lines of the log:"
         tail -n 60 "$tmp/inside.log"
         fail "in the arm64 cross tree (status $rc; see above)"
 fi
-echo "time: tree $((t_tree - t_start)) s, in the tree $((t_end - t_tree)) s, all $((t_end - t_start)) s"
 echo "PASS: sparkd cross-builds for arm64 with warnings as errors, its unit tests pass under qemu-user, and dpkg-buildpackage -aarm64 builds it"

@@ -23,7 +23,7 @@ ok "built with --werror ($(grep -c 'Compiling' "$w/werror-build.log") files comp
 if as_owner "$w/sparkd" -c 'meson test -C ../build-werror --suite unit --num-processes 2 --print-errorlogs >../werror-unit.log 2>&1'; then
         ok "unit suite: $(grep -E '^(Ok|Fail|Skipped|Timeout):' "$w/werror-unit.log" | tr -s ' \n' ' ')"
 else
-        grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|^(Ok|Fail|Skipped|Timeout):' "$w/werror-unit.log" | sed 's/^/    /'
+        grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|^(Ok|Fail|Skipped|Timeout):' "$w/werror-unit.log" | awk '!seen[$0]++' | sed 's/^/    /'
         fail "the unit suite"
 fi
 
