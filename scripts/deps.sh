@@ -63,9 +63,19 @@ test) wanted=("${test_packages[@]}") ;;
 *) echo "usage: $0 build|test" >&2; exit 2 ;;
 esac
 
+# A name is there when a package of that name is installed, or one that provides it (pkgconf
+# provides pkg-config on Debian 13, and a Build-Depends on pkg-config takes it).
+declare -A present=()
+while IFS='|' read -r status package provides; do
+        [ "${status% }" = ii ] || continue
+        present[$package]=1
+        for name in ${provides//,/ }; do
+                case "$name" in "("* | *")") ;; *) present[$name]=1 ;; esac
+        done
+done < <(dpkg-query -W -f='${db:Status-Abbrev}|${Package}|${Provides}\n' 2>/dev/null)
 missing=()
 for p in "${wanted[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+        [ -n "${present[$p]:-}" ] || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
