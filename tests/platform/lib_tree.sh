@@ -9,6 +9,9 @@
 
 cache=${SPARKD_PLATFORM_CACHE:-/var/cache/sparkd-tests}
 
+# What apt says when it cannot reach the mirror.
+network_errors='Failed to fetch|Could not resolve|Temporary failure resolving|Could not connect|Connection timed out|Network is unreachable'
+
 step() { echo "--- $(date -u +%T) $*"; }
 ok() { echo "ok:   $*"; }
 
@@ -59,6 +62,11 @@ tree_prepare() {
                         >"$tmp/setup.log" 2>&1; then
                         tail -n 30 "$tmp/setup.log"
                         rm -rf "$tree.new"
+                        # The mirror out of reach is no fault of the tree; a Build-Depends that
+                        # this Debian cannot satisfy is.
+                        if grep -qE "$network_errors" "$tmp/setup.log"; then
+                                skip "the Debian mirror did not answer while preparing $suite's tree (above)"
+                        fi
                         fail "could not prepare $suite's tree (last lines of $(basename "$setup") above)"
                 fi
                 mv "$tree.new" "$tree"
