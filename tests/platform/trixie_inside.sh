@@ -63,10 +63,17 @@ fi
 dpkg-query -W -f='${Status} ${Version}\n' sparkd | grep -q '^install ok installed' || fail "sparkd is not installed"
 ok "installed: sparkd $(dpkg-query -W -f='${Version}' sparkd)"
 
-step "4. Depends names every library the programs link"
+step "4. Depends names the package of every library the programs link"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "    Depends: $depends"
 dpkg-deb -x "$deb" "$w/root"
+# needed_paths ELF: the files of the libraries ELF names itself (NEEDED), as the loader finds them.
+needed_paths() {
+        local soname
+        for soname in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+                ldd "$1" | awk -v s="$soname" '$1 == s && $2 == "=>" { print $3 }' | xargs -r realpath
+        done
+}
 declare -A lib_pkg=()
 while read -r elf; do
         head -c 4 "$elf" | grep -q ELF || continue
@@ -75,7 +82,7 @@ while read -r elf; do
                         fail "$elf links $lib, which no package owns"
                 [ -n "$pkg" ] || fail "$elf links $lib, which no package owns"
                 lib_pkg[$pkg]+="$(basename "$lib") "
-        done < <(ldd "$elf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | xargs -r realpath)
+        done < <(needed_paths "$elf")
 done < <(find "$w/root/usr/sbin" "$w/root/usr/bin" "$w/root/usr/libexec" -type f)
 t64=0
 for pkg in $(printf '%s\n' "${!lib_pkg[@]}" | sort); do
