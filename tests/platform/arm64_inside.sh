@@ -8,6 +8,12 @@ export LANG=C.UTF-8
 step() { echo "--- $(date -u +%T) $*"; }
 ok() { echo "ok:   $*"; }
 fail() { echo "FAIL: $*"; exit 1; }
+# The CPU time of everything run here, for the stage's budget (wall time depends on the load).
+cpu_time() {
+        times >/tmp/sparkd-times # in this shell: a pipe would ask a fresh subshell
+        awk 'NR == 2 { print "cpu:  user " $1 ", system " $2 " (the builds and tests run here)" }' /tmp/sparkd-times
+}
+trap cpu_time EXIT
 
 . /etc/os-release
 ok "$PRETTY_NAME on $(dpkg --print-architecture), for arm64: $(aarch64-linux-gnu-gcc --version | head -n 1)," \

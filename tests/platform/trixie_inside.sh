@@ -7,6 +7,12 @@ w=/srv/work
 step() { echo "--- $(date -u +%T) $*"; }
 ok() { echo "ok:   $*"; }
 fail() { echo "FAIL: $*"; exit 1; }
+# The CPU time of everything run here, for the stage's budget (wall time depends on the load).
+cpu_time() {
+        times >/tmp/sparkd-times # in this shell: a pipe would ask a fresh subshell
+        awk 'NR == 2 { print "cpu:  user " $1 ", system " $2 " (the builds and tests run here)" }' /tmp/sparkd-times
+}
+trap cpu_time EXIT
 as_owner() { runuser -u owner -- env -C "$1" HOME=/home/owner PATH=/usr/sbin:/usr/bin:/sbin:/bin \
         DEB_BUILD_OPTIONS=parallel=2 LANG=C.UTF-8 bash -euo pipefail "${@:2}"; }
 
