@@ -16,7 +16,7 @@ systemd_pc_package() {
                 echo systemd-dev
                 return
         fi
-        if [ -n "$(apt-cache policy systemd 2>/dev/null | sed -n 's/^ *Candidate: *//p')" ]; then
+        if compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
                 echo systemd
                 return
         fi
