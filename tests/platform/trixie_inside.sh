@@ -87,7 +87,7 @@ while read -r elf; do
                 pkg=$(dpkg -S "$lib" 2>/dev/null | head -n 1 | cut -d: -f1) ||
                         fail "$elf links $lib, which no package owns"
                 [ -n "$pkg" ] || fail "$elf links $lib, which no package owns"
-                lib_pkg[$pkg]+="$(basename "$lib") "
+                [[ " ${lib_pkg[$pkg]:-}" == *" $(basename "$lib") "* ]] || lib_pkg[$pkg]+="$(basename "$lib") "
         done < <(needed_paths "$elf")
 done < <(find "$w/root/usr/sbin" "$w/root/usr/bin" "$w/root/usr/libexec" -type f)
 t64=0
