@@ -35,6 +35,7 @@ if meson test -C ../build-arm64 --suite unit --num-processes 2 --timeout-multipl
         grep -E '^ *[0-9]+/[0-9]+ .* SKIP' ../unit.log | sed 's/^/    /' || true
 else
         grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT|SKIP)|^(Ok|Fail|Skipped|Timeout):' ../unit.log | sed 's/^/    /'
+        sed -n '/Summary of Failures/q;p' ../unit.log | grep -v '^ *[0-9]*/[0-9]* ' | tail -n 40 || true
         fail "the unit suite under qemu-user"
 fi
 

@@ -30,6 +30,7 @@ if as_owner "$w/sparkd" -c 'meson test -C ../build-werror --suite unit --num-pro
         ok "unit suite: $(grep -E '^(Ok|Fail|Skipped|Timeout):' "$w/werror-unit.log" | tr -s ' \n' ' ')"
 else
         grep -E '^ *[0-9]+/[0-9]+ .*(FAIL|TIMEOUT)|^(Ok|Fail|Skipped|Timeout):' "$w/werror-unit.log" | awk '!seen[$0]++' | sed 's/^/    /'
+        sed -n '/Summary of Failures/q;p' "$w/werror-unit.log" | grep -v '^ *[0-9]*/[0-9]* ' | tail -n 40 || true
         fail "the unit suite"
 fi
 
