@@ -34,7 +34,7 @@ run_build() {
         logs+=("$top/$dir/meson-logs/testlog.json")
 }
 
-run_build build-ci "lint unit integration package fuzz rdma-vm" -Dbuildtype=debugoptimized
+run_build build-ci "lint unit integration package fuzz rdma-vm platform" -Dbuildtype=debugoptimized
 run_build build-asan "unit integration" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 
 python3 - "${logs[@]}" <<'PY'

@@ -7,6 +7,7 @@
 
 static int test_failures;
 static int test_checks;
+static int test_skips;
 
 #define CHECK(cond)                                                                                         \
         do {                                                                                                \
@@ -35,8 +36,16 @@ static int test_checks;
                 printf("%s %s\n", test_failures == _before ? "ok  " : "FAIL", #test);                       \
         } while (0)
 
+/* SKIP_RUN: a test this machine cannot run, with the reason; the others still run, and the
+ * program then exits 77 (meson's skip) unless one of them failed. */
+#define SKIP_RUN(test, reason)                                                                              \
+        do {                                                                                                \
+                test_skips++;                                                                               \
+                printf("SKIP %s: %s\n", #test, reason);                                                     \
+        } while (0)
+
 static inline int test_result(void)
 {
-        printf("%d checks, %d failed\n", test_checks, test_failures);
-        return test_failures ? 1 : 0;
+        printf("%d checks, %d failed, %d skipped\n", test_checks, test_failures, test_skips);
+        return test_failures ? 1 : test_skips ? 77 : 0;
 }

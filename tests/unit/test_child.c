@@ -90,6 +90,22 @@ static void test_lines_environment_and_exit(void)
         CHECK(strstr(s.lines[0], "\"path\":0") == NULL);
 }
 
+/* child.c learns why exec failed from what the vfork child wrote into the parent's memory.
+ * qemu-user runs vfork as fork, so there nothing written in the child reaches the parent. */
+static bool vfork_shares_memory(void)
+{
+        volatile int written = 0;
+        pid_t pid = vfork();
+
+        if (pid == 0) {
+                written = 1;
+                _exit(0);
+        }
+        if (pid > 0)
+                (void)waitpid(pid, NULL, 0);
+        return written == 1;
+}
+
 static void test_a_program_that_cannot_run(void)
 {
         char path[] = "/tmp/sparkd-test-child-XXXXXX";
@@ -182,7 +198,11 @@ int main(void)
         sigchld = evsignal_new(base, SIGCHLD, on_sigchld, NULL);
         CHECK(base && sigchld && evsignal_add(sigchld, NULL) == 0);
         RUN(test_lines_environment_and_exit);
-        RUN(test_a_program_that_cannot_run);
+        if (vfork_shares_memory())
+                RUN(test_a_program_that_cannot_run);
+        else
+                SKIP_RUN(test_a_program_that_cannot_run,
+                         "vfork does not share the parent's memory here (qemu-user runs it as fork)");
         RUN(test_the_deadline_kills);
         RUN(test_niceness);
         RUN(test_an_owner_abandons_its_children);
