@@ -48,12 +48,12 @@ test_packages=(
         "${build_packages[@]}"
         systemd iproute2 procps util-linux passwd python3 ethtool openssl jq graphviz nftables
         avahi-daemon avahi-utils dbus lldpd
-        iperf3 prometheus prometheus-node-exporter python3-yaml graphviz
+        iperf3 prometheus prometheus-node-exporter python3-yaml binutils
         clang-format
         clang libclang-rt-dev valgrind
         lintian bash-completion
         debootstrap systemd-container git
-        slurmd slurmctld munge openmpi-bin
+        slurmd slurmctld munge openmpi-bin python3-torch
         qemu-system-x86 qemu-utils qemu-user-static binfmt-support
 )
 
