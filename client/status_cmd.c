@@ -8,6 +8,7 @@
 #include "client.h"
 #include "common/jsonrpc.h"
 #include "common/strutil.h"
+#include "common/text_escape.h"
 #include "config.h"
 #include "rpc.h"
 
@@ -143,12 +144,24 @@ int cmd_reload(const struct client_options *o, int argc, char **argv)
         return EXIT_OK;
 }
 
-static void show_metrics(json_object *result)
-{
-        fputs(client_get_string(result, "text", ""), stdout);
-}
-
 int cmd_metrics(const struct client_options *o, int argc, char **argv)
 {
-        return client_show(o, argc, argv, show_metrics);
+        /* The exposition is a document of lines: the reply is taken unescaped and each line
+         * escaped for the terminal, its line ends kept. */
+        struct client_options whole = *o;
+        struct jsonrpc_response resp;
+        int r;
+
+        if (client_no_args(argv[0], argc) < 0)
+                return EXIT_DAEMON_ERROR;
+        whole.json = true;
+        r = client_call(&whole, argv[0], NULL, &resp);
+        if (r < 0)
+                return -r;
+        if (o->json)
+                client_print_json(resp.result);
+        else
+                escape_term_document(stdout, client_get_string(resp.result, "text", ""));
+        jsonrpc_response_done(&resp);
+        return EXIT_OK;
 }

@@ -109,6 +109,22 @@ void escape_term(FILE *f, const char *s)
         escape_controls(f, s, NULL);
 }
 
+void escape_term_document(FILE *f, const char *s)
+{
+        for (const char *end; *s; s = *end ? end + 1 : end) {
+                char *line;
+
+                end = strchrnul(s, '\n');
+                line = strndup(s, (size_t)(end - s));
+                if (!line)
+                        return;
+                escape_term(f, line);
+                free(line);
+                if (*end)
+                        fputc('\n', f);
+        }
+}
+
 char *escape_term_dup(const char *s)
 {
         char *text = NULL;

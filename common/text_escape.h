@@ -22,6 +22,8 @@
  *                                           is refused (-EINVAL) and nothing is written
  *   terminal          escape_term           control characters and bytes that are not UTF-8 as
  *                                           \xNN (escape sequences, fake lines, reordering)
+ *   terminal lines    escape_term_document  a document the daemon wrote (the metrics text): each
+ *                                           line through escape_term, the line ends kept
  *   log               escape_log            the same, into a buffer, for log messages
  *   Graphviz          (topology_render.c)   "quoted" ID strings with '"' and '\' escaped
  */
@@ -42,6 +44,9 @@ void escape_yaml(FILE *f, const char *s);
 bool escape_env_file_value_is_safe(const char *s);
 int escape_env_file_value(FILE *f, const char *s);
 void escape_term(FILE *f, const char *s);
+/* A document of lines (the metrics exposition): each line as escape_term has it, its line ends
+ * kept. */
+void escape_term_document(FILE *f, const char *s);
 /* escape_term into a new string; NULL when out of memory. */
 char *escape_term_dup(const char *s);
 /* escape_term of every string of o, keys and values, in place: what a program that shows a

@@ -102,6 +102,9 @@ static void test_escapes(void)
         check_escape(escape_systemd_value, "50% \"q\" \\ \n", "50%% \\\"q\\\" \\\\ \\x0a");
         check_escape(escape_yaml, "lo:\n  mtu: \"1\"", "\"lo:\\x0a  mtu: \\\"1\\\"\"");
         check_escape(escape_term, "\x1b[2J\xe9 caf\xc3\xa9", "\\x1b[2J\\xe9 caf\xc3\xa9");
+        /* The metrics text keeps its lines, and only its lines. */
+        check_escape(escape_term_document, "a 1\nb{x=\"\x1b[2J\"} 2\n\n", "a 1\nb{x=\"\\x1b[2J\"} 2\n\n");
+        check_escape(escape_term_document, "\r\nend", "\\x0d\nend");
         m = open_memstream(&text, &size);
         CHECK(escape_docker_value(m, "a\nB=1") == -EINVAL);
         CHECK(escape_docker_value(m, "10.0.0.1 # x") == 0);
