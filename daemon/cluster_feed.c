@@ -30,10 +30,8 @@ static int64_t now_usec(void)
 
 static void update_doctor(struct cluster_feed *f, int64_t now)
 {
-        json_object *doctor = NULL;
+        json_object *doctor = fabric_api_doctor_kept(f->s.fabric);
 
-        if (fabric_api_doctor(f->s.fabric, &doctor) < 0)
-                doctor = NULL;
         f->doctor_at = now;
         (void)cluster_set_section(f->s.cluster, "doctor", cluster_section_doctor(doctor));
         json_object_put(doctor);
