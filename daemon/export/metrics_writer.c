@@ -42,6 +42,7 @@ char *metrics_writer_text(struct metrics_writer *w)
         /* The doctor's kept result: a scrape does not run it. Without it the other metrics still
          * go out; its checks are left out. */
         state.doctor = fabric_api_doctor_kept(w->sources.fabric);
+        state.doctor_runs = w->sources.fabric->keep ? doctor_keep_runs(w->sources.fabric->keep) : 0;
         peers = peers_to_json(w->sources.peers);
         latest = history_latest(probes_history(w->sources.probes));
         text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links,
