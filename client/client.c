@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_get.h"
 #include "common/jsonrpc.h"
+#include "common/macro.h"
 #include "common/proto.h"
+#include "common/text_escape.h"
 #include "rpc.h"
 
 volatile sig_atomic_t client_interrupted;
@@ -46,10 +49,12 @@ static void client_print_error(const char *method, const struct jsonrpc_response
 
         if (strncmp(message, method, n) == 0 && strncmp(message + n, ": ", 2) == 0)
                 message += n + 2;
+        fprintf(stderr, "sparkc: %s: ", method);
+        escape_term(stderr, message);
         if (resp->error_code == RPC_INVALID_PARAMS)
-                fprintf(stderr, "sparkc: %s: %s\n", method, message);
+                fputc('\n', stderr);
         else
-                fprintf(stderr, "sparkc: %s: %s (error %d)\n", method, message, resp->error_code);
+                fprintf(stderr, " (error %d)\n", resp->error_code);
 }
 
 /* Calls one method. Returns 0 with the response, or -EXIT_* after saying what went wrong. */
@@ -69,6 +74,10 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
                 if (r == -ETIMEDOUT)
                         fprintf(stderr, "sparkc: sparkd at %s did not answer %s within %d s\n",
                                 o->socket_path, method, o->timeout_ms / 1000);
+                else if (r == -EMSGSIZE)
+                        fprintf(stderr,
+                                "sparkc: %s: the answer of sparkd at %s is over the %d MiB sparkc reads\n",
+                                method, o->socket_path, SPARKD_MAX_REPLY >> 20);
                 else
                         fprintf(stderr, "sparkc: %s: lost the connection to sparkd at %s: %s\n", method,
                                 o->socket_path, strerror(-r));
@@ -77,6 +86,14 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
         }
         if (resp->error_message) {
                 client_print_error(method, resp);
+                jsonrpc_response_done(resp);
+                rpc_close(c);
+                return -EXIT_DAEMON_ERROR;
+        }
+        /* Shown as text, every string of the reply is escaped for the terminal here, once: a
+         * peer's or a switch's bytes never reach it as they came. --json output is JSON's own
+         * escaping. */
+        if (!o->json && escape_term_json(resp->result) < 0) {
                 jsonrpc_response_done(resp);
                 rpc_close(c);
                 return -EXIT_DAEMON_ERROR;
@@ -90,9 +107,12 @@ int client_call_keep(const struct client_options *o, const char *method, json_ob
 
 void client_print_json(json_object *obj)
 {
-        printf("%s\n",
-               json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+        /* The same text on every distribution, whichever json-c it has (json-c's own when there
+         * is no memory for that). */
+        const int flags = JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE;
+        _cleanup_free_ char *text = json_pretty_text(obj, flags);
+
+        printf("%s\n", text ? text : json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | flags));
 }
 
 const char *client_get_string(json_object *obj, const char *key, const char *fallback)

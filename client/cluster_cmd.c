@@ -49,6 +49,28 @@ static void format_age(char *buf, size_t size, double age_s)
                 snprintf(buf, size, "%ldd%02ldh", s / 86400, s % 86400 / 3600);
 }
 
+/* The node before n whose doctor has a check with the same id, status and summary as c (a
+ * cluster-wide finding, such as the topology's, reads the same on every node), or NULL. */
+static const char *same_check_before(json_object *nodes, size_t n, json_object *c)
+{
+        for (size_t i = 0; i < n; i++) {
+                json_object *checks = member(
+                        member(member(json_object_array_get_idx(nodes, i), "sections"), "doctor"), "checks");
+
+                for (size_t k = 0; checks && k < json_object_array_length(checks); k++) {
+                        json_object *o = json_object_array_get_idx(checks, k);
+
+                        if (strcmp(client_get_string(o, "id", ""), client_get_string(c, "id", "")) == 0 &&
+                            strcmp(client_get_string(o, "status", ""), client_get_string(c, "status", "")) ==
+                                    0 &&
+                            strcmp(client_get_string(o, "summary", ""),
+                                   client_get_string(c, "summary", "")) == 0)
+                                return client_get_string(json_object_array_get_idx(nodes, i), "name", "?");
+                }
+        }
+        return NULL;
+}
+
 static void show_nodes(json_object *result)
 {
         json_object *nodes = member(result, "nodes");
@@ -72,9 +94,15 @@ static void show_nodes(json_object *result)
                        client_get_string(node, "version", "-"), age, n_checks ? "" : "-");
                 for (size_t k = 0; k < n_checks; k++) {
                         json_object *c = json_object_array_get_idx(checks, k);
+                        const char *before = same_check_before(nodes, i, c);
 
-                        printf("    %-8s %s: %s\n", client_get_string(c, "status", "?"),
-                               client_get_string(c, "id", "?"), client_get_string(c, "summary", ""));
+                        /* Said once: a finding every node reports is not repeated under each. */
+                        if (before)
+                                printf("    %-8s %s: as on %s\n", client_get_string(c, "status", "?"),
+                                       client_get_string(c, "id", "?"), before);
+                        else
+                                printf("    %-8s %s: %s\n", client_get_string(c, "status", "?"),
+                                       client_get_string(c, "id", "?"), client_get_string(c, "summary", ""));
                 }
         }
 }
@@ -134,9 +162,28 @@ static void show_alerts(json_object *result)
         }
 }
 
+/* Only when two node ids carry one name: such a name names neither. */
+static void show_name_clashes(json_object *result)
+{
+        json_object *clashes = member(result, "name_clashes");
+        size_t n = clashes ? json_object_array_length(clashes) : 0;
+
+        if (n)
+                printf("\nNAMES CARRIED BY MORE THAN ONE NODE (none is the head by that name)\n");
+        for (size_t i = 0; i < n; i++) {
+                json_object *c = json_object_array_get_idx(clashes, i), *ids = member(c, "node_ids");
+
+                printf("%s:", client_get_string(c, "name", "?"));
+                for (size_t k = 0; ids && k < json_object_array_length(ids); k++)
+                        printf(" %s", json_object_get_string(json_object_array_get_idx(ids, k)));
+                printf("\n");
+        }
+}
+
 static void show_cluster(json_object *result)
 {
         show_nodes(result);
+        show_name_clashes(result);
         show_links(result);
         show_alerts(result);
 }

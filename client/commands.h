@@ -9,7 +9,7 @@
 
 /* The options of the commands that have their own. */
 extern const struct command_options env_options, doctor_options, probe_options, history_options,
-        keygen_options, topology_options, hostfile_options, cluster_options;
+        keygen_options, topology_options, hostfile_options, cluster_options, export_options;
 
 /* status_cmd.c */
 int cmd_status(const struct client_options *o, int argc, char **argv);
@@ -30,6 +30,11 @@ int cmd_topology(const struct client_options *o, int argc, char **argv);
 int cmd_env_check(const struct client_options *o);
 /* hostfile_cmd.c */
 int cmd_hostfile(const struct client_options *o, int argc, char **argv);
+/* sparkc plan: the job plan whole (exit 0 when it has a head and this node is a member) */
+int cmd_plan(const struct client_options *o, int argc, char **argv);
+/* export_cmd.c: sparkc export sparkrun|svd, and sparkc env --check --for sparkrun|svd FILE */
+int cmd_export(const struct client_options *o, int argc, char **argv);
+int cmd_env_check_file(const struct client_options *o, const char *launcher, const char *path);
 /* probe_cmd.c */
 int cmd_probe(const struct client_options *o, int argc, char **argv);
 int cmd_history(const struct client_options *o, int argc, char **argv);

@@ -65,9 +65,16 @@ int cmd_env(const struct client_options *o, int argc, char **argv)
                 default:
                         fprintf(stderr, "usage: sparkc env [--mode auto|safe|dmabuf] [--format "
                                         "sh|docker|systemd] [--force] [--for torchrun|ray|vllm|sglang|mpi]\n"
-                                        "       sparkc env --check\n");
+                                        "       sparkc env --check [--for sparkrun|svd FILE]\n");
                         return EXIT_DAEMON_ERROR;
                 }
+        }
+        if (check && framework && !force && strcmp(mode, "auto") == 0 && format == ENV_FORMAT_SH) {
+                if (optind + 1 != argc) {
+                        fprintf(stderr, "sparkc: env --check --for %s: name the file to check\n", framework);
+                        return ENV_CHECK_EXIT_UNKNOWN;
+                }
+                return cmd_env_check_file(o, framework, argv[optind]);
         }
         if (check && (shaped || force)) {
                 fprintf(stderr,

@@ -64,7 +64,7 @@ static void print_link_row(json_object *l)
             used < sizeof(notes))
                 used += (size_t)snprintf(notes + used, sizeof(notes) - used, "%s%s", used ? "; " : "",
                                          json_object_get_string(json_object_array_get_idx(addrs, 0)));
-        printf("%-16s %-16s %-20s %-11s %-6s %6d %6d  %-13s %-13s %-20s %s\n",
+        printf("%-16s %-16s %-23s %-11s %-6s %6d %6d  %-13s %-13s %-20s %s\n",
                client_get_string(l, "name", "?"), client_get_string(l, "twin", "-"), state, mtu, speed,
                client_get_int(l, "flaps"), client_get_int(l, "corrections"),
                throughput(l, "rx_gbps", "tx_gbps", now, sizeof(now)),
@@ -83,7 +83,8 @@ static void show_links(json_object *result)
                        "names "
                        "none\n");
         } else {
-                printf("%-16s %-16s %-20s %-11s %-6s %6s %6s  %-13s %-13s %-20s %s\n", "IFACE", "TWIN",
+                /* STATE fits the longest: "lowerlayerdown,flapping". */
+                printf("%-16s %-16s %-23s %-11s %-6s %6s %6s  %-13s %-13s %-20s %s\n", "IFACE", "TWIN",
                        "STATE", "MTU NOW/WANT", "SPEED", "FLAPS", "FIXES", "GB/S RX/TX", "PEAK RX/TX",
                        "LAST CHANGE", "NOTES");
                 for (size_t i = 0; i < json_object_array_length(links); i++)

@@ -32,14 +32,17 @@ static void show_neighbours(json_object *result)
                        client_get_string(chassis, "id", "?"), client_get_string(chassis, "name", "?"));
         else
                 printf("lldpd %s: neighbours from the peer channel only (see sparkc doctor --check "
-                       "lldpd)\n\n",
-                       lldpd);
+                       "lldpd)\n%s%s\n",
+                       lldpd, client_get_string(result, "lldpd_detail", ""),
+                       client_get_string(result, "lldpd_detail", NULL) ? "\n" : "");
         if (!ports || json_object_array_length(ports) == 0) {
                 printf("no fabric ports\n");
                 return;
         }
-        printf("%-16s %-4s %-6s %-5s %-20s %-20s %-6s %-6s %s\n", "PORT", "RAIL", "SPEED", "OPER", "FAR END",
-               "FAR PORT", "SPEED", "SOURCE", "NODE");
+        /* OPER fits the longest operstate (lowerlayerdown); NODE is a node id's first 8 digits, or
+         * "not sparkd" whole. */
+        printf("%-16s %-4s %-6s %-14s %-26s %-20s %-6s %-6s %s\n", "PORT", "RAIL", "SPEED", "OPER",
+               "FAR END", "FAR PORT", "SPEED", "SOURCE", "NODE");
         for (size_t i = 0; i < json_object_array_length(ports); i++) {
                 json_object *p = json_object_array_get_idx(ports, i), *nb = NULL;
                 char speed[24], far_speed[24] = "-";
@@ -51,11 +54,11 @@ static void show_neighbours(json_object *result)
                         format_speed(nb, far_speed, sizeof(far_speed));
                         node = client_get_string(nb, "node_id", NULL);
                 }
-                printf("%-16s %-4d %-6s %-5s %-20s %-20s %-6s %-6s %.8s%s\n",
+                printf("%-16s %-4d %-6s %-14s %-26s %-20s %-6s %-6s %.*s%s\n",
                        client_get_string(p, "netdev", "?"), client_get_int(p, "rail"), speed,
                        client_get_string(p, "oper", "?"), nb ? client_get_string(nb, "sysname", "?") : "-",
                        nb ? client_get_string(nb, "port_descr", client_get_string(nb, "port_id", "?")) : "-",
-                       far_speed, nb ? client_get_string(nb, "source", "?") : "-",
+                       far_speed, nb ? client_get_string(nb, "source", "?") : "-", node ? 8 : 16,
                        node ? node
                        : nb ? "not sparkd"
                             : "-",

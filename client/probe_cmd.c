@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "common/jsonrpc.h"
 #include "common/strutil.h"
+#include "common/text_escape.h"
 #include "probe_table.h"
 #include "rpc.h"
 
@@ -19,7 +20,7 @@ static void on_progress(const char *method, json_object *params, void *userdata)
         json_object *gbps, *elapsed;
 
         /* A live line on a terminal only: scripts read the result, not the ticker. */
-        if (!isatty(STDERR_FILENO) || strcmp(method, "probe-progress") != 0)
+        if (!isatty(STDERR_FILENO) || strcmp(method, "probe-progress") != 0 || escape_term_json(params) < 0)
                 return;
         fprintf(stderr, "\r\033[K%s %s: %s", client_get_string(params, "kind", "probe"), phase,
                 client_get_string(params, "message", ""));
@@ -104,6 +105,8 @@ static int run_one(const struct client_options *o, const char *peer, const char 
         rpc_close(c);
         if (isatty(STDERR_FILENO))
                 fprintf(stderr, "\r\033[K");
+        if (r == 0 && !o->json && resp.result)
+                (void)escape_term_json(resp.result);
         if (r < 0) {
                 fprintf(stderr, "sparkc: probe: no answer from sparkd: %s\n", strerror(-r));
                 return -1;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text_escape.h"
+
 static const char *get_str(json_object *o, const char *key, const char *fallback)
 {
         json_object *v;
@@ -11,6 +13,12 @@ static const char *get_str(json_object *o, const char *key, const char *fallback
         if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
                 return json_object_get_string(v);
         return fallback;
+}
+
+void report_put_text(FILE *out, const char *s)
+{
+        for (; *s; s++)
+                fputc((unsigned char)*s < ' ' || *s == 0x7f ? '?' : *s, out);
 }
 
 int env_format_from_string(const char *s, enum env_format *out)
@@ -24,19 +32,6 @@ int env_format_from_string(const char *s, enum env_format *out)
         else
                 return -EINVAL;
         return 0;
-}
-
-/* Single quotes keep every character as it is in sh; a quote itself is closed, escaped, reopened. */
-static void sh_quote(FILE *out, const char *s)
-{
-        fputc('\'', out);
-        for (; *s; s++) {
-                if (*s == '\'')
-                        fputs("'\\''", out);
-                else
-                        fputc(*s, out);
-        }
-        fputc('\'', out);
 }
 
 int report_env_refusal(FILE *err, json_object *env, bool force)
@@ -60,7 +55,17 @@ int report_env_refusal(FILE *err, json_object *env, bool force)
 int report_env_for_refusal(FILE *err, json_object *env)
 {
         const char *why = get_str(env, "for_refused", NULL);
+        json_object *left = NULL;
 
+        /* Every node the plan leaves out, named on every node, whatever this one is given. */
+        json_object_object_get_ex(env, "left_out", &left);
+        for (size_t i = 0; left && i < json_object_array_length(left); i++) {
+                fprintf(err, "sparkc: env --for %s: left out ", get_str(env, "for", "?"));
+                report_put_text(err, get_str(json_object_array_get_idx(left, i), "name", "?"));
+                fputs(": ", err);
+                report_put_text(err, get_str(json_object_array_get_idx(left, i), "reason", "?"));
+                fputc('\n', err);
+        }
         if (!why)
                 return 0;
         /* Half a rendezvous is worse than none: nothing goes to stdout. */
@@ -68,43 +73,103 @@ int report_env_for_refusal(FILE *err, json_object *env)
         return -ENODATA;
 }
 
-int report_env(FILE *out, FILE *err, json_object *env, enum env_format format)
+/* A variable's name as every format carries it unquoted: [A-Za-z_][A-Za-z0-9_]*. */
+static bool is_variable_name(const char *s)
 {
-        json_object *found, *vars = NULL, *notes = NULL;
+        size_t len = strlen(s);
 
-        if (!json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found)) {
-                fprintf(err, "sparkc: no fabric found: %s\n", get_str(env, "reason", "unknown reason"));
-                fprintf(err,
-                        "sparkc: not printing NCCL settings that would be wrong; see `sparkc doctor`\n");
-                return -ENODATA;
-        }
+        return len > 0 && !(s[0] >= '0' && s[0] <= '9') &&
+               strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
+
+static void comment(FILE *f, const char *prefix, const char *text)
+{
+        fprintf(f, "# %s", prefix);
+        escape_comment(f, text);
+        fputc('\n', f);
+}
+
+/* The variables in format into f; -EINVAL after saying on err which one no format can carry. */
+static int render_env(FILE *f, FILE *err, json_object *env, enum env_format format)
+{
+        json_object *vars = NULL, *notes = NULL;
+
         if (format == ENV_FORMAT_SYSTEMD)
-                fprintf(out, "[Service]\n");
-        fprintf(out, "# sparkd: mode %s: %s\n", get_str(env, "mode", "?"), get_str(env, "mode_reason", ""));
+                fprintf(f, "[Service]\n");
+        fprintf(f, "# sparkd: mode ");
+        escape_comment(f, get_str(env, "mode", "?"));
+        fputs(": ", f);
+        escape_comment(f, get_str(env, "mode_reason", ""));
+        fputc('\n', f);
         json_object_object_get_ex(env, "notes", &notes);
         for (size_t i = 0; notes && i < json_object_array_length(notes); i++)
-                fprintf(out, "# sparkd: %s\n", json_object_get_string(json_object_array_get_idx(notes, i)));
+                comment(f, "sparkd: ", json_object_get_string(json_object_array_get_idx(notes, i)));
         json_object_object_get_ex(env, "variables", &vars);
         for (size_t i = 0; vars && i < json_object_array_length(vars); i++) {
                 json_object *v = json_object_array_get_idx(vars, i);
-                const char *name = get_str(v, "name", "?"), *value = get_str(v, "value", "");
+                const char *name = get_str(v, "name", ""), *value = get_str(v, "value", "");
 
-                fprintf(out, "# %s\n", get_str(v, "why", ""));
+                if (!is_variable_name(name)) {
+                        fputs("sparkc: env: a variable named \"", err);
+                        escape_term(err, name);
+                        fputs("\" is not a name a shell, docker or systemd takes; nothing printed\n", err);
+                        return -EINVAL;
+                }
+                comment(f, "", get_str(v, "why", ""));
                 switch (format) {
                 case ENV_FORMAT_SH:
-                        fprintf(out, "export %s=", name);
-                        sh_quote(out, value);
-                        fputc('\n', out);
+                        fprintf(f, "export %s=", name);
+                        escape_sh_value(f, value);
+                        fputc('\n', f);
                         break;
                 case ENV_FORMAT_DOCKER:
-                        fprintf(out, "%s=%s\n", name, value);
+                        fprintf(f, "%s=", name);
+                        if (escape_docker_value(f, value) < 0) {
+                                fprintf(err,
+                                        "sparkc: env: the value of %s holds a control character, which a "
+                                        "docker env-file cannot carry; nothing printed\n",
+                                        name);
+                                return -EINVAL;
+                        }
+                        fputc('\n', f);
                         break;
                 case ENV_FORMAT_SYSTEMD:
-                        fprintf(out, "Environment=\"%s=%s\"\n", name, value);
+                        fprintf(f, "Environment=\"%s=", name);
+                        escape_systemd_value(f, value);
+                        fputs("\"\n", f);
                         break;
                 }
         }
         return 0;
+}
+
+int report_env(FILE *out, FILE *err, json_object *env, enum env_format format)
+{
+        json_object *found;
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r;
+
+        if (!json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found)) {
+                fputs("sparkc: no fabric found: ", err);
+                escape_term(err, get_str(env, "reason", "unknown reason"));
+                fputc('\n', err);
+                fprintf(err,
+                        "sparkc: not printing NCCL settings that would be wrong; see `sparkc doctor`\n");
+                return -ENODATA;
+        }
+        /* Rendered whole first: a value no format can carry prints nothing, not half a file. */
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        r = render_env(f, err, env, format);
+        if (fclose(f) != 0 && r == 0)
+                r = -ENOMEM;
+        if (r == 0)
+                fwrite(text, 1, size, out);
+        free(text);
+        return r;
 }
 
 int report_doctor(FILE *out, json_object *doctor)
@@ -259,9 +324,14 @@ int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_forma
         for (size_t i = 0; left && i < json_object_array_length(left); i++) {
                 json_object *l = json_object_array_get_idx(left, i);
 
-                fprintf(err, "sparkc: hostfile: left out %s (%s): %s\n", get_str(l, "name", "?"),
-                        get_str(l, "address", "no address"), get_str(l, "reason", "?"));
+                fputs("sparkc: hostfile: left out ", err);
+                report_put_text(err, get_str(l, "name", "?"));
+                fprintf(err, " (%s): ", get_str(l, "address", "no address"));
+                report_put_text(err, get_str(l, "reason", "?"));
+                fputc('\n', err);
         }
+        fprintf(err, "sparkc: hostfile: job plan %s: %zu node%s on the %s network\n",
+                get_str(plan, "digest", "?"), n, n == 1 ? "" : "s", get_str(plan, "plane", "?"));
         free(sorted);
         return (int)n;
 }

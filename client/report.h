@@ -16,6 +16,9 @@ enum env_format {
 
 int env_format_from_string(const char *s, enum env_format *out);
 
+/* Text another node wrote (a name, a reason) to a terminal: control bytes as '?'. */
+void report_put_text(FILE *out, const char *s);
+
 /* Writes the variables of an env result; returns 0, or -ENODATA (after writing the reason to
  * err) when the result says no fabric was found. */
 int report_env(FILE *out, FILE *err, json_object *env, enum env_format format);
@@ -56,9 +59,10 @@ int hostfile_format_from_string(const char *s, enum hostfile_format *out);
 
 /*
  * The hostfile of a job-nodes result: this node first (mpirun puts rank 0 on the first host, so
- * it lands on the launcher), then the others by name, each by the fabric address this node
- * reaches it on, with slots each. The nodes left out, and those included whose doctor is not
- * known here, go to err with the reason. Returns how many hosts were written.
+ * it lands on the launcher), then the others by name, each by its address on the plan's plane
+ * (fabric or management), with slots each. The nodes left out, and those included whose doctor is not
+ * known here, go to err with the reason, and a last line with the plan's digest. Returns how
+ * many hosts were written.
  */
 int report_hostfile(FILE *out, FILE *err, json_object *plan, enum hostfile_format format, unsigned slots);
 

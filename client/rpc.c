@@ -133,7 +133,7 @@ static int read_line(struct rpc_client *c, int timeout_ms, size_t *line_len)
                         *line_len = (size_t)(nl - c->buf);
                         return 0;
                 }
-                if (c->len > 16 * SPARKD_MAX_LINE)
+                if (c->len > SPARKD_MAX_REPLY)
                         return -EMSGSIZE;
                 if (c->size - c->len < 65536) {
                         char *b = realloc(c->buf, c->size + 65536);

@@ -66,11 +66,23 @@ static const struct command commands[] = {
           "NCCL/UCX/MPI/Gloo variables for this node (eval \"$(sparkc env)\"); --for "
           "torchrun|ray|vllm|sglang|mpi "
           "adds the framework's address, rendezvous and rank; --check judges this shell's variables, NCCL's "
-          "config files and memlock limit (exit 0 ok, 1 warnings, 2 errors)",
+          "config files and memlock limit (exit 0 ok, 1 warnings, 2 errors); --check --for sparkrun|svd "
+          "FILE "
+          "compares a launcher's file with the plan (exit 0 matches, 2 each difference and its fix)",
           cmd_env, &env_options },
         { "hostfile [--format openmpi|mpich|plain] [--slots N]",
-          "the nodes up whose doctor does not fail, this node first, by their fabric addresses (slots=1)",
+          "the job plan's members, this node first, by their addresses on the plan's plane (slots=1); "
+          "the plan's digest and the nodes left out on stderr",
           cmd_hostfile, &hostfile_options },
+        { "plan",
+          "the job plan, the same on every node that sees the same cluster: digest, head, ranks, "
+          "rendezvous plane and why, the nodes left out and why (exit 0 when this node is a member)",
+          cmd_plan },
+        { "export sparkrun|svd [--name NAME] [--default] [--output DIR|FILE]",
+          "the job plan as sparkrun's cluster file (hosts in rank order, topology) or spark-vllm-docker's "
+          ".env for this node, written atomically; refused, with why, where the launcher cannot hold the "
+          "plan",
+          cmd_export, &export_options },
         { "doctor [--format text|line|npd] [--check ID] [--node NAME]",
           "check the node's fabric set-up; exit 0 ok, 1 warn, 2 fail, 3 unknown (npd: 0 ok, 1 problem, 2 "
           "unknown)",

@@ -13,6 +13,7 @@
 #include "common/file_read.h"
 #include "common/json_strict.h"
 #include "common/macro.h"
+#include "common/text_escape.h"
 #include "common/topology_netplan.h"
 #include "topology_render.h"
 
@@ -60,15 +61,15 @@ static int load_map(const char *path, json_object **map)
         return 0;
 }
 
-/* This node's name, as the daemon's status gives it, for --netplan without --node. */
-static int self_name(const struct client_options *o, char *buf, size_t size)
+/* This node's id, as the daemon's status gives it, for --netplan without --node. */
+static int self_id(const struct client_options *o, char *buf, size_t size)
 {
         struct jsonrpc_response resp;
         int r = client_call(o, "status", NULL, &resp);
 
         if (r < 0)
                 return r;
-        snprintf(buf, size, "%s", client_get_string(resp.result, "node", ""));
+        snprintf(buf, size, "%s", client_get_string(resp.result, "node_id", ""));
         jsonrpc_response_done(&resp);
         return buf[0] ? 0 : -EXIT_DAEMON_ERROR;
 }
@@ -77,10 +78,13 @@ static int print_netplan(json_object *map, const char *node)
 {
         struct topology_netplan plan;
         _cleanup_free_ char *yaml = NULL;
-        char why[640];
+        char why[640], id[64];
 
-        if (topology_netplan_of(map, node, &plan, why, sizeof(why)) < 0) {
-                fprintf(stderr, "sparkc: topology: %s\n", why);
+        if (topology_netplan_node_id(map, node, id, sizeof(id), why, sizeof(why)) < 0 ||
+            topology_netplan_of(map, id, NULL, &plan, why, sizeof(why)) < 0) {
+                fputs("sparkc: topology: ", stderr);
+                escape_term(stderr, why);
+                fputc('\n', stderr);
                 return EXIT_DAEMON_ERROR;
         }
         yaml = topology_netplan_yaml(&plan);
@@ -126,7 +130,7 @@ static int run(const struct client_options *o, const char *format, bool is_netpl
 
         if (is_netplan) {
                 if (!node) {
-                        r = self_name(o, self, sizeof(self));
+                        r = self_id(o, self, sizeof(self));
                         if (r < 0)
                                 return -r;
                         node = self;
@@ -189,6 +193,11 @@ int cmd_topology(const struct client_options *o, int argc, char **argv)
         if (from) {
                 if (load_map(from, &map) < 0)
                         return EXIT_DAEMON_ERROR;
+                /* A saved map is outside text too: escaped for the terminal as a reply is. */
+                if (!o->json && !is_netplan && escape_term_json(map) < 0) {
+                        json_object_put(map);
+                        return EXIT_DAEMON_ERROR;
+                }
         } else {
                 r = client_call(o, "topology", NULL, &resp);
                 if (r < 0)

@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "common/jsonrpc.h"
+#include "common/text_escape.h"
 #include "rpc.h"
 
 static void print_event(json_object *ev)
@@ -57,7 +58,7 @@ int cmd_watch(const struct client_options *o, int argc, char **argv)
                                 printf("%s\n", json_object_to_json_string_ext(
                                                        resp.params, JSON_C_TO_STRING_PLAIN |
                                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-                        else
+                        else if (escape_term_json(resp.params) == 0)
                                 print_event(resp.params);
                         fflush(stdout);
                 }

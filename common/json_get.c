@@ -2,6 +2,7 @@
 #include "json_get.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *json_get_string(json_object *o, const char *key, const char *fallback)
@@ -56,4 +57,33 @@ size_t json_plain_text_length(json_object *o)
         if (json_plain_text_with(o, take_length, &len) < 0)
                 return strlen(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
         return len;
+}
+
+char *json_pretty_text(json_object *o, int flags)
+{
+        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | flags);
+        size_t len = strlen(text), n = 0;
+        char *out = malloc(len + 1);
+
+        if (!out)
+                return NULL;
+        /* json-c writes no raw line break inside a string: a bracket followed by one is
+         * structure, and an empty container is its bracket, a line break, an indent and its
+         * closing bracket. */
+        for (size_t i = 0; i < len; i++) {
+                out[n++] = text[i];
+                if ((text[i] == '[' || text[i] == '{') && text[i + 1] == '\n') {
+                        size_t j = i + 2;
+                        char close = text[i] == '[' ? ']' : '}';
+
+                        while (text[j] == ' ' || text[j] == '\t')
+                                j++;
+                        if (text[j] == close) {
+                                out[n++] = close;
+                                i = j;
+                        }
+                }
+        }
+        out[n] = '\0';
+        return out;
 }

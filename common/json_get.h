@@ -17,3 +17,8 @@ size_t json_plain_text_length(json_object *o);
  * keeping that text on o, as above; -ENOMEM without memory. */
 int json_plain_text_with(json_object *o, void (*fn)(const char *text, size_t len, void *userdata),
                          void *userdata);
+/* o's text as json-c writes it with JSON_C_TO_STRING_PRETTY and flags, but for an empty array
+ * or object, written "[]" and "{}" as json-c 0.17 and later write them (0.16 and before break
+ * the line between the brackets): the same text with every json-c. Freed by the caller; NULL
+ * without memory. */
+char *json_pretty_text(json_object *o, int flags);

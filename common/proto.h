@@ -14,6 +14,11 @@
 
 /* One request or response is one JSON object on one line, at most this many bytes. */
 #define SPARKD_MAX_LINE (64 * 1024)
+/* One answer of the daemon is at most this many bytes, and sparkc reads that much: the largest,
+ * `cluster` with CLUSTER_MAX_NODES summaries of SUMMARY_MAX_BYTES (256 of 56 KiB, 14 MiB), fits
+ * with room (checked where the cluster view is answered); a larger one is answered with an error
+ * naming this limit. */
+#define SPARKD_MAX_REPLY (16 * 1024 * 1024)
 
 #define SPARKD_SOCKET_ENV "SPARKD_SOCKET"
 

@@ -161,6 +161,26 @@ char *str_strip(char *s)
         return s;
 }
 
+char *str_shorten(char *s, size_t max)
+{
+        size_t cut;
+        char *space;
+
+        if (max < 8 || strlen(s) <= max)
+                return s;
+        cut = max - 3;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+                cut--; /* not inside a UTF-8 sequence */
+        s[cut] = '\0';
+        space = strrchr(s, ' ');
+        if (space && (size_t)(space - s) > cut / 2)
+                *space = '\0';
+        for (size_t n = strlen(s); n > 0 && strchr(" ([{,;:-", s[n - 1]); n--)
+                s[n - 1] = '\0';
+        strcat(s, "...");
+        return s;
+}
+
 void strv_free(char **strv)
 {
         for (char **p = strv; p && *p; p++)

@@ -21,6 +21,10 @@ const char *format_duration_sec(uint64_t sec, char *buf, size_t size);
 
 bool str_is_empty(const char *s);
 char *str_strip(char *s);
+/* Shortens s in place to at most max bytes (max >= 8): whole words where there is a space in
+ * its second half, never a UTF-8 character cut, no dangling "(", ",", ";", ":" or space at the
+ * end, and "..." where text was left out. A string that fits is left as it is. Returns s. */
+char *str_shorten(char *s, size_t max);
 
 /* NULL-terminated string arrays. */
 void strv_free(char **strv);

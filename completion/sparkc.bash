@@ -104,7 +104,20 @@ _sparkc()
                 return
                 ;;
         --for)
-                COMPREPLY=($(compgen -W 'torchrun ray vllm sglang mpi' -- "$cur"))
+                # env --check --for takes a launcher's file to compare with the plan
+                if [[ " ${words[*]} " == *" --check "* ]]; then
+                        COMPREPLY=($(compgen -W 'sparkrun svd' -- "$cur"))
+                else
+                        COMPREPLY=($(compgen -W 'torchrun ray vllm sglang mpi' -- "$cur"))
+                fi
+                return
+                ;;
+        --output)
+                if [[ " ${words[*]} " == *" sparkrun "* ]]; then
+                        _filedir -d
+                else
+                        _filedir
+                fi
                 return
                 ;;
         --socket | --from)
@@ -115,7 +128,7 @@ _sparkc()
                 COMPREPLY=($(compgen -W "$(_sparkc_peers "${sock[@]}")" -- "$cur"))
                 return
                 ;;
-        --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --slots) return ;;
+        --name | --duration | --size | --streams | --count | --limit | --env | --param | --timeout | --slots) return ;;
         --check) [[ $cmd == env ]] || return ;;
         esac
 
@@ -131,6 +144,19 @@ _sparkc()
         watch)
                 COMPREPLY=($(compgen -W "$(_sparkc_help_list 'Events') --help" -- "$cur"))
                 return
+                ;;
+        export)
+                if [[ $cur != -* && " ${words[*]} " != *" sparkrun "* && " ${words[*]} " != *" svd "* ]]; then
+                        COMPREPLY=($(compgen -W 'sparkrun svd' -- "$cur"))
+                        return
+                fi
+                ;;
+        env)
+                # the file after env --check --for sparkrun|svd
+                if [[ $cur != -* && ($prev == sparkrun || $prev == svd) ]]; then
+                        _filedir
+                        return
+                fi
                 ;;
         esac
         if [[ $cur == -* ]]; then

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cluster_sections.h"
 #include "config.h"
@@ -30,10 +31,15 @@ static int64_t now_usec(void)
 
 static void update_doctor(struct cluster_feed *f, int64_t now)
 {
-        json_object *doctor = fabric_api_doctor_kept(f->s.fabric);
+        json_object *doctor = NULL, *addresses = NULL;
 
+        if (fabric_api_node_sections(f->s.fabric, &doctor, &addresses) < 0)
+                doctor = addresses = NULL;
         f->doctor_at = now;
         (void)cluster_set_section(f->s.cluster, "doctor", cluster_section_doctor(doctor));
+        /* A node's addresses for the job plan (job_plan.h): they change with the same facts. */
+        if (addresses)
+                (void)cluster_set_section(f->s.cluster, "addresses", addresses);
         json_object_put(doctor);
 }
 
@@ -93,6 +99,37 @@ void cluster_feed_freshen(struct cluster_feed *f)
         cluster_feed_update(f);
 }
 
+struct nodes_walk {
+        struct cluster *cluster;
+        json_object *list;
+};
+
+static void add_node(const char *node_id, const char *name, uint64_t age_usec, bool is_stale, void *userdata)
+{
+        struct nodes_walk *w = userdata;
+        json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "node_id", json_object_new_string(node_id));
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "self",
+                               json_object_new_boolean(strcmp(node_id, cluster_self_id(w->cluster)) == 0));
+        json_object_object_add(o, "stale", json_object_new_boolean(is_stale));
+        json_object_object_add(o, "age_s", json_object_new_int64((int64_t)(age_usec / 1000000)));
+        json_object_object_add(o, "doctor", cluster_get_section(w->cluster, node_id, "doctor", NULL, NULL));
+        json_object_object_add(o, "addresses",
+                               cluster_get_section(w->cluster, node_id, "addresses", NULL, NULL));
+        json_object_array_add(w->list, o);
+}
+
+json_object *cluster_feed_nodes(struct cluster_feed *f)
+{
+        struct nodes_walk w = { .cluster = f->s.cluster, .list = json_object_new_array() };
+
+        cluster_feed_freshen(f);
+        cluster_foreach_node(f->s.cluster, add_node, &w);
+        return w.list;
+}
+
 static void on_soon(evutil_socket_t fd, short what, void *userdata)
 {
         cluster_feed_update(userdata);
@@ -146,4 +183,18 @@ void cluster_feed_free(struct cluster_feed *f)
         json_object_put(f->probe_alerts);
         event_free(f->soon);
         free(f);
+}
+
+bool cluster_feed_name_is_shared(const char *name, void *feed)
+{
+        struct cluster_feed *f = feed;
+
+        return cluster_name_count(f->s.cluster, name) > 1;
+}
+
+json_object *cluster_feed_name_clashes(void *feed)
+{
+        struct cluster_feed *f = feed;
+
+        return cluster_name_clashes(f->s.cluster);
 }

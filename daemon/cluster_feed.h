@@ -42,8 +42,15 @@ void cluster_feed_free(struct cluster_feed *f);
  * CLUSTER_FEED_POKE_USEC (the doctor when its 2 s are up, else at the next refresh). Pokes while
  * the sections are being made are theirs, and ignored. */
 void cluster_feed_poke(struct cluster_feed *f);
+/* For the fabric methods (fabric_api.h): whether more than one node id carries name in the
+ * cluster view, and those names. */
+bool cluster_feed_name_is_shared(const char *name, void *feed);
+json_object *cluster_feed_name_clashes(void *feed);
 /* Makes every section now; the doctor's again only when its 2 s are up. */
 void cluster_feed_update(struct cluster_feed *f);
 /* Before the API reads the sections: makes them now unless they are current, that is no poke
  * came since they were made and they were made less than CLUSTER_FEED_DOCTOR_USEC ago. */
 void cluster_feed_freshen(struct cluster_feed *f);
+/* Every node the cluster view holds, this node's sections freshened first: [{node_id, name, self,
+ * stale, age_s, doctor, addresses}] (the sections null when the node has none), for the job plan. */
+json_object *cluster_feed_nodes(struct cluster_feed *f);

@@ -14,6 +14,7 @@
 #include "daemon/base/notify.h"
 #include "daemon/cluster/cluster_channel.h"
 #include "daemon/cluster/software_section.h"
+#include "fabric_wiring.h"
 
 static const char *sparkd_socket_path(const struct sparkd *d)
 {
@@ -236,88 +237,6 @@ static int sparkd_open_state(struct sparkd *d)
         return node_id_load(d->store, d->node_id);
 }
 
-static json_object *peers_result(void *peers)
-{
-        return peers_to_json(peers);
-}
-
-static json_object *rail_verdicts(void *probes)
-{
-        return probes_rail_verdicts(probes);
-}
-
-static json_object *firewall_results(void *firewall)
-{
-        return firewall_check_results(firewall);
-}
-
-/* The up nodes' software sections for the consistency check, this node's read now. */
-static json_object *software_nodes(void *daemon)
-{
-        struct sparkd *d = daemon;
-
-        return software_section_nodes(d->cluster, d->config->host_root);
-}
-
-/* The doctor section another node published in the cluster view, a reference the caller puts. */
-static json_object *node_doctor(const char *node_id, bool *is_stale, void *daemon)
-{
-        struct sparkd *d = daemon;
-
-        return d->cluster ? cluster_get_section(d->cluster, node_id, "doctor", NULL, is_stale) : NULL;
-}
-
-static json_object *topology_map(void *cabling)
-{
-        return cabling_topology(cabling);
-}
-
-static bool pair_is_cabled(void *cabling, const char *peer_id)
-{
-        return cabling_joins(cabling, peer_id);
-}
-
-static char *lldpd_status(void *lldp)
-{
-        char buf[200];
-
-        lldp_table_status(lldp_watch_table(lldp), buf, sizeof(buf));
-        return strdup(buf);
-}
-
-/* Everything that reads fabric facts (the GID watch too) reads them from d->fabric_sources. */
-static void sparkd_wire_fabric_facts(struct sparkd *d)
-{
-        struct fabric_facts f;
-
-        d->fabric_api = (struct fabric_api_context){
-                .sources = &d->fabric_sources,
-                .gid_watch = d->gid_watch,
-                .peers = peers_result,
-                .peers_userdata = d->peers,
-                .rail_verdicts = rail_verdicts,
-                .rail_verdicts_userdata = d->probes,
-                .software_nodes = software_nodes,
-                .software_nodes_userdata = d,
-                .firewall = firewall_results,
-                .firewall_userdata = d->firewall,
-                .node_id = d->node_id,
-                .node_doctor = node_doctor,
-                .node_doctor_userdata = d,
-                .lldpd_status = lldpd_status,
-                .lldpd_status_userdata = d->lldp,
-                .topology = topology_map,
-                .topology_userdata = d->cabling,
-                .keep = doctor_keep_init(&d->doctor_keep, fabric_api_doctor_run, &d->fabric_api, NULL),
-        };
-        probes_set_link_filter(d->probes, pair_is_cabled, d->cabling);
-        probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);
-        software_section_publish(d->cluster, d->config->host_root);
-        /* The first look: the AER counts every later one is compared with. */
-        if (fabric_sources_gather(&d->fabric_sources, &f) == 0)
-                fabric_facts_free(&f);
-}
-
 static void freshen_cluster_sections(void *feed)
 {
         cluster_feed_freshen(feed);
@@ -340,6 +259,9 @@ static int sparkd_start_cluster_feed(struct sparkd *d)
 
         if (r < 0)
                 return r;
+        d->fabric_api.name_is_shared = cluster_feed_name_is_shared;
+        d->fabric_api.name_clashes = cluster_feed_name_clashes;
+        d->fabric_api.name_is_shared_userdata = d->fabric_api.name_clashes_userdata = d->cluster_feed;
         r = cluster_doctor_new(d->base, d->peers, &d->fabric_api, &d->cluster_doctor);
         if (r < 0)
                 return r;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/strutil.h"
 #include "daemon/fabric/doctor.h"
 
 static const char *jstr(json_object *o, const char *key, const char *fallback)
@@ -30,12 +31,13 @@ static void note(json_object *problems, const char *id, enum doctor_status statu
                  const char *since, const char *command, const char *fmt, ...)
 {
         json_object *p = json_object_new_object();
-        char text[384];
+        char text[1024];
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(text, sizeof(text), fmt, ap);
         va_end(ap);
+        str_shorten(text, HEALTH_SUMMARY_MAX);
         json_object_object_add(p, "id", json_object_new_string(id));
         json_object_object_add(p, "status", json_object_new_string(doctor_status_to_string(status)));
         json_object_object_add(p, "subject", json_object_new_string(subject));
@@ -120,9 +122,24 @@ static void judge_doctor(json_object *doctor, json_object *problems)
         }
 }
 
-static int rank(json_object *problem)
+/* The doctor's checks that judge a measurement made earlier (the newest probe's verdict), not
+ * what the node is now. */
+static bool is_earlier_measurement(json_object *problem)
+{
+        return strcmp(jstr(problem, "id", ""), "doctor") == 0 &&
+               strcmp(jstr(problem, "subject", ""), "rail-bandwidth") == 0;
+}
+
+static int severity(json_object *problem)
 {
         return strcmp(jstr(problem, "status", ""), doctor_status_to_string(DOCTOR_FAIL)) == 0 ? 2 : 1;
+}
+
+/* What the line leads with: a fact of now before a verdict on an earlier measurement, then the
+ * worse status. A link down now leads over a failing probe verdict from before it went down. */
+static int rank(json_object *problem)
+{
+        return (is_earlier_measurement(problem) ? 0 : 10) + severity(problem);
 }
 
 json_object *health_problems(json_object *links, json_object *peers)
@@ -141,16 +158,19 @@ json_object *health_build(json_object *links, json_object *peers, json_object *d
         const char *status = doctor_status_to_string(DOCTOR_OK);
 
         judge_doctor(doctor, problems);
-        /* What happens now before what the doctor finds standing: among problems of the worst
-         * status, the first noted is shown. */
+        /* The status is the worst of all; the line leads with the worst fact of now (links, peers,
+         * the doctor's checks of the node as it is) before an earlier measurement's verdict, and
+         * among equals with the first noted: what happens now before what the doctor finds. */
         for (size_t i = 0; i < json_object_array_length(problems); i++) {
                 json_object *p = json_object_array_get_idx(problems, i);
 
                 if (!worst || rank(p) > rank(worst))
                         worst = p;
+                if (severity(p) == 2)
+                        status = doctor_status_to_string(DOCTOR_FAIL);
+                else if (strcmp(status, doctor_status_to_string(DOCTOR_OK)) == 0)
+                        status = doctor_status_to_string(DOCTOR_WARN);
         }
-        if (worst)
-                status = jstr(worst, "status", status);
         json_object_object_add(o, "status", json_object_new_string(status));
         json_object_object_add(o, "first_problem",
                                worst ? json_object_new_string(jstr(worst, "summary", "")) : NULL);

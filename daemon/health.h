@@ -13,9 +13,14 @@
 #include "daemon/host/links.h"
 #include "daemon/peers/peers.h"
 
+/* The longest first_problem, in bytes: a longer summary is shortened at a word ("..."). */
+#define HEALTH_SUMMARY_MAX 300
+
 /* {status, first_problem, command} from the links method's list, the peers method's result and
  * the doctor's result (each may be NULL: not known). first_problem and command are null when the
- * status is ok. Pure. */
+ * status is ok. The status is the worst problem's; first_problem is the worst fact of now (links,
+ * peers, the doctor's checks of the node as it is) before a verdict on an earlier measurement
+ * (the doctor's rail-bandwidth), so a link down leads over an old probe verdict. Pure. */
 json_object *health_build(json_object *links, json_object *peers, json_object *doctor);
 
 /* Every standing problem of the links (flapping, gone down, drifting) and peers (rejected, down):

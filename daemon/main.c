@@ -15,6 +15,7 @@
 #include "common/proto.h"
 #include "config.h"
 #include "daemon.h"
+#include "daemon/base/child.h"
 #include "daemon/peers/peer_tls.h"
 
 static void print_help(void)
@@ -239,6 +240,17 @@ int main(int argc, char **argv)
                         conf_free(config);
                         return EXIT_FAILURE;
                 }
+        }
+        {
+                rlim_t soft, hard;
+
+                r = child_raise_nofile(&soft, &hard);
+                if (r < 0)
+                        log_warning("cannot raise the limit on open files: %s", strerror(-r));
+                else if (soft < 4096)
+                        log_warning("open files are limited to %llu here: a busy cluster may need more "
+                                    "(LimitNOFILE= in the unit)",
+                                    (unsigned long long)soft);
         }
         listen_fd = take_listen_fd();
         if (listen_fd < -1) {

@@ -15,7 +15,7 @@ int fabric_facts_read(const char *host_root, char *const *patterns, bool use_ver
         const char *sep = host_root[strlen(host_root) - 1] == '/' ? "" : "/";
         int r;
 
-        *out = (struct fabric_facts){ .memlock_daemon = 0 };
+        *out = (struct fabric_facts){ .memlock_daemon = 0, .daemon_machine = elf_machine_self() };
         if ((size_t)snprintf(sysfs, sizeof(sysfs), "%s%ssys", host_root, sep) >= sizeof(sysfs))
                 return -ENAMETOOLONG;
         r = netif_scan(sysfs, patterns, &out->netifs);
@@ -58,6 +58,7 @@ void fabric_facts_free(struct fabric_facts *f)
         json_object_put(f->firewall);
         free(f->lldpd_status);
         json_object_put(f->topology);
+        json_object_put(f->name_clashes);
         *f = (struct fabric_facts){ 0 };
 }
 

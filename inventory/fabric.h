@@ -4,8 +4,8 @@
  * netdevs (netif.c), the RDMA devices and GIDs (rdma.c), the driver, GPU and library facts
  * (hostfacts.c), every netdev of the host classified with its default route (hostif.c), the addresses on
  * each netdev (from netlink in the daemon, from a file in tests), the NetworkManager and netplan profiles
- * (netprofile.c), the daemon's own memlock limit (and whether systemd set it) and the state of the
- * sysctls it keeps.
+ * (netprofile.c), the daemon's own memlock limit (and whether systemd set it), the machine it is
+ * built for, and the state of the sysctls it keeps.
  */
 #pragma once
 
@@ -40,8 +40,13 @@ struct fabric_facts {
         struct netprofiles profiles; /* NetworkManager and netplan profiles under the host root */
         struct fabric_address *addresses;
         size_t n_addresses;
-        uint64_t memlock_daemon;      /* bytes, HOSTFACTS_UNLIMITED for unlimited */
+        uint64_t memlock_daemon; /* bytes, HOSTFACTS_UNLIMITED for unlimited */
+        /* The machine the daemon is built for (elf_machine_self, which fabric_facts_read sets):
+         * NCCL must be built for it to be loaded by the jobs and the nccl probe here. */
+        struct elf_machine daemon_machine;
         bool is_daemon_under_systemd; /* sparkd's limits come from its unit, not from a shell */
+        bool is_rdma_declared_off;    /* [fabric] rdma = no: the fabric carries TCP sockets only */
+        const char *ring_merge_nics;  /* [fabric] ring_merge_nics: "0", "1", or NULL (auto) */
         unsigned mtu_wanted;
         struct fabric_sysctl *sysctls;
         size_t n_sysctls;
@@ -53,8 +58,14 @@ struct fabric_facts {
         /* The firewall checks with peers: [{peer, iface, ...}] (firewall_check.h), owned; NULL:
          * not known (offline). */
         json_object *firewall;
-        char *lldpd_status;    /* "running" | "absent" | "error: TEXT", owned; NULL: not known (offline) */
+        /* "running" | "absent" (not running) | "not installed: WHY" (liblldpctl cannot be loaded)
+         * | "error: TEXT", owned; NULL: not known (offline) */
+        char *lldpd_status;
         json_object *topology; /* the cluster's topology map, owned; NULL: not known */
+        /* Names more than one node id carries in the cluster view: [{name, node_ids, head}],
+         * owned; NULL: not known. */
+        json_object *name_clashes;
+        char self_id[64]; /* this node's id in the map and the peers' results; "" unknown */
 };
 
 /* Reads sysfs, RDMA and host facts under host_root. Addresses, memlock and sysctls are added

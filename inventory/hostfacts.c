@@ -105,6 +105,7 @@ json_object *hostfacts_to_json(const struct hostfacts *f)
 {
         json_object *root = json_object_new_object(), *o = NULL;
         bool ok = root != NULL;
+        char machine[64];
 
         ok = ok && (o = add_child(root, "nvidia_driver", json_object_new_object())) &&
              add(o, "present", json_object_new_boolean(f->has_nvidia_driver)) &&
@@ -130,7 +131,11 @@ json_object *hostfacts_to_json(const struct hostfacts *f)
              add_strv(o, "missing", f->rdma_modules_missing);
         ok = ok && (o = add_child(root, "nccl", json_object_new_object())) &&
              add(o, "present", json_object_new_boolean(f->has_nccl)) &&
-             add_string(o, "path", f->nccl_path) && add_string(o, "version", f->nccl_version);
+             add_string(o, "path", f->nccl_path) && add_string(o, "version", f->nccl_version) &&
+             add_string(o, "machine",
+                        f->has_nccl && f->nccl_machine.machine
+                                ? elf_machine_name(&f->nccl_machine, machine, sizeof(machine))
+                                : "");
         ok = ok && (o = add_child(root, "memlock_login", json_object_new_object())) && add_memlock(o, f);
         if (!ok) {
                 json_object_put(root);

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elf_machine.h"
+
 #define HOSTFACTS_MAX_GPUS  16
 #define HOSTFACTS_UNLIMITED UINT64_MAX
 
@@ -40,6 +42,10 @@ struct hostfacts {
         bool has_nccl;
         char nccl_path[256];   /* as the host sees it: "/usr/local/cuda/lib64/libnccl.so.2" */
         char nccl_version[32]; /* "2.28.9", "" when the library is there but its version is not known */
+        /* The machine the file the loader takes is built for (its ELF header); when it cannot be
+         * read, nccl_machine_error < 0 (-EBADMSG: not an ELF file) and machine 0. */
+        struct elf_machine nccl_machine;
+        int nccl_machine_error;
 
         /* Bytes from limits.conf/limits.d for all users ("*"), UNLIMITED, 0 unknown; the line it came
          * from as "/etc/security/limits.d/x.conf:3" (host paths), "" when nothing sets it. */

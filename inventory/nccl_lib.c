@@ -14,6 +14,7 @@
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "dotted_version.h"
+#include "elf_machine.h"
 #include "host_path.h"
 #include "hostfacts.h"
 #include "sysfs.h"
@@ -272,6 +273,13 @@ static int nccl_look_in(const char *root, const char *dir, const char *include, 
                 return 0;
         }
         f->has_nccl = true;
+        /* The machine of the file the loader would map (a link followed to its target). */
+        if (host_path(path, sizeof(path), root, "%s", f->nccl_path + 1) == 0)
+                f->nccl_machine_error = elf_machine_read(path, &f->nccl_machine);
+        else
+                f->nccl_machine_error = -ENAMETOOLONG;
+        if (f->nccl_machine_error < 0)
+                f->nccl_machine = (struct elf_machine){ 0 };
         /* The version in a name counts only for the file the loader takes: the one libnccl.so.2
          * links to, or the newest when there is no libnccl.so.2. A plain libnccl.so.2 (CUDA's
          * tarball layout) names none; then the header beside it, then dpkg. */

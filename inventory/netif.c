@@ -142,6 +142,8 @@ static int netif_read(const char *root, const char *name, char *const *rdma_pair
         if (sysfs_read(root, buf, sizeof(buf), "class/net/%s/speed", name) == 0 && buf[0] >= '1' &&
             buf[0] <= '9')
                 n->speed_mbps = strtoll(buf, NULL, 10);
+        if (sysfs_read_u64(root, &v, "class/net/%s/dev_port", name) == 0 && v < 256)
+                n->dev_port = (int)v;
         if (sysfs_link_name(root, buf, sizeof(buf), "class/net/%s/device", name) == 0) {
                 unsigned domain;
                 const char *rest;

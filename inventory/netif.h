@@ -17,6 +17,7 @@ struct netif {
         char name[IF_NAMESIZE];
         int ifindex;
         char pci[64];        /* PCI address of class/net/IF/device, "" when not PCI */
+        int dev_port;        /* class/net/IF/dev_port: the port of a multi-port function, 0 default */
         char **rdma_devices; /* RDMA devices running over the netdev (NULL-terminated, may be empty) */
         char twin[IF_NAMESIZE];
         bool is_configured; /* matched a [fabric] interfaces pattern */

@@ -15,7 +15,7 @@ test_packages=(
         "${build_packages[@]}"
         iproute2 procps util-linux python3 ethtool
         avahi-daemon avahi-utils dbus lldpd
-        iperf3 prometheus prometheus-node-exporter python3-yaml
+        iperf3 prometheus prometheus-node-exporter python3-yaml graphviz
         clang-format
         clang libclang-rt-dev valgrind
         dpkg-dev debhelper fakeroot lintian bash-completion

@@ -52,6 +52,27 @@ void api_conn_free(struct api_conn *conn)
  * would stay resident once freed: it is given back when the reply has gone out. */
 #define API_TRIM_AFTER (512 * 1024)
 
+/* An answer past what sparkc reads: the client gets an error naming the limit instead, which
+ * says more than a connection its reader gives up on. */
+static int replace_oversized(struct api_conn *conn, json_object *msg, struct evbuffer *text)
+{
+        size_t len = evbuffer_get_length(text);
+        json_object *id = NULL, *error;
+        char message[160];
+        int r;
+
+        json_object_object_get_ex(msg, "id", &id);
+        snprintf(message, sizeof(message),
+                 "the answer would be %zu bytes, over the %d MiB an answer may have", len,
+                 SPARKD_MAX_REPLY >> 20);
+        log_warning("api: an answer for pid %d was not sent: %s", (int)conn->pid, message);
+        evbuffer_drain(text, len);
+        error = jsonrpc_error_new(id, RPC_INTERNAL_ERROR, message, NULL);
+        r = api_write_json(text, error);
+        json_object_put(error);
+        return r == 0 && evbuffer_add(text, "\n", 1) < 0 ? -ENOMEM : r;
+}
+
 void api_conn_send(struct api_conn *conn, json_object *msg)
 {
         struct evbuffer *text = evbuffer_new();
@@ -64,6 +85,8 @@ void api_conn_send(struct api_conn *conn, json_object *msg)
         r = text ? api_write_json(text, msg) : -ENOMEM;
         if (r == 0)
                 r = evbuffer_add(text, "\n", 1) < 0 ? -ENOMEM : 0;
+        if (r == 0 && evbuffer_get_length(text) > SPARKD_MAX_REPLY)
+                r = replace_oversized(conn, msg, text);
         if (r == 0) {
                 len = evbuffer_get_length(text);
                 r = evbuffer_add_buffer(bufferevent_get_output(conn->bev), text) < 0 ? -ENOMEM : 0;

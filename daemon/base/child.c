@@ -41,6 +41,28 @@ struct child {
 
 static LIST_HEAD(, child) children = LIST_HEAD_INITIALIZER(children);
 
+/* The open-file limit the daemon was started with, given back to its children. */
+static struct rlimit nofile_at_start;
+static bool is_nofile_raised;
+
+int child_raise_nofile(rlim_t *soft, rlim_t *hard)
+{
+        struct rlimit rl;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return -errno;
+        nofile_at_start = rl;
+        if (rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                        return -errno;
+                is_nofile_raised = true;
+        }
+        *soft = rl.rlim_cur;
+        *hard = rl.rlim_max;
+        return 0;
+}
+
 /* Off the list, its events freed: nothing of it runs from the loop again. */
 static void child_detach(struct child *c)
 {
@@ -233,6 +255,9 @@ _Noreturn static void child_exec(pid_t parent, const sigset_t *mask, char *const
                 *exec_errno = errno;
                 _exit(127);
         }
+        /* Helpers may still use select(), which cannot take descriptors past 1023. */
+        if (is_nofile_raised)
+                (void)setrlimit(RLIMIT_NOFILE, &nofile_at_start);
         /* Only ever lower: a failure leaves the child at the daemon's priority, still correct. */
         (void)setpriority(PRIO_PROCESS, 0, niceness);
         (void)sigprocmask(SIG_SETMASK, mask, NULL);

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct child;
@@ -36,6 +37,10 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env,
                 struct child **ret);
 /* Kills the child now; on_exit still comes, from the loop. */
 void child_kill(struct child *c);
+/* Raises the soft limit on open files to the hard one (each probe helper holds two pipes, each
+ * peer and API client a socket), keeping the limit found for the children spawned later; soft and
+ * hard are the limits now. */
+int child_raise_nofile(rlim_t *soft, rlim_t *hard);
 /* For an owner that goes away before its children: kills every child whose userdata is this and
  * forgets it at once, with no callback, not even a line already read. */
 void child_abandon_all(const void *userdata);

@@ -3,6 +3,8 @@
  * installed directory. */
 #pragma once
 
-/* The build tree's probes/ when this process is the very sparkd the build tree made, else
- * SPARKD_HELPER_DIR: an installed sparkd never runs helpers from a build tree. A static string. */
+/* The build tree's probes/ when this process is the very sparkd the build tree made (its
+ * /proc/self/exe, or under qemu-user, where that is the emulator, the AT_EXECFN it was started
+ * as), else SPARKD_HELPER_DIR: an installed sparkd never runs helpers from a build tree. Decided
+ * at the first call; a static string. */
 const char *helper_dir_default(void);

@@ -10,6 +10,8 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+#include "common/text_escape.h"
+
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define MAX_FIELDS     32
 
@@ -145,8 +147,13 @@ static void log_to_stderr(int level, const struct log_field *fields, size_t n, c
         for (size_t i = 0; i < n && used < sizeof(line); i++) {
                 if (!fields[i].value)
                         continue;
-                used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%s", fields[i].key,
-                                         fields[i].value);
+                {
+                        char value[512];
+
+                        escape_log(value, sizeof(value), fields[i].value);
+                        used += (size_t)snprintf(line + used, sizeof(line) - used, " %s=%s", fields[i].key,
+                                                 value);
+                }
         }
         if (used >= sizeof(line))
                 used = sizeof(line) - 1;
@@ -158,12 +165,15 @@ static void log_to_stderr(int level, const struct log_field *fields, size_t n, c
 static void log_dispatch(int level, const char *message_id, const struct log_field *fields, size_t n,
                          const char *fmt, va_list ap)
 {
-        char message[2048];
+        char raw[2048], message[2048];
         int saved = errno;
 
         if (level > max_level)
                 return;
-        vsnprintf(message, sizeof(message), fmt, ap);
+        vsnprintf(raw, sizeof(raw), fmt, ap);
+        /* A message is one line: a newline or an escape sequence in it came from outside text (a
+         * peer's name, a switch's description) and is shown escaped, never as a line of its own. */
+        escape_log(message, sizeof(message), raw);
         /* A message the journal does not take (no journald, --log-target=journal outside systemd)
          * still reaches stderr rather than vanishing. */
         if (!use_journal || log_to_journal(level, message_id, fields, n, message) < 0)

@@ -95,7 +95,9 @@ int cluster_receive_want(struct cluster *c, const char *peer_id, json_object *ms
 /* Any of the three by its "type" (a summary when it is neither an alive nor a want). */
 int cluster_receive_message(struct cluster *c, const char *peer_id, json_object *msg);
 
-/* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, sections}]}
+/* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, confirmed,
+ * sections}], "name_clashes" (cluster_name_clashes)}; confirmed is this node's judgement
+ * (cluster_confirm.h), the rest the same on every node
  * with nodes sorted by name then id and sections by name, so every node writes the same. A
  * node's "results" section only with_results: the links view shows the newest of them per link,
  * and with them a 32-node view was 600 KiB, not 380. */
@@ -108,6 +110,13 @@ json_object *cluster_links_to_json(struct cluster *c);
 /* The alerts view (alerts_view.h) of nodes, the "nodes" of cluster_nodes_to_json made now, in
  * the same way: made again only after a change. */
 json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes);
+/* The names two or more node ids carry in the view: [{name, node_ids: [...]}] by name, each
+ * node's ids sorted; an empty array when every name is unique. */
+json_object *cluster_name_clashes(struct cluster *c);
+/* Whether exactly one node of the view (this one included) carries name. */
+bool cluster_name_is_unique(struct cluster *c, const char *name);
+/* How many nodes of the view carry name. */
+size_t cluster_name_count(struct cluster *c, const char *name);
 /* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.
  * -ENOENT when none, -EADDRNOTAVAIL when several match. */
 int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33]);

@@ -8,6 +8,13 @@
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
+#include "summary.h"
+
+/* The view's answer holds every node's summary: the most the view keeps fit in what sparkc
+ * reads, with 2 MiB left for the links and alerts made of them (a larger one is answered with
+ * an error that names the limit). */
+_Static_assert((long long)CLUSTER_MAX_NODES *SUMMARY_MAX_BYTES + (2 << 20) <= SPARKD_MAX_REPLY,
+               "the cluster view's answer must fit in SPARKD_MAX_REPLY");
 
 static void freshen(struct cluster_api_context *ctx)
 {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "alerts_view.h"
+#include "cluster_confirm.h"
 #include "cluster_internal.h"
 #include "common/fnv1a.h"
 #include "common/json_raw.h"
@@ -53,8 +54,51 @@ static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int6
                 o, "uptime_s",
                 json_object_new_int64(
                         (int64_t)((cluster_node_is_stale(c, n, now) ? n->uptime_ms : uptime_ms) / 1000)));
+        json_object_object_add(o, "confirmed",
+                               json_object_new_boolean(cluster_is_confirmed(c, n->node_id, n->via)));
         json_object_object_add(o, "sections", sorted_sections(n->sections, with_results));
         return o;
+}
+
+/* The clashes among nodes sorted by name then id: a run of one name is one clash. */
+static json_object *clashes_of_sorted(struct cluster_node **sorted, size_t n)
+{
+        json_object *list = json_object_new_array();
+
+        for (size_t i = 0; i < n;) {
+                size_t j = i + 1;
+
+                while (j < n && strcmp(sorted[j]->name, sorted[i]->name) == 0)
+                        j++;
+                if (j - i > 1) {
+                        json_object *clash = json_object_new_object(), *ids = json_object_new_array();
+
+                        for (size_t k = i; k < j; k++)
+                                json_object_array_add(ids, json_object_new_string(sorted[k]->node_id));
+                        json_object_object_add(clash, "name", json_object_new_string(sorted[i]->name));
+                        json_object_object_add(clash, "node_ids", ids);
+                        json_object_array_add(list, clash);
+                }
+                i = j;
+        }
+        return list;
+}
+
+json_object *cluster_name_clashes(struct cluster *c)
+{
+        _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
+
+        return clashes_of_sorted(sorted, sorted ? c->nodes.n : 0);
+}
+
+size_t cluster_name_count(struct cluster *c, const char *name)
+{
+        return cluster_table_name_count(&c->nodes, name);
+}
+
+bool cluster_name_is_unique(struct cluster *c, const char *name)
+{
+        return cluster_table_name_is_unique(&c->nodes, name);
 }
 
 json_object *cluster_nodes_to_json(struct cluster *c, bool with_results)
@@ -65,9 +109,10 @@ json_object *cluster_nodes_to_json(struct cluster *c, bool with_results)
 
         for (size_t i = 0; sorted && i < c->nodes.n; i++)
                 json_object_array_add(list, node_to_json(c, sorted[i], now, with_results));
-        free(sorted);
         json_object_object_add(o, "self", json_object_new_string(c->self_id));
         json_object_object_add(o, "nodes", list);
+        json_object_object_add(o, "name_clashes", clashes_of_sorted(sorted, sorted ? c->nodes.n : 0));
+        free(sorted);
         return o;
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cluster_confirm.h"
 #include "cluster_internal.h"
 #include "common/json_raw.h"
 #include "daemon/base/heap_trim.h"
@@ -177,11 +178,8 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         n = cluster_table_find(&c->nodes, s.origin);
         if (n && !is_newer(n, &s, made))
                 return 0;
-        if (!n && c->nodes.n >= CLUSTER_MAX_NODES) {
-                snprintf(why, sizeof(why), "it names a new node %s past the limit of %d nodes kept",
-                         s.origin, CLUSTER_MAX_NODES);
+        if (!n && cluster_make_room(c, s.origin, peer_id, why, sizeof(why)) < 0)
                 return refuse(c, peer_id, -ENOSPC, why);
-        }
         /* Held compact: every section as its text, the results read into rows only for the links
          * view (result_rows.h). */
         r = hold_sections_as_text(s.sections);

@@ -77,6 +77,20 @@ void cluster_table_clear(struct cluster_table *t)
         *t = (struct cluster_table){ 0 };
 }
 
+size_t cluster_table_name_count(const struct cluster_table *t, const char *name)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < t->n; i++)
+                n += strcmp(t->v[i].name, name) == 0;
+        return n;
+}
+
+bool cluster_table_name_is_unique(const struct cluster_table *t, const char *name)
+{
+        return cluster_table_name_count(t, name) == 1;
+}
+
 uint64_t cluster_node_age_usec(const struct cluster_node *n, int64_t now)
 {
         return now > n->made_usec ? (uint64_t)(now - n->made_usec) : 0;

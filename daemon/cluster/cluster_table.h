@@ -47,6 +47,11 @@ void cluster_table_summary_replaced(struct cluster_node *n);
  * summary, this node's read where its text lies. */
 bool cluster_node_lists_peer(struct cluster_node *n, const char *id);
 uint64_t cluster_node_age_usec(const struct cluster_node *n, int64_t now);
+/* How many entries carry name. */
+size_t cluster_table_name_count(const struct cluster_table *t, const char *name);
+/* Whether exactly one node id carries name: a name two nodes share names neither (not the head
+ * of [cluster] head, not a node to probe or show by that name). */
+bool cluster_table_name_is_unique(const struct cluster_table *t, const char *name);
 /* Pointers to every entry sorted by name, then id (n of them, caller frees); NULL when none or
  * without memory. */
 struct cluster_node **cluster_table_sorted(struct cluster_table *t);

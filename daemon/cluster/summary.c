@@ -7,23 +7,11 @@
 
 #include "common/json_get.h"
 #include "common/json_strict.h"
+#include "common/text_check.h"
 
 bool summary_is_id(const char *s)
 {
         return s && strlen(s) == SUMMARY_ID_LEN && strspn(s, "0123456789abcdef") == SUMMARY_ID_LEN;
-}
-
-static bool is_node_name(const char *s)
-{
-        size_t len = strlen(s);
-
-        if (len == 0 || len > SUMMARY_NODE_NAME_MAX)
-                return false;
-        for (const char *c = s; *c; c++)
-                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                      strchr("-_.", *c)))
-                        return false;
-        return true;
 }
 
 bool summary_is_section_name(const char *s)
@@ -106,7 +94,7 @@ static int check_envelope(json_object *msg, const char *type_wanted, struct summ
                 REFUSE("\"origin\" is not a node id of %d hex digits", SUMMARY_ID_LEN);
         if (get_string(msg, "instance", &s->instance) < 0 || !summary_is_id(s->instance))
                 REFUSE("\"instance\" is not an id of %d hex digits", SUMMARY_ID_LEN);
-        if (get_string(msg, "name", &s->name) < 0 || !is_node_name(s->name))
+        if (get_string(msg, "name", &s->name) < 0 || !text_is_node_name(s->name))
                 REFUSE("\"name\" is not a node name of 1 to %d letters, digits, '-', '_' or '.'",
                        SUMMARY_NODE_NAME_MAX);
         if (get_uint(msg, "seq", 1, INT64_MAX, &s->seq) < 0)

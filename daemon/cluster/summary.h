@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/text_check.h"
+
 #define SUMMARY_TYPE "cluster-summary"
 /* "Summary seq N of origin is still current": a summary without sections, sent at the refresh when
  * nothing changed, so a silent node ages out without its sections crossing the wire each time. */
@@ -24,7 +26,7 @@
 #define SUMMARY_MAX_BYTES        (56 * 1024)
 #define SUMMARY_MAX_SECTIONS     32
 #define SUMMARY_SECTION_NAME_MAX 32
-#define SUMMARY_NODE_NAME_MAX    63
+#define SUMMARY_NODE_NAME_MAX    TEXT_NODE_NAME_MAX
 #define SUMMARY_ID_LEN           32
 /* Nesting a section may use; deeper is refused, not recursed into. */
 #define SUMMARY_MAX_DEPTH 16

@@ -303,6 +303,8 @@ static int conf_set_defaults(struct sparkd_config *c, const char *path)
         c->admin_group = strdup(DEFAULT_ADMIN_GRP);
         c->mode = ENFORCE_MODE_ENFORCE;
         snprintf(c->cluster_topology, sizeof(c->cluster_topology), "auto");
+        c->ring_merge_nics = -1;
+        snprintf(c->cluster_rendezvous, sizeof(c->cluster_rendezvous), "auto");
         c->log_level = LOG_INFO;
         conf_keys_set_defaults(c);
         if (conf_set_host_root(c, "/") < 0)

@@ -48,6 +48,8 @@ struct sparkd_config {
         char **fabric_down;     /* netdevs kept administratively down */
         char *lldpd_socket;     /* lldpd's control socket, read for the LLDP neighbours */
         unsigned fabric_mtu;
+        bool fabric_rdma;    /* no: the fabric is declared without RDMA (TCP sockets only) */
+        int ring_merge_nics; /* NCCL_IB_MERGE_NICS on rings and meshes: 0, 1, or -1 (auto: unset) */
         unsigned flap_threshold;
         uint64_t flap_window_usec;
 
@@ -58,10 +60,13 @@ struct sparkd_config {
         bool mdns;
         uint64_t heartbeat_usec;
         uint64_t peer_timeout_usec;
+        unsigned peer_max_learned;       /* entries known only from their inbound hello */
+        uint64_t peer_forget_after_usec; /* such an entry down this long is dropped */
 
         /* [cluster]: what the cabling is meant to be, checked against the derived topology */
-        char cluster_topology[8]; /* "auto", "pair", "ring", "mesh" or "switch" */
-        unsigned cluster_nodes;   /* 0: no expectation */
+        char cluster_topology[8];    /* "auto", "pair", "ring", "mesh" or "switch" */
+        char cluster_rendezvous[12]; /* the job plan's plane: "auto", "fabric" or "management" */
+        unsigned cluster_nodes;      /* 0: no expectation */
 
         /* [probe] */
         char *probe_helper_dir;
@@ -77,6 +82,9 @@ struct sparkd_config {
         double diagnosis_healthy_gbps;
         double diagnosis_stale_min_gbps;
         double diagnosis_stale_max_gbps;
+        /* [diagnosis] stale_tcp_streams: the streams a tcp result needs before its figure may
+         * show stale-initialization; 0: only rdma results show it. */
+        unsigned diagnosis_stale_tcp_streams;
         uint64_t probe_interval_usec; /* scheduled bandwidth probes; 0: off */
         uint64_t probe_jitter_usec;
         uint64_t probe_rtt_interval_usec; /* all-pairs RTT; 0: off */

@@ -65,6 +65,20 @@ static int parse_cluster_head(struct conf_parse *p, const char *value, const cha
         return r < 0 ? r : conf_replace_string(&p->config->cluster_head, value);
 }
 
+/* [fabric] ring_merge_nics: 0 or 1 for NCCL_IB_MERGE_NICS on rings and meshes, auto (-1) to leave
+ * it to NCCL. */
+static int parse_ring_merge_nics(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "auto, 0 or 1";
+        if (strcmp(value, "auto") == 0)
+                p->config->ring_merge_nics = -1;
+        else if (strcmp(value, "0") == 0 || strcmp(value, "1") == 0)
+                p->config->ring_merge_nics = value[0] - '0';
+        else
+                return -EINVAL;
+        return 0;
+}
+
 static int parse_mode(struct conf_parse *p, const char *value, const char **why)
 {
         *why = "\"enforce\" or \"audit\"";
@@ -259,6 +273,15 @@ static int parse_cluster_topology(struct conf_parse *p, const char *value, const
         return -EINVAL;
 }
 
+static int parse_cluster_rendezvous(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "one of auto, fabric, management";
+        if (strcmp(value, "auto") != 0 && strcmp(value, "fabric") != 0 && strcmp(value, "management") != 0)
+                return -EINVAL;
+        snprintf(p->config->cluster_rendezvous, sizeof(p->config->cluster_rendezvous), "%s", value);
+        return 0;
+}
+
 static int parse_helper_dir(struct conf_parse *p, const char *value, const char **why)
 {
         int r = parse_absolute_path(value, PATH_MAX - 64, why);
@@ -339,6 +362,9 @@ static const struct conf_key keys[] = {
         { "daemon", "host_root",          CUSTOM_KEY(parse_host_root) },
         { "fabric", "interfaces",         CUSTOM_KEY(parse_fabric_interfaces) },
         { "fabric", "down",               CUSTOM_KEY(parse_fabric_down) },
+        { "fabric", "rdma",               BOOL_KEY(fabric_rdma, true),
+          .why = "yes or no" },
+        { "fabric", "ring_merge_nics",    CUSTOM_KEY(parse_ring_merge_nics) },
         { "fabric", "mtu",                UINT_KEY(fabric_mtu, CONF_MTU_MIN, CONF_MTU_MAX, 9000),
           .why = "an MTU from " STRINGIFY(CONF_MTU_MIN) " to " STRINGIFY(CONF_MTU_MAX) },
         { "fabric", "flap_threshold",     UINT_KEY(flap_threshold, 2, 1000, 3),
@@ -356,12 +382,17 @@ static const struct conf_key keys[] = {
           .why = "a duration from 100ms to 60s" },
         { "peers", "timeout",             USEC_KEY(peer_timeout_usec, SEC, 600 * SEC, 6 * SEC),
           .why = "a duration from 1s to 10m" },
+        { "peers", "max_learned",         UINT_KEY(peer_max_learned, 1, 4096, 256),
+          .why = "a number of peers from 1 to 4096" },
+        { "peers", "forget_after",        USEC_KEY(peer_forget_after_usec, SEC, DAY, 10 * 60 * SEC),
+          .why = "a duration from 1s to 1d, such as 10m" },
         { "cluster", "forget_after",      USEC_KEY(cluster_forget_after_usec, 60 * SEC, 30 * DAY, DAY),
           .why = "a duration from 1m to 30d, such as 1d" },
         { "cluster", "topology",          CUSTOM_KEY(parse_cluster_topology) },
         { "cluster", "nodes",             UINT_KEY(cluster_nodes, 0, 254, 0),
           .why = "a number of nodes from 0 (no expectation) to 254" },
         { "cluster", "head",              CUSTOM_KEY(parse_cluster_head) },
+        { "cluster", "rendezvous",        CUSTOM_KEY(parse_cluster_rendezvous) },
         { "probe", "helper_dir",          CUSTOM_KEY(parse_helper_dir) },
         { "probe", "history_size",        UINT_KEY(probe_history_size, 10, 100000, 1000),
           .why = "a number of results from 10 to 100000" },
@@ -400,6 +431,8 @@ static const struct conf_key keys[] = {
           .why = "Gb/s per rail from 0 to 10000" },
         { "diagnosis", "stale_max_gbps",  REAL_KEY(diagnosis_stale_max_gbps, 0.001, 10000, 25),
           .why = "Gb/s per rail from 0.001 to 10000" },
+        { "diagnosis", "stale_tcp_streams", UINT_KEY(diagnosis_stale_tcp_streams, 0, 64, 0),
+          .why = "0 (tcp never shows stale-initialization) or a number of TCP streams up to 64" },
         { "counters", "period",           USEC_OR_OFF_KEY(counters_period_usec, SEC, HOUR, 10 * SEC),
           .why = "0 (off) or a duration from 1s to 1h" },
         { "counters", "window",           USEC_KEY(counters_window_usec, 10 * SEC, DAY, 60 * SEC),

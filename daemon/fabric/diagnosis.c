@@ -113,8 +113,39 @@ static void links_text(const struct rail_facts *rf, char *buf, size_t size)
         }
 }
 
+/* Can result show the stale initialization? RDMA writes on the rail can; TCP only with as many
+ * streams as [diagnosis] stale_tcp_streams asks (0: never). why: what it lacks, for the summary. */
+static bool shows_stale(json_object *result, const struct diagnosis_thresholds *t, char *why, size_t size)
+{
+        const char *kind = jstr(result, "kind");
+        double streams = 0;
+
+        if (strcmp(kind, "rdma") == 0)
+                return true;
+        if (strcmp(kind, "tcp") == 0) {
+                bool has_streams = jdouble(result, "streams", &streams);
+
+                if (t->stale_tcp_streams > 0 && has_streams && streams >= t->stale_tcp_streams)
+                        return true;
+                if (has_streams)
+                        snprintf(why, size,
+                                 "a tcp figure of %.0f stream%s cannot show the stale initialization (RDMA "
+                                 "write bandwidth can: sparkc probe --kind rdma)",
+                                 streams, streams == 1 ? "" : "s");
+                else
+                        snprintf(why, size,
+                                 "a tcp figure cannot show the stale initialization (RDMA write bandwidth "
+                                 "can: sparkc probe --kind rdma)");
+                return false;
+        }
+        snprintf(why, size, "a %s figure cannot show the stale initialization (RDMA write bandwidth can)",
+                 kind[0] ? kind : "bandwidth");
+        return false;
+}
+
 static json_object *judge_rail(json_object *direction, const char *name, const char *netdev, double gbps,
                                const struct rail_facts rf, const struct diagnosis_thresholds *t,
+                               bool can_show_stale, const char *why_not_stale,
                                enum diagnosis_verdict *verdict)
 {
         const char *dir = jstr(direction, "direction"), *from = jstr(direction, "from"),
@@ -129,12 +160,17 @@ static json_object *judge_rail(json_object *direction, const char *name, const c
                 snprintf(summary, sizeof(summary),
                          "%s %s: %.2f Gb/s from %s to %s, at or above the healthy %g Gb/s", name, dir, gbps,
                          from, to, t->healthy_gbps);
-        } else if (in_band && links_look_healthy(&rf)) {
+        } else if (in_band && links_look_healthy(&rf) && can_show_stale) {
                 *verdict = DIAGNOSIS_STALE_INITIALIZATION;
                 snprintf(summary, sizeof(summary),
                          "%s %s: %.2f Gb/s from %s to %s while %s: the ConnectX-7 stale initialization "
                          "(no setting fixes it); reboot both nodes, then power-cycle with AC off for 60 s",
                          name, dir, gbps, from, to, links);
+        } else if (in_band && links_look_healthy(&rf)) {
+                *verdict = DIAGNOSIS_DEGRADED;
+                snprintf(summary, sizeof(summary),
+                         "%s %s: %.2f Gb/s from %s to %s, below the healthy %g Gb/s while %s; %s", name, dir,
+                         gbps, from, to, t->healthy_gbps, links, why_not_stale);
         } else {
                 *verdict = DIAGNOSIS_DEGRADED;
                 snprintf(summary, sizeof(summary),
@@ -179,11 +215,13 @@ json_object *diagnosis_classify(json_object *result, const struct fabric_facts *
         enum diagnosis_verdict overall = DIAGNOSIS_OK;
         size_t n_ok = 0, n_stale = 0, n_degraded = 0;
         const char *first_bad = NULL;
-        char summary[640];
+        char summary[640], why_not_stale[200] = "";
+        bool can_show_stale;
 
         if (!result || !json_object_object_get_ex(result, "directions", &directions) ||
             !json_object_is_type(directions, json_type_array) || json_object_array_length(directions) == 0)
                 return NULL;
+        can_show_stale = shows_stale(result, t, why_not_stale, sizeof(why_not_stale));
         out = json_object_new_object();
         rails = json_object_new_array();
         for (size_t i = 0; i < json_object_array_length(directions); i++) {
@@ -204,7 +242,8 @@ json_object *diagnosis_classify(json_object *result, const struct fabric_facts *
                          * management port or a virtual link is no rail. */
                         if (!rf.device || !jdouble(r, "gbps", &gbps))
                                 continue;
-                        j = judge_rail(d, name[0] ? name : netdev, netdev, gbps, rf, t, &v);
+                        j = judge_rail(d, name[0] ? name : netdev, netdev, gbps, rf, t, can_show_stale,
+                                       why_not_stale, &v);
                         json_object_array_add(rails, j);
                         n_ok += v == DIAGNOSIS_OK;
                         n_stale += v == DIAGNOSIS_STALE_INITIALIZATION;

@@ -6,8 +6,12 @@
  *   stale-initialization  within [stale_min_gbps, stale_max_gbps] while the rail's netdev says
  *                         200 Gb/s Ethernet and its PCIe link is trained at 32 GT/s x4: the
  *                         ConnectX-7 degraded initialization no setting fixes (recovery steps
- *                         come with it);
- *   degraded              any other shortfall, with the numbers and the links' state.
+ *                         come with it). Only from what shows it: RDMA write bandwidth on the
+ *                         rail (kind rdma), or a tcp result of at least stale_tcp_streams streams
+ *                         when that is set. The band is RDMA's; a TCP figure of fewer streams
+ *                         is bound by one core and the socket path, not by the NIC;
+ *   degraded              any other shortfall, with the numbers and the links' state (a tcp
+ *                         figure in the band says it cannot show the stale state, and how to).
  * The facts are this node's (the node that ran the client): its rail is one end of both
  * directions. The peer's end is not seen here; its own doctor shows its links.
  * An episode tracker turns verdicts into alerts: one when a rail and direction to a peer enters
@@ -27,9 +31,10 @@ enum diagnosis_verdict {
 };
 
 struct diagnosis_thresholds {
-        double healthy_gbps;   /* per rail, default 80 (a 100G rail) */
-        double stale_min_gbps; /* default 8 */
-        double stale_max_gbps; /* default 25 */
+        double healthy_gbps;        /* per rail, default 80 (a 100G rail) */
+        double stale_min_gbps;      /* default 8 */
+        double stale_max_gbps;      /* default 25 */
+        unsigned stale_tcp_streams; /* a tcp result of this many streams shows stale; 0: none does */
 };
 
 /* "ok", "degraded", "stale-initialization": the stable codes of --json. */

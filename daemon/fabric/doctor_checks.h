@@ -9,6 +9,9 @@
 
 /* doctor_ports.c: the RDMA devices, their ports, and the netdevs and addresses on them. */
 void doctor_check_rdma_devices(struct check *c, const struct fabric_facts *f);
+/* [fabric] rdma = no: in place of the RDMA checks, a fabric netdev up with an IPv4 address for the
+ * socket transport. */
+void doctor_check_socket_fabric(struct check *c, const struct fabric_facts *f);
 void doctor_check_ports(struct check *c, const struct fabric_facts *f);
 void doctor_check_mtu(struct check *c, const struct fabric_facts *f);
 void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f);
@@ -37,5 +40,7 @@ void doctor_check_firewall(struct check *c, const struct fabric_facts *f);
 void doctor_check_lldpd(struct check *c, const struct fabric_facts *f);
 /* doctor_peers.c: the peers' state, cluster key and MTU; only when the facts have peers. */
 void doctor_check_peers(struct check *c, const struct fabric_facts *f);
+/* doctor_names.c: names more than one node id carries; only when there are such. */
+void doctor_check_names(struct check *c, const struct fabric_facts *f);
 /* doctor_topology.c: the cabling's findings from the topology map; only when the facts have one. */
 void doctor_check_topology(struct check *c, const struct fabric_facts *f);

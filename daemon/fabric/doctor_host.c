@@ -2,6 +2,7 @@
  * The doctor's checks of the host's software: the sysctls sparkd manages, the memlock limits RDMA
  * needs, the GPU and its driver, the GPU Direct RDMA risk of nvidia_peermem, and NCCL.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -229,13 +230,41 @@ void doctor_check_gdr_risk(struct check *c, const struct fabric_facts *f)
 
 void doctor_check_nccl(struct check *c, const struct fabric_facts *f)
 {
+        const char *version = f->host.nccl_version[0] ? f->host.nccl_version : "(version unknown)";
+        char lib[64], self[64], fix[160];
+
         check_begin(c, "nccl");
         if (!f->host.has_nccl) {
                 check_end(c, DOCTOR_WARN, "install NCCL (libnccl2) for GPU jobs and the nccl probe",
                           "NCCL library not found");
                 return;
         }
-        evidence(c, "%s", f->host.nccl_path);
-        check_end(c, DOCTOR_OK, NULL, "NCCL %s",
-                  f->host.nccl_version[0] ? f->host.nccl_version : "(version unknown)");
+        elf_machine_name(&f->daemon_machine, self, sizeof(self));
+        if (f->host.nccl_machine_error == -EBADMSG) {
+                evidence(c, "%s: not an ELF file", f->host.nccl_path);
+                snprintf(fix, sizeof(fix), "install NCCL for %s again (libnccl2, or CUDA's NCCL)", self);
+                check_end(c, DOCTOR_FAIL, fix, "NCCL %s at %s is not a library: nothing here can load it",
+                          version, f->host.nccl_path);
+                return;
+        }
+        if (f->host.nccl_machine_error < 0) {
+                evidence(c, "%s: %s", f->host.nccl_path, strerror(-f->host.nccl_machine_error));
+                check_end(c, DOCTOR_WARN, "check that the library can be read (ls -lL on it)",
+                          "NCCL %s: the library cannot be read, so the machine it is built for is not known",
+                          version);
+                return;
+        }
+        elf_machine_name(&f->host.nccl_machine, lib, sizeof(lib));
+        if (!elf_machine_equal(&f->host.nccl_machine, &f->daemon_machine)) {
+                evidence(c, "%s: ELF for %s", f->host.nccl_path, lib);
+                evidence(c, "sparkd: ELF for %s", self);
+                snprintf(fix, sizeof(fix),
+                         "install the NCCL built for %s (libnccl2 of this node's architecture)", self);
+                check_end(c, DOCTOR_FAIL, fix,
+                          "NCCL %s is built for %s, this node runs %s: no job here can load it", version,
+                          lib, self);
+                return;
+        }
+        evidence(c, "%s: ELF for %s, as sparkd", f->host.nccl_path, lib);
+        check_end(c, DOCTOR_OK, NULL, "NCCL %s", version);
 }

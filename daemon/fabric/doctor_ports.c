@@ -1,12 +1,14 @@
 /*
  * The doctor's checks of the RDMA devices and their ports: devices found, ports active, the MTU
  * of the fabric netdevs, the twins of each port (on separate subnets, both up), an address on
- * every active port and the RoCE v2 GID for it.
+ * every active port and the RoCE v2 GID for it. Two ports that face different nodes (the
+ * topology map's links) in one subnet are a twin-subnets failure too: a ring on link-local /16.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_get.h"
 #include "common/strutil.h"
 #include "doctor_checks.h"
 
@@ -48,6 +50,40 @@ void doctor_check_rdma_devices(struct check *c, const struct fabric_facts *f)
                   "the sysfs entries above could not be read as expected; check the driver (dmesg | grep "
                   "mlx5)",
                   "%zu RDMA device%s: %s", f->rdma.n, f->rdma.n == 1 ? "" : "s", names);
+}
+
+void doctor_check_socket_fabric(struct check *c, const struct fabric_facts *f)
+{
+        char names[256] = "";
+        size_t usable = 0;
+
+        check_begin(c, "socket-fabric");
+        for (size_t i = 0; i < f->netifs.n; i++) {
+                const struct netif *n = &f->netifs.v[i];
+                char ipv4[16];
+                bool up = n->is_admin_up && n->has_carrier;
+
+                if (!fabric_ipv4_of(f, n->name, ipv4, sizeof(ipv4))) {
+                        evidence(c, "%s: no IPv4 address%s", n->name, up ? "" : ", down");
+                        continue;
+                }
+                evidence(c, "%s: %s%s", n->name, ipv4, up ? ", up" : ", down");
+                if (!up)
+                        continue;
+                usable++;
+                snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+                         usable > 1 ? ", " : "", n->name);
+        }
+        if (usable == 0) {
+                check_end(
+                        c, DOCTOR_FAIL,
+                        "bring a fabric netdev up with an IPv4 address, or name it in [fabric] interfaces",
+                        "[fabric] rdma = no, and no fabric netdev is up with an IPv4 address: NCCL's socket "
+                        "transport has nothing to run on");
+                return;
+        }
+        check_end(c, DOCTOR_OK, NULL,
+                  "[fabric] rdma = no: NCCL over TCP sockets on %s (RDMA not checked, as declared)", names);
 }
 
 void doctor_check_ports(struct check *c, const struct fabric_facts *f)
@@ -162,9 +198,114 @@ static bool same_subnet(const char *a, const char *b)
         return (ia.s_addr & mask) == (ib.s_addr & mask);
 }
 
-void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f)
+/* Is netdev one of this end's (its netdev or one of its twins)? */
+static bool end_has_netdev(json_object *end, const char *netdev)
+{
+        json_object *twins = json_object_object_get(end, "twins");
+
+        if (strcmp(json_get_string(end, "netdev", ""), netdev) == 0)
+                return true;
+        for (size_t i = 0; twins && i < json_object_array_length(twins); i++)
+                if (strcmp(json_object_get_string(json_object_array_get_idx(twins, i)), netdev) == 0)
+                        return true;
+        return false;
+}
+
+/* The link of the map that this node's netdev is an end of, and which end is the far one. */
+static json_object *link_of(const struct fabric_facts *f, const char *netdev, json_object **far)
+{
+        json_object *links = f->self_id[0] ? json_object_object_get(f->topology, "links") : NULL;
+
+        for (size_t i = 0; links && i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i), *a = json_object_object_get(l, "a"),
+                            *b = json_object_object_get(l, "b");
+
+                if (strcmp(json_get_string(a, "node_id", ""), f->self_id) == 0 &&
+                    end_has_netdev(a, netdev)) {
+                        *far = b;
+                        return l;
+                }
+                if (strcmp(json_get_string(b, "node_id", ""), f->self_id) == 0 &&
+                    end_has_netdev(b, netdev)) {
+                        *far = a;
+                        return l;
+                }
+        }
+        return NULL;
+}
+
+/* What a far end is: a node's name, a switch, another host. */
+static const char *far_name(json_object *far)
+{
+        return json_get_string(far, "name",
+                               json_get_string(far, "switch", json_get_string(far, "other", "?")));
+}
+
+/* The address the plan gives netdev (the map's per twin pair subnets), or NULL. */
+static const char *planned_address(json_object *link, json_object *far, const char *netdev, const char *self)
+{
+        json_object *pairs = json_object_object_get(link, "twin_subnets");
+        bool is_a = json_object_object_get(link, "a") != far;
+
+        for (size_t i = 0; self && pairs && i < json_object_array_length(pairs); i++) {
+                json_object *p = json_object_array_get_idx(pairs, i);
+
+                if (strcmp(json_get_string(p, is_a ? "a" : "b", ""), netdev) == 0)
+                        return json_get_string(json_object_object_get(p, "addresses"), self, NULL);
+        }
+        return NULL;
+}
+
+/* Two ports of this node (not twins) in one IPv4 subnet while the map shows them facing
+ * different nodes: the kernel routes by subnet, so traffic for one neighbour may leave through
+ * the cable to the other. Adds the evidence and the plan's addresses; the number of clashes. */
+static size_t check_ports_sharing_subnet(struct check *c, const struct fabric_facts *f, char *fix,
+                                         size_t size)
 {
         size_t clashes = 0;
+
+        for (size_t i = 0; i < f->n_addresses; i++) {
+                const struct fabric_address *a = &f->addresses[i];
+                const struct netif *n = netif_list_find(&f->netifs, a->ifname);
+                json_object *far_a = NULL, *link_a;
+
+                if (!n || strchr(a->address, ':') || !(link_a = link_of(f, a->ifname, &far_a)))
+                        continue;
+                for (size_t k = i + 1; k < f->n_addresses; k++) {
+                        const struct fabric_address *b = &f->addresses[k];
+                        json_object *far_b = NULL, *link_b;
+                        const char *self, *plan_a, *plan_b;
+
+                        if (strcmp(b->ifname, a->ifname) == 0 || strcmp(b->ifname, n->twin) == 0 ||
+                            strchr(b->address, ':') || !same_subnet(a->address, b->address) ||
+                            !(link_b = link_of(f, b->ifname, &far_b)) ||
+                            strcmp(far_name(far_a), far_name(far_b)) == 0)
+                                continue;
+                        evidence(c, "%s %s faces %s and %s %s faces %s: one subnet for two cables",
+                                 a->ifname, a->address, far_name(far_a), b->ifname, b->address,
+                                 far_name(far_b));
+                        self = json_get_string(far_a == json_object_object_get(link_a, "a")
+                                                       ? json_object_object_get(link_a, "b")
+                                                       : json_object_object_get(link_a, "a"),
+                                               "name", NULL);
+                        plan_a = planned_address(link_a, far_a, a->ifname, self);
+                        plan_b = planned_address(link_b, far_b, b->ifname, self);
+                        if (!clashes)
+                                snprintf(fix, size,
+                                         "give each cable its own subnet (`sparkc topology --netplan` plans "
+                                         "%s %s and %s %s) and remove the shared one: ip addr del %s dev %s",
+                                         a->ifname, plan_a ? plan_a : "one", b->ifname,
+                                         plan_b ? plan_b : "another", b->address, b->ifname);
+                        clashes++;
+                }
+        }
+        return clashes;
+}
+
+void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f)
+{
+        size_t clashes = 0, shared;
+        char fix[MAX_EVIDENCE_LINE] = "";
 
         check_begin(c, "twin-subnets");
         for (size_t i = 0; i < f->n_addresses; i++) {
@@ -189,6 +330,14 @@ void doctor_check_twin_subnets(struct check *c, const struct fabric_facts *f)
                           "is "
                           "enough; RDMA uses both twins)",
                           "twins on the same subnet confuse routing and peer discovery");
+                return;
+        }
+        shared = check_ports_sharing_subnet(c, f, fix, sizeof(fix));
+        if (shared) {
+                check_end(c, DOCTOR_FAIL, fix,
+                          "%zu pair%s of ports facing different nodes share a subnet: traffic for one "
+                          "neighbour may leave through the other's cable",
+                          shared, shared == 1 ? "" : "s");
                 return;
         }
         check_end(c, DOCTOR_OK, NULL, "no twins share a subnet");

@@ -210,7 +210,7 @@ static void check_rail_bandwidth(struct check *c, const struct fabric_facts *f)
                 check_end(
                         c, DOCTOR_WARN,
                         "see pcie-link and ethernet-speed for this node's links, and `sparkc doctor` on the "
-                        "peer for its end; probe again with `sparkc probe --peer PEER --kind tcp`",
+                        "peer for its end; measure the rail with `sparkc probe --peer PEER --kind rdma`",
                         "%s", first_degraded);
                 return;
         }

@@ -2,7 +2,8 @@
  * The doctor's check of the cabling, from the topology map the cluster's neighbour tables give:
  * the shape and its links as evidence, and each wiring finding (a ring not cabled port 0 to
  * port 1, a node on another switch port, a link below its port's speed, a far end without
- * sparkd, a node or link missing, one port linked twice) as the check's status.
+ * sparkd, a node or link missing, one port linked twice) as the check's status; a node missing
+ * only warns, since it is that node's fault and the job plan leaves it out.
  */
 #include <string.h>
 
@@ -49,9 +50,14 @@ void doctor_check_topology(struct check *c, const struct fabric_facts *f)
                 evidence(c, "and %zu more links (sparkc topology)", n_links - MAX_LINK_EVIDENCE);
         for (size_t i = 0; i < n_findings; i++) {
                 json_object *one = json_object_array_get_idx(findings, i);
-                enum doctor_status s = strcmp(json_get_string(one, "status", ""), "failed") == 0
-                                               ? DOCTOR_FAIL
-                                               : DOCTOR_WARN;
+                /* A node gone missing is that node's fault, not this one's set-up: the check warns,
+                 * and the job plan leaves the missing node out by its stale summary. Failing here
+                 * would leave every node that is cabled to it out of the plan too. */
+                enum doctor_status s =
+                        strcmp(json_get_string(one, "status", ""), "failed") == 0 &&
+                                        strcmp(json_get_string(one, "id", ""), "missing-node") != 0
+                                ? DOCTOR_FAIL
+                                : DOCTOR_WARN;
 
                 evidence(c, "%s: %s", json_get_string(one, "id", "?"), json_get_string(one, "summary", ""));
                 if (s > status || !worst) {

@@ -12,6 +12,7 @@
 #include "common/macro.h"
 #include "env_check_judge.h"
 #include "envgen.h"
+#include "envgen_frameworks.h"
 
 #define MEMLOCK_ENOUGH (1ULL << 30) /* NCCL registers hundreds of MiB per communicator */
 
@@ -100,14 +101,67 @@ static void judge_memlock(struct env_judge *j, const struct env_check_input *in)
                 soft, hard);
 }
 
+static const struct env_setting *setting_of(const struct env_settings *s, const char *name)
+{
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->v[i].name, name) == 0)
+                        return &s->v[i];
+        return NULL;
+}
+
+/* The rendezvous as the job will try it: a route from this node to its host, and the job plan's. */
+static void judge_rendezvous(struct env_judge *j, const struct env_check_input *in,
+                             const struct env_settings *effective)
+{
+        for (size_t i = 0; i < in->n_routes; i++) {
+                const struct env_check_route *r = &in->routes[i];
+                const struct env_setting *s = setting_of(effective, r->name);
+                char fix[160];
+
+                if (!s)
+                        continue;
+                if (in->rendezvous[0])
+                        snprintf(fix, sizeof(fix),
+                                 "the job plan's rendezvous is %s: `sparkc env --for ...` gives it",
+                                 in->rendezvous);
+                else
+                        snprintf(fix, sizeof(fix), "see `sparkc plan`");
+                if (r->error)
+                        env_finding(j, true, s, fix,
+                                    "%s has no route from this node (the kernel's route lookup: %s): the "
+                                    "job cannot reach its rendezvous",
+                                    r->host, strerror(-r->error));
+                else if (in->rendezvous[0] && strcmp(r->host, in->rendezvous) != 0)
+                        env_finding(
+                                j, false, s, fix,
+                                "%s is reachable from here (through %s, from %s) but is not the job plan's "
+                                "rendezvous: nodes that follow the plan meet elsewhere",
+                                r->host, r->ifname[0] ? r->ifname : "?", r->source);
+        }
+}
+
 json_object *env_check_run(const struct fabric_facts *f, const struct env_check_input *in)
 {
         static const char *const words[] = { "ok", "warn", "fail" };
         _cleanup_(env_settings_free) struct env_settings effective = { 0 };
         json_object *o = json_object_new_object(), *env = envgen_build(f, ENV_MODE_AUTO), *vars = NULL;
-        struct env_judge j = { .f = f, .effective = &effective, .findings = json_object_new_array() };
+        struct env_judge j = { .f = f,
+                               .effective = &effective,
+                               .findings = json_object_new_array(),
+                               .own_address = in->own_address,
+                               .bootstrap_ifname = in->bootstrap_ifname };
         size_t checked = 0;
 
+        /* What `sparkc env` gives: on the management plane its bootstrap there too. */
+        if (in->bootstrap_ifname[0]) {
+                json_object *plan = json_object_new_object(), *self = json_object_new_object();
+
+                json_object_object_add(self, "ifname", json_object_new_string(in->bootstrap_ifname));
+                json_object_object_add(plan, "plane", json_object_new_string("management"));
+                json_object_object_add(plan, "self", self);
+                envgen_apply_plan(env, plan, false);
+                json_object_put(plan);
+        }
         if (json_object_object_get_ex(env, "variables", &vars))
                 j.suggested = vars;
         if (effective_settings(in, &j, &effective) < 0)
@@ -116,6 +170,7 @@ json_object *env_check_run(const struct fabric_facts *f, const struct env_check_
                 if (env_judge_variable(&j, &effective.v[i]))
                         checked++;
         judge_memlock(&j, in);
+        judge_rendezvous(&j, in, &effective);
         json_object_object_add(o, "status", json_object_new_string(words[j.worst]));
         json_object_object_add(o, "checked", json_object_new_int((int)checked));
         json_object_object_add(o, "findings", j.findings);

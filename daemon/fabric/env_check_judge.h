@@ -15,7 +15,9 @@ struct env_judge {
         const struct env_settings *effective; /* what NCCL and the others will see */
         json_object *suggested;               /* envgen_build(f, auto)'s variables */
         json_object *findings;
-        int worst; /* 0 nothing found, 1 a warning, 2 an error */
+        const char *own_address;      /* this node's address on the job plan's plane, "" when not known */
+        const char *bootstrap_ifname; /* the plan's management netdev for the bootstrap, "" for none */
+        int worst;                    /* 0 nothing found, 1 a warning, 2 an error */
 };
 
 /* Adds a finding about setting s (NULL: about no variable); fix NULL: the fix of the variable

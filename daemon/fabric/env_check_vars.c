@@ -44,6 +44,9 @@ static void judge_netdev(struct env_judge *j, const struct env_setting *s, const
         const struct netif *n = netif_list_find(&f->netifs, name);
         char fabric[256], ipv4[16];
 
+        /* The job plan puts NCCL's bootstrap on this management netdev: as `sparkc env` gives it. */
+        if (j->bootstrap_ifname && j->bootstrap_ifname[0] && strcmp(name, j->bootstrap_ifname) == 0)
+                return;
         addressed_fabric(f, fabric, sizeof(fabric));
         if (!h && !n) {
                 env_finding(j, true, s, NULL,
@@ -303,15 +306,33 @@ static void judge_gid_index(struct env_judge *j, const struct env_setting *s)
                         char ipv4[16], there[96];
                         int want;
 
-                        if (port->state != RDMA_PORT_ACTIVE || strcmp(port->link_layer, "Ethernet") != 0 ||
-                            !port->netdev[0] || !fabric_ipv4_of(j->f, port->netdev, ipv4, sizeof(ipv4)))
-                                continue;
-                        want = rdma_port_gid_for_ipv4(port, ipv4);
-                        if (want == (int)index)
+                        if (port->state != RDMA_PORT_ACTIVE || strcmp(port->link_layer, "Ethernet") != 0)
                                 continue;
                         for (size_t g = 0; g < port->n_gids; g++)
                                 if (port->gids[g].index == index)
                                         at = &port->gids[g];
+                        /* A port NCCL_IB_HCA names whose netdev has no IPv4 address (a twin left
+                         * without one) has no RoCE v2 IPv4 GID at any index: NCCL uses it all the
+                         * same, with the index given. */
+                        if (!port->netdev[0] || !fabric_ipv4_of(j->f, port->netdev, ipv4, sizeof(ipv4))) {
+                                if (at && at->type == RDMA_GID_ROCE_V2 && at->ipv4[0])
+                                        continue;
+                                snprintf(there, sizeof(there), "%s%s%s", at ? "a " : "empty",
+                                         at ? rdma_gid_type_to_string(at->type) : "", at ? " GID" : "");
+                                env_finding(
+                                        j, true, s, NULL,
+                                        "GID %u of %s port %u is %s: its netdev %s has no IPv4 address, so "
+                                        "the port has no RoCE v2 IPv4 GID and QP setup on it times out; "
+                                        "give "
+                                        "%s an address on its own subnet, or leave %s out of NCCL_IB_HCA",
+                                        (unsigned)index, d->name, port->num, there,
+                                        port->netdev[0] ? port->netdev : "(none)",
+                                        port->netdev[0] ? port->netdev : "it", d->name);
+                                continue;
+                        }
+                        want = rdma_port_gid_for_ipv4(port, ipv4);
+                        if (want == (int)index)
+                                continue;
                         if (at)
                                 snprintf(there, sizeof(there), "a %s GID%s%s",
                                          rdma_gid_type_to_string(at->type), at->ipv4[0] ? " of " : "",
@@ -384,6 +405,7 @@ static const char *peer_with_address(const struct fabric_facts *f, const char *a
 static void judge_own_address(struct env_judge *j, const struct env_setting *s)
 {
         const char *peer;
+        char fix[128] = "";
 
         for (size_t i = 0; i < j->f->n_addresses; i++) {
                 const char *a = j->f->addresses[i].address;
@@ -395,13 +417,18 @@ static void judge_own_address(struct env_judge *j, const struct env_setting *s)
                 }
         }
         peer = peer_with_address(j->f, s->value);
+        /* Unsetting it would have the framework announce the default route's address: this
+         * node's own on the job plan's plane is the fix. */
+        if (j->own_address && j->own_address[0])
+                snprintf(fix, sizeof(fix), "export %s=%s (this node's address on the job plan's plane)",
+                         s->name, j->own_address);
         if (peer)
-                env_finding(j, true, s, NULL,
+                env_finding(j, true, s, fix[0] ? fix : NULL,
                             "%s is %s's address, not this node's: the framework would announce another node",
                             s->value, peer);
         else
                 env_finding(
-                        j, true, s, NULL,
+                        j, true, s, fix[0] ? fix : NULL,
                         "%s is not an address of this node (copied from another node?): the framework would "
                         "announce an address other nodes cannot reach it on",
                         s->value);

@@ -11,7 +11,8 @@
 bool env_check_is_relevant(const char *name)
 {
         static const char *const prefixes[] = { "NCCL_", "UCX_", "GLOO_", "OMPI_MCA_" };
-        static const char *const names[] = { "VLLM_HOST_IP", "SGLANG_HOST_IP", "MASTER_ADDR" };
+        static const char *const names[] = { "VLLM_HOST_IP", "SGLANG_HOST_IP", "MASTER_ADDR", "RAY_ADDRESS",
+                                             "DIST_INIT_ADDR" };
 
         for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
                 if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)

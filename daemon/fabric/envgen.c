@@ -299,6 +299,61 @@ static const char *no_fabric_reason(const struct fabric_facts *f, char *buf, siz
         return buf;
 }
 
+/* [fabric] rdma = no: NCCL's socket transport on the fabric netdevs that are up with an IPv4
+ * address, as declared, not as a fallback from a failed RDMA probe. */
+static json_object *build_socket(const struct fabric_facts *f, json_object *o)
+{
+        json_object *vars, *notes;
+        char ifs[512] = "", value[520], why[1024];
+        const char *first = NULL;
+
+        for (size_t i = 0; i < f->netifs.n; i++) {
+                const struct netif *n = &f->netifs.v[i];
+                char ipv4[16];
+
+                if (!n->is_admin_up || !n->has_carrier || !fabric_ipv4_of(f, n->name, ipv4, sizeof(ipv4)))
+                        continue;
+                list_add(ifs, sizeof(ifs), n->name);
+                if (!first)
+                        first = n->name;
+        }
+        json_object_object_add(o, "transport", json_object_new_string("socket"));
+        if (!first) {
+                json_object_object_add(o, "fabric_found", json_object_new_boolean(false));
+                json_object_object_add(
+                        o, "reason",
+                        json_object_new_string("[fabric] rdma = no, and no fabric netdev is up with an IPv4 "
+                                               "address: NCCL's socket transport has nothing to run on"));
+                return o;
+        }
+        json_object_object_add(o, "fabric_found", json_object_new_boolean(true));
+        json_object_object_add(o, "mode", json_object_new_string(env_mode_to_string(ENV_MODE_SAFE)));
+        json_object_object_add(
+                o, "mode_reason",
+                json_object_new_string("[fabric] rdma = no: TCP sockets on the fabric, no RDMA"));
+        vars = json_object_new_array();
+        notes = json_object_new_array();
+        snprintf(value, sizeof(value), "=%s", ifs);
+        snprintf(why, sizeof(why),
+                 "NCCL's socket transport and bootstrap on the fabric netdevs up with an IPv4 address, by "
+                 "exact name ([fabric] rdma = no)");
+        add_var(vars, "NCCL_SOCKET_IFNAME", value, why);
+        add_var(vars, "NCCL_IB_DISABLE", "1",
+                "the fabric is declared without RDMA ([fabric] rdma = no): NCCL uses TCP sockets, not an "
+                "RDMA device it might find elsewhere");
+        snprintf(why, sizeof(why), "UCX over TCP on %s ([fabric] rdma = no)", ifs);
+        add_var(vars, "UCX_NET_DEVICES", ifs, why);
+        snprintf(why, sizeof(why), "Open MPI's TCP traffic on %s", ifs);
+        add_var(vars, "OMPI_MCA_btl_tcp_if_include", ifs, why);
+        snprintf(why, sizeof(why), "PyTorch's Gloo on %s%s", first,
+                 strchr(ifs, ',') ? ", the first of them" : "");
+        add_var(vars, "GLOO_SOCKET_IFNAME", first, why);
+        envgen_nccl_filter(f, vars, notes);
+        json_object_object_add(o, "variables", vars);
+        json_object_object_add(o, "notes", notes);
+        return o;
+}
+
 json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
 {
         json_object *o = json_object_new_object(), *vars, *notes, *refused;
@@ -311,6 +366,9 @@ json_object *envgen_build(const struct fabric_facts *f, enum env_mode requested)
         size_t n = collect_active(f, ports, sizeof(ports) / sizeof(ports[0]));
 
         json_object_object_add(o, "mode_requested", json_object_new_string(env_mode_to_string(requested)));
+        if (f->is_rdma_declared_off)
+                return build_socket(f, o);
+        json_object_object_add(o, "transport", json_object_new_string("rdma"));
         if (n == 0) {
                 json_object_object_add(o, "fabric_found", json_object_new_boolean(false));
                 json_object_object_add(o, "reason",

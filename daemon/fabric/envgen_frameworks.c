@@ -4,7 +4,9 @@
 #include "envgen_frameworks.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,7 +75,7 @@ static int refuse(json_object *env, const char *why)
 }
 
 struct rendezvous {
-        const char *head_name, *head_address, *head_why;
+        const char *head_name, *head_address, *head_why, *plane;
         char rank[16], nnodes[16];
 };
 
@@ -83,11 +85,10 @@ static void add_torchrun(json_object *vars, const struct rendezvous *r)
 
         snprintf(port, sizeof(port), "%d", TORCHRUN_PORT);
         variable(vars, "MASTER_ADDR", r->head_address,
-                 "the rendezvous on %s, the head (%s), at the fabric address this node reaches it on",
-                 r->head_name, r->head_why);
+                 "the rendezvous on %s, the head (%s), at its %s address, the same on every node",
+                 r->head_name, r->head_why, r->plane);
         variable(vars, "MASTER_PORT", port, "torchrun's default port, the same on every node");
-        variable(vars, "NNODES", r->nnodes,
-                 "the nodes up with a doctor that does not fail (`sparkc hostfile`)");
+        variable(vars, "NNODES", r->nnodes, "the members of the job plan (`sparkc plan`)");
         variable(vars, "NODE_RANK", r->rank, "this node's place: the head first, then the others by name");
         variable(vars, "PET_MASTER_ADDR", r->head_address,
                  "torchrun reads --master-addr from PET_MASTER_ADDR");
@@ -106,28 +107,120 @@ static void add_ray(json_object *vars, const struct rendezvous *r, const char *o
                  "others (rank 0 runs `ray start --head --port=%d`)",
                  r->head_name, r->head_why, RAY_PORT);
         variable(vars, "RAY_NODE_IP_ADDRESS", own,
-                 "this node's fabric address (%s), for `ray start --node-ip-address=$RAY_NODE_IP_ADDRESS`: "
-                 "without it Ray announces the address of the default route, the management network or "
-                 "Wi-Fi",
-                 ifname);
-        variable(vars, "NNODES", r->nnodes,
-                 "the nodes up with a doctor that does not fail (`sparkc hostfile`)");
+                 "this node's %s address (%s), for `ray start --node-ip-address=$RAY_NODE_IP_ADDRESS`, "
+                 "the one every member reaches: without it Ray picks one itself, Wi-Fi or a bridge too",
+                 r->plane, ifname);
+        variable(vars, "NNODES", r->nnodes, "the members of the job plan (`sparkc plan`)");
         variable(vars, "NODE_RANK", r->rank,
                  "this node's place: the head (rank 0) first, then the others by name");
 }
 
-int envgen_add_framework(json_object *env, enum env_framework framework, json_object *plan,
-                         const char *own_address, const char *own_ifname)
+/* Sets vars' variable name to value with why, in its place when it is there, else at the end. */
+static void set_variable(json_object *vars, const char *name, const char *value, const char *why)
 {
-        json_object *vars, *head = NULL, *rank = NULL, *size = NULL;
+        for (size_t i = 0; i < json_object_array_length(vars); i++) {
+                json_object *v = json_object_array_get_idx(vars, i);
+                const char *n = get_string(v, "name");
+
+                if (n && strcmp(n, name) == 0) {
+                        json_object_object_add(v, "value", json_object_new_string(value));
+                        json_object_object_add(v, "why", json_object_new_string(why));
+                        return;
+                }
+        }
+        variable(vars, name, value, "%s", why);
+}
+
+/* On the management plane, the socket traffic every node must reach every other node with goes
+ * there: NCCL's bootstrap, Gloo, Open MPI's out-of-band channel. The RDMA data does not. */
+static void pin_to_management(json_object *vars, json_object *notes, const char *ifname, bool has_rdma)
+{
+        char value[IF_NAMESIZE + 2], why[512];
+
+        snprintf(value, sizeof(value), "=%s", ifname);
+        snprintf(why, sizeof(why),
+                 "NCCL's bootstrap on the management network (%s, the default route's), which reaches every "
+                 "node; %s",
+                 ifname,
+                 has_rdma ? "the data stays on the fabric through NCCL_IB_HCA"
+                          : "with the socket transport the data goes there too, since NCCL_SOCKET_IFNAME is "
+                            "both");
+        set_variable(vars, "NCCL_SOCKET_IFNAME", value, why);
+        snprintf(why, sizeof(why),
+                 "PyTorch's Gloo on the management network (%s): every rank talks to every other", ifname);
+        set_variable(vars, "GLOO_SOCKET_IFNAME", ifname, why);
+        snprintf(why, sizeof(why),
+                 "Open MPI's TCP traffic on the management network (%s), which reaches every node", ifname);
+        set_variable(vars, "OMPI_MCA_btl_tcp_if_include", ifname, why);
+        if (!has_rdma)
+                json_object_array_add(notes, json_object_new_string(
+                                                     "the fabric has no RDMA and does not link every pair: "
+                                                     "the socket transport runs on the management network"));
+}
+
+/* The plan's line in the notes: its digest, its size and head, and the plane with why. */
+static void plan_note(json_object *notes, json_object *plan)
+{
+        json_object *head = NULL, *size = NULL;
+        char line[1024];
+
+        json_object_object_get_ex(plan, "head", &head);
+        json_object_object_get_ex(plan, "size", &size);
+        snprintf(line, sizeof(line), "job plan %s: %d node%s, head %s; rendezvous on %s",
+                 get_string(plan, "digest") ? get_string(plan, "digest") : "?", json_object_get_int(size),
+                 json_object_get_int(size) == 1 ? "" : "s",
+                 get_string(head, "name") ? get_string(head, "name") : "none",
+                 get_string(plan, "plane_why") ? get_string(plan, "plane_why") : "?");
+        json_object_array_add(notes, json_object_new_string(line));
+}
+
+const char *envgen_plan_bootstrap_ifname(json_object *plan)
+{
+        json_object *self = NULL;
+        const char *plane = get_string(plan, "plane");
+
+        json_object_object_get_ex(plan, "self", &self);
+        return plane && strcmp(plane, "management") == 0 ? get_string(self, "ifname") : NULL;
+}
+
+void envgen_apply_plan(json_object *env, json_object *plan, bool with_note)
+{
+        json_object *vars, *notes = NULL, *left;
+        const char *bootstrap = envgen_plan_bootstrap_ifname(plan),
+                   *transport = get_string(env, "transport");
+
+        if (!json_object_object_get_ex(env, "variables", &vars))
+                return;
+        if (!json_object_object_get_ex(env, "notes", &notes) || !notes) {
+                notes = json_object_new_array();
+                json_object_object_add(env, "notes", notes);
+        }
+        json_object_object_add(
+                env, "plan_digest",
+                get_string(plan, "digest") ? json_object_new_string(get_string(plan, "digest")) : NULL);
+        if (json_object_object_get_ex(plan, "left_out", &left))
+                json_object_object_add(env, "left_out", json_object_get(left));
+        if (bootstrap)
+                pin_to_management(vars, notes, bootstrap, !transport || strcmp(transport, "socket") != 0);
+        if (with_note)
+                plan_note(notes, plan);
+}
+
+int envgen_add_framework(json_object *env, enum env_framework framework, json_object *plan)
+{
+        json_object *vars, *notes = NULL, *head = NULL, *rank = NULL, *size = NULL, *self = NULL;
         struct rendezvous r = { 0 };
-        const char *btl = NULL;
+        const char *btl = NULL, *own_address, *own_ifname, *plane = get_string(plan, "plane");
+        bool is_management = plane && strcmp(plane, "management") == 0;
 
         json_object_object_add(env, "for", json_object_new_string(env_framework_to_string(framework)));
         if (!json_object_object_get_ex(env, "variables", &vars))
                 return refuse(env, "no fabric: nothing to add to");
-        if (!own_address || !own_address[0])
-                return refuse(env, "no fabric netdev of this node has an IPv4 address to announce");
+        envgen_apply_plan(env, plan, false);
+        json_object_object_get_ex(env, "notes", &notes);
+        json_object_object_get_ex(plan, "self", &self);
+        own_address = get_string(self, "address");
+        own_ifname = get_string(self, "ifname");
         if (framework == ENV_FRAMEWORK_MPI) {
                 for (size_t i = 0; i < json_object_array_length(vars); i++) {
                         json_object *v = json_object_array_get_idx(vars, i);
@@ -140,8 +233,9 @@ int envgen_add_framework(json_object *env, enum env_framework framework, json_ob
                         return refuse(env, "no socket netdev chosen for Open MPI (see the notes)");
                 variable(vars, "OMPI_MCA_oob_tcp_if_include", btl,
                          "Open MPI's out-of-band channel (mpirun to its daemons) on the same netdevs as its "
-                         "TCP "
-                         "traffic; otherwise it tries every netdev, Wi-Fi and container bridges too");
+                         "TCP traffic; otherwise it tries every netdev, Wi-Fi and container bridges too");
+                if (plan)
+                        plan_note(notes, plan);
                 return 0;
         }
         json_object_object_get_ex(plan, "head", &head);
@@ -149,29 +243,31 @@ int envgen_add_framework(json_object *env, enum env_framework framework, json_ob
         json_object_object_get_ex(plan, "size", &size);
         if (!head)
                 return refuse(env, get_string(plan, "error") ? get_string(plan, "error") : "no rendezvous");
-        if (!rank)
+        if (!rank || !own_address || !own_ifname)
                 return refuse(env, "this node is left out of the job's nodes (`sparkc hostfile` says why)");
         r.head_name = get_string(head, "name");
         r.head_address = get_string(head, "address");
         r.head_why = get_string(head, "why");
+        r.plane = is_management ? "management" : "fabric";
         if (!r.head_name || !r.head_address || !r.head_address[0] || !r.head_why)
-                return refuse(env, "the head's fabric address is not known");
+                return refuse(env, "the head's address is not known");
         snprintf(r.rank, sizeof(r.rank), "%d", json_object_get_int(rank));
         snprintf(r.nnodes, sizeof(r.nnodes), "%d", json_object_get_int(size));
         json_object_object_add(env, "rank", json_object_get(rank));
         json_object_object_add(env, "nnodes", json_object_get(size));
         json_object_object_add(env, "head", json_object_get(head));
+        plan_note(notes, plan);
 
         switch (framework) {
         case ENV_FRAMEWORK_TORCHRUN:
                 add_torchrun(vars, &r);
                 break;
         case ENV_FRAMEWORK_VLLM:
-                variable(vars, "VLLM_HOST_IP", own_address,
-                         "the address vLLM announces as this node's: its fabric address (%s), not the one "
-                         "of the "
-                         "default route",
-                         own_ifname);
+                variable(
+                        vars, "VLLM_HOST_IP", own_address,
+                        "the address vLLM announces as this node's: its %s address (%s), which every member "
+                        "reaches, not whatever the default route picks",
+                        r.plane, own_ifname);
                 /* vLLM runs its nodes as one Ray cluster. */
                 add_ray(vars, &r, own_address, own_ifname);
                 break;
@@ -183,12 +279,12 @@ int envgen_add_framework(json_object *env, enum env_framework framework, json_ob
 
                 snprintf(endpoint, sizeof(endpoint), "%s:%d", r.head_address, SGLANG_PORT);
                 variable(vars, "SGLANG_HOST_IP", own_address,
-                         "the address SGLang announces as this node's: its fabric address (%s)", own_ifname);
+                         "the address SGLang announces as this node's: its %s address (%s)", r.plane,
+                         own_ifname);
                 variable(vars, "DIST_INIT_ADDR", endpoint,
                          "for --dist-init-addr: the head %s (%s), port %d on every node", r.head_name,
                          r.head_why, SGLANG_PORT);
-                variable(vars, "NNODES", r.nnodes,
-                         "for --nnodes: the nodes up with a doctor that does not fail");
+                variable(vars, "NNODES", r.nnodes, "for --nnodes: the members of the job plan");
                 variable(vars, "NODE_RANK", r.rank,
                          "for --node-rank: the head first, then the others by name");
                 break;

@@ -24,6 +24,7 @@ static const struct nccl_variable nccl_variables[] = {
         { "NCCL_ALGO",                   "2.5.6" },  /* src/graph/tuning.cc */
         { "NCCL_NET_PLUGIN",             "2.11.4" }, /* src/plugin/net.cc */
         { "NCCL_DMABUF_ENABLE",          "2.13.4" }, /* src/init.cc */
+        { "NCCL_CUMEM_ENABLE",           "2.18.1" }, /* src/misc/cudawrap.cc */
         { "NCCL_IB_MERGE_NICS",          "2.20.3" }, /* src/transport/net_ib/init.cc */
         { "NCCL_RUNTIME_CONNECT",        "2.22.3" }, /* src/init.cc */
         { "NCCL_IB_SUBNET_AWARE_ROUTING", "2.30.7" }, /* src/transport/net_ib/connect.cc */
@@ -117,7 +118,9 @@ json_object *envgen_topology_add(const struct fabric_facts *f, bool has_twins, j
                          "subnet "
                          "instead of pairing HCAs by index (which times out QP setup where port 0 does not "
                          "face "
-                         "port 0), as NVIDIA's three-Spark playbook runs it",
+                         "port 0), as NVIDIA's three-Spark playbook runs it with stock NCCL 2.30.7 (before "
+                         "it, "
+                         "only a patched build, NVIDIA's dgxspark-3node-ring branch, had it)",
                          shape, n_nodes);
                 add_known(f, vars, notes, "NCCL_IB_SUBNET_AWARE_ROUTING", "1", why);
                 if (f->host.has_nccl && f->host.nccl_version[0] &&
@@ -127,6 +130,22 @@ json_object *envgen_topology_add(const struct fabric_facts *f, bool has_twins, j
                                 "NCCL's built-in IB transport, where subnet-aware routing lives, not a "
                                 "network "
                                 "plugin a container may ship (NVIDIA's three-Spark launch script sets it)");
+        }
+        if (strcmp(shape, "ring") == 0 || strcmp(shape, "mesh") == 0) {
+                /* The field disagrees: the owner says. */
+                if (f->ring_merge_nics)
+                        add_known(f, vars, notes, "NCCL_IB_MERGE_NICS", f->ring_merge_nics,
+                                  "[fabric] ring_merge_nics sets it: on rings reports disagree (0 with the "
+                                  "patched three-Spark build NVIDIA's older script used, 1 where both twins "
+                                  "of a cable should count as one NIC)");
+                else
+                        json_object_array_add(
+                                notes,
+                                json_object_new_string(
+                                        "NCCL_IB_MERGE_NICS not set: on rings reports disagree whether "
+                                        "it should be 0 (the patched three-Spark build NVIDIA's older "
+                                        "script used) or 1 (both twins of a cable as one NIC); "
+                                        "[fabric] ring_merge_nics = 0 or 1 sets it"));
         }
         if (strcmp(shape, "ring") == 0 && pairs_without_link > 0) {
                 snprintf(why, sizeof(why),
@@ -140,6 +159,9 @@ json_object *envgen_topology_add(const struct fabric_facts *f, bool has_twins, j
                         f, vars, notes, "NCCL_RUNTIME_CONNECT", "1",
                         "connect each peer at its first use, so no connection is tried to a node without a "
                         "direct link");
+                add_known(f, vars, notes, "NCCL_CUMEM_ENABLE", "1",
+                          "NCCL's cuMem allocations, as owners of four-Spark rings run them beside the ring "
+                          "algorithm and runtime connect");
         }
         return o;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/jsonrpc.h"
 #include "common/macro.h"
@@ -21,6 +22,18 @@
 #include "job_api.h"
 #include "netplan_write.h"
 
+/* Each name clash gets "head": whether [cluster] head (NULL: none) is that name. */
+static void mark_head(json_object *clashes, const char *head)
+{
+        for (size_t i = 0; clashes && i < json_object_array_length(clashes); i++) {
+                json_object *clash = json_object_array_get_idx(clashes, i);
+                const char *name = json_object_get_string(json_object_object_get(clash, "name"));
+
+                json_object_object_add(clash, "head",
+                                       json_object_new_boolean(head && name && strcmp(name, head) == 0));
+        }
+}
+
 static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts *f)
 {
         int r = fabric_sources_gather(ctx->sources, f);
@@ -33,6 +46,9 @@ static int read_facts(const struct fabric_api_context *ctx, struct fabric_facts 
         f->firewall = ctx->firewall ? ctx->firewall(ctx->firewall_userdata) : NULL;
         f->lldpd_status = ctx->lldpd_status ? ctx->lldpd_status(ctx->lldpd_status_userdata) : NULL;
         f->topology = ctx->topology ? ctx->topology(ctx->topology_userdata) : NULL;
+        f->name_clashes = ctx->name_clashes ? ctx->name_clashes(ctx->name_clashes_userdata) : NULL;
+        mark_head(f->name_clashes, ctx->sources->config->cluster_head);
+        snprintf(f->self_id, sizeof(f->self_id), "%s", ctx->node_id ? ctx->node_id : "");
         return 0;
 }
 
@@ -76,18 +92,30 @@ static void add_framework(const struct fabric_api_context *ctx, const struct fab
                           json_object *env, const char *name)
 {
         enum env_framework framework;
-        char own[64], ifname[IF_NAMESIZE];
         json_object *plan, *found;
 
         if (env_framework_from_string(name, &framework) < 0 ||
             !json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
                 return;
-        plan = job_api_plan(ctx, f, own, ifname);
+        plan = job_api_plan(ctx, f);
         if (!plan) {
                 json_object_object_add(env, "for_refused", json_object_new_string("out of memory"));
                 return;
         }
-        (void)envgen_add_framework(env, framework, plan, own, ifname);
+        (void)envgen_add_framework(env, framework, plan);
+        json_object_put(plan);
+}
+
+/* Without a framework, the plan's digest and plane still shape the environment. */
+static void add_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f, json_object *env)
+{
+        json_object *plan, *found;
+
+        if (!json_object_object_get_ex(env, "fabric_found", &found) || !json_object_get_boolean(found))
+                return;
+        plan = job_api_plan(ctx, f);
+        if (plan)
+                envgen_apply_plan(env, plan, true);
         json_object_put(plan);
 }
 
@@ -113,6 +141,8 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         json_object_object_add(o, "node", json_object_new_string(ctx->sources->config->node_name));
         if (framework)
                 add_framework(ctx, &f, o, framework);
+        else
+                add_plan(ctx, &f, o);
         api_request_reply(req, o);
         fabric_facts_free(&f);
         return 0;
@@ -147,6 +177,25 @@ json_object *fabric_api_doctor_kept(const struct fabric_api_context *ctx)
         if (ctx->keep)
                 return json_object_get(doctor_keep_get(ctx->keep));
         return fabric_api_doctor_run((void *)ctx, &doctor) == 0 ? doctor : NULL;
+}
+
+int fabric_api_node_sections(const struct fabric_api_context *ctx, json_object **doctor,
+                             json_object **addresses)
+{
+        struct mgmt_address management;
+        struct fabric_facts f;
+        int r;
+
+        r = read_facts(ctx, &f);
+        if (r < 0)
+                return r;
+        if (mgmt_address_read("/proc/net/route", &management) < 0)
+                management = (struct mgmt_address){ 0 };
+        *doctor = doctor_run(&f);
+        doctor_keep_put(ctx->keep, *doctor);
+        *addresses = job_api_addresses(&f, &management);
+        fabric_facts_free(&f);
+        return 0;
 }
 
 static int method_doctor(struct api_request *req, json_object *params, void *userdata)
@@ -189,7 +238,7 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
                 fabric_facts_free(&f);
                 return -ENOMEM;
         }
-        r = netplan_write(f.topology, config->node_name, &f, path, &result, why, sizeof(why));
+        r = netplan_write(f.topology, ctx->node_id, &f, path, &result, why, sizeof(why));
         fabric_facts_free(&f);
         if (r < 0) {
                 char message[700];
@@ -208,7 +257,6 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
 
 static int method_job_nodes(struct api_request *req, json_object *params, void *userdata)
 {
-        char own[64], ifname[IF_NAMESIZE];
         struct fabric_facts f;
         json_object *plan;
         int r;
@@ -216,7 +264,7 @@ static int method_job_nodes(struct api_request *req, json_object *params, void *
         r = read_facts(userdata, &f);
         if (r < 0)
                 return r;
-        plan = job_api_plan(userdata, &f, own, ifname);
+        plan = job_api_plan(userdata, &f);
         fabric_facts_free(&f);
         if (!plan)
                 return -ENOMEM;
@@ -237,6 +285,19 @@ static int method_env_check(struct api_request *req, json_object *params, void *
                 api_request_reply_error(req, RPC_INVALID_PARAMS, why, NULL);
                 r = 0;
         } else if (r == 0 && (r = read_facts(userdata, &f)) == 0) {
+                json_object *plan = job_api_plan(userdata, &f), *self, *head, *v;
+
+                /* The plan's addresses, for the fixes and the rendezvous check. */
+                if (plan && json_object_object_get_ex(plan, "self", &self) && self &&
+                    json_object_object_get_ex(self, "address", &v))
+                        snprintf(in.own_address, sizeof(in.own_address), "%s", json_object_get_string(v));
+                if (plan && json_object_object_get_ex(plan, "head", &head) && head &&
+                    json_object_object_get_ex(head, "address", &v))
+                        snprintf(in.rendezvous, sizeof(in.rendezvous), "%s", json_object_get_string(v));
+                if (plan && envgen_plan_bootstrap_ifname(plan))
+                        snprintf(in.bootstrap_ifname, sizeof(in.bootstrap_ifname), "%s",
+                                 envgen_plan_bootstrap_ifname(plan));
+                json_object_put(plan);
                 api_request_reply(req, env_check_run(&f, &in));
                 fabric_facts_free(&f);
         }

@@ -37,13 +37,19 @@ struct fabric_api_context {
          * doctor's topology check and env by shape. */
         json_object *(*topology)(void *userdata);
         void *topology_userdata;
-        /* For the job methods: this node's id, and the doctor section another node published
-         * (a reference the caller puts; NULL when not known, the node then counts as not
-         * failing) with whether it is stale. node_doctor NULL: no node's doctor is known but this
-         * node's. */
+        /* For the job methods: this node's id, and every node of the cluster view with its
+         * sections: [{node_id, name, self, stale, age_s, doctor, addresses}] (a new reference;
+         * cluster_nodes NULL: no view is known, the plan is this node alone). */
         const char *node_id;
-        json_object *(*node_doctor)(const char *node_id, bool *is_stale, void *userdata);
-        void *node_doctor_userdata;
+        json_object *(*cluster_nodes)(void *userdata);
+        void *cluster_nodes_userdata;
+        /* Whether more than one node id carries name in the cluster table (no head by that name),
+         * and those names ([{name, node_ids}], a new reference, NULL: not known) for the doctor,
+         * which gets each marked with whether [cluster] head is it. */
+        bool (*name_is_shared)(const char *name, void *userdata);
+        void *name_is_shared_userdata;
+        json_object *(*name_clashes)(void *userdata);
+        void *name_clashes_userdata;
         /* The doctor's result kept for the readers that may be a little behind (NULL: each
          * reads it afresh). */
         struct doctor_keep *keep;
@@ -57,5 +63,9 @@ int fabric_api_doctor_run(void *context, json_object **out);
 /* The kept result (doctor_keep.h), made first when due: a new reference, NULL when the facts
  * could not be read. For the status's health line, the metrics and the cluster sections. */
 json_object *fabric_api_doctor_kept(const struct fabric_api_context *context);
+/* The doctor run now as fabric_api_doctor (kept too), and this node's addresses section
+ * (job_api.h) from the same facts. */
+int fabric_api_node_sections(const struct fabric_api_context *context, json_object **doctor,
+                             json_object **addresses);
 
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);

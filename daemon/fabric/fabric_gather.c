@@ -52,6 +52,8 @@ int fabric_gather(const struct fabric_gather_input *in, struct fabric_facts *f)
                         rl.rlim_cur == RLIM_INFINITY ? HOSTFACTS_UNLIMITED : (uint64_t)rl.rlim_cur;
         f->is_daemon_under_systemd = in->is_under_systemd;
         f->mtu_wanted = c->fabric_mtu;
+        f->is_rdma_declared_off = !c->fabric_rdma;
+        f->ring_merge_nics = c->ring_merge_nics < 0 ? NULL : c->ring_merge_nics ? "1" : "0";
         for (size_t i = 0; i < in->n_sysctls; i++)
                 (void)fabric_facts_add_sysctl(f, in->sysctls[i].name, in->sysctls[i].wanted,
                                               in->sysctls[i].actual);

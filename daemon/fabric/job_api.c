@@ -1,5 +1,5 @@
-/* The job methods' inputs: the plan from what this node knows of every node, and an env-check
- * request checked against its bounds. */
+/* The job methods' inputs: the plan from the cluster view's nodes, this node's addresses section,
+ * and an env-check request checked against its bounds. */
 #include "job_api.h"
 
 #include <errno.h>
@@ -11,75 +11,80 @@
 
 #include "common/file_read.h"
 #include "common/macro.h"
+#include "daemon/host/route_lookup.h"
 #include "doctor.h"
+#include "inventory/fabric.h"
 #include "inventory/host_path.h"
 #include "job_nodes.h"
+#include "job_plan.h"
 
-/* "ok", "warning" or "failed", and the failing checks ("gpu-direct: ..."), from a doctor result
- * (this node's: status ok/warn/fail) or a node's doctor section (verdict ok/warning/failed). */
-static void doctor_verdict(json_object *doctor, struct job_node *n)
+json_object *job_api_addresses(const struct fabric_facts *f, const struct mgmt_address *management)
 {
-        json_object *v, *checks;
-        const char *s = NULL;
+        json_object *o = json_object_new_object(), *list = json_object_new_array(), *m = NULL;
 
-        if (json_object_object_get_ex(doctor, "verdict", &v) ||
-            json_object_object_get_ex(doctor, "status", &v))
-                s = json_object_get_string(v);
-        if (!s)
-                return;
-        /* Anything else ("unknown": the node could not run it) leaves the doctor not known. */
-        if (strcmp(s, "fail") == 0 || strcmp(s, "failed") == 0)
-                snprintf(n->doctor, sizeof(n->doctor), "failed");
-        else if (strcmp(s, "warn") == 0 || strcmp(s, "warning") == 0)
-                snprintf(n->doctor, sizeof(n->doctor), "warning");
-        else if (strcmp(s, "ok") == 0)
-                snprintf(n->doctor, sizeof(n->doctor), "ok");
-        else
-                return;
-        if (strcmp(n->doctor, "failed") != 0 || !json_object_object_get_ex(doctor, "checks", &checks) ||
-            !json_object_is_type(checks, json_type_array))
-                return;
-        for (size_t i = 0; i < json_object_array_length(checks); i++) {
-                json_object *c = json_object_array_get_idx(checks, i), *st, *id, *summary;
-                size_t used = strlen(n->doctor_why);
+        for (size_t i = 0; i < f->n_addresses; i++) {
+                const struct fabric_address *a = &f->addresses[i];
+                const struct rdma_port *port = rdma_find_port_by_netdev(&f->rdma, a->ifname, NULL);
+                json_object *e;
 
-                if (!json_object_object_get_ex(c, "status", &st) ||
-                    (strcmp(json_object_get_string(st), "fail") != 0 &&
-                     strcmp(json_object_get_string(st), "failed") != 0))
+                /* IPv4 only, as NCCL's bootstrap and the frameworks announce it here, and only on
+                 * fabric netdevs: not the loopback, not a link-local address. */
+                if (!strchr(a->address, '.') || strchr(a->address, ':') ||
+                    !netif_list_find(&f->netifs, a->ifname) || strncmp(a->address, "127.", 4) == 0 ||
+                    strncmp(a->address, "169.254.", 8) == 0)
                         continue;
-                json_object_object_get_ex(c, "id", &id);
-                json_object_object_get_ex(c, "summary", &summary);
-                snprintf(n->doctor_why + used, sizeof(n->doctor_why) - used, "%s%s: %s", used ? "; " : "",
-                         id ? json_object_get_string(id) : "?",
-                         summary ? json_object_get_string(summary) : "");
+                e = json_object_new_object();
+                json_object_object_add(e, "ifname", json_object_new_string(a->ifname));
+                json_object_object_add(e, "address", json_object_new_string(a->address));
+                json_object_object_add(e, "rdma",
+                                       json_object_new_boolean(port && port->state == RDMA_PORT_ACTIVE));
+                json_object_array_add(list, e);
         }
+        if (management && management->address[0]) {
+                m = json_object_new_object();
+                json_object_object_add(m, "ifname", json_object_new_string(management->ifname));
+                json_object_object_add(m, "address", json_object_new_string(management->address));
+        }
+        json_object_object_add(o, "management", m);
+        json_object_object_add(o, "fabric", list);
+        return o;
 }
 
-json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f, char own[64],
-                          char ifname[IF_NAMESIZE])
+/* This node alone, from facts read now: where no cluster view is known. */
+static int add_self(const struct fabric_api_context *ctx, const struct fabric_facts *f,
+                    struct job_nodes *nodes)
+{
+        struct job_node self = { .is_self = true };
+        struct mgmt_address management;
+        json_object *doctor = doctor_run(f), *addresses;
+
+        if (mgmt_address_read("/proc/net/route", &management) < 0)
+                management = (struct mgmt_address){ 0 };
+        addresses = job_api_addresses(f, &management);
+        snprintf(self.node_id, sizeof(self.node_id), "%s", ctx->node_id ? ctx->node_id : "self");
+        snprintf(self.name, sizeof(self.name), "%s", ctx->sources->config->node_name);
+        job_node_read_doctor(&self, doctor);
+        job_node_read_addresses(&self, addresses);
+        json_object_put(doctor);
+        json_object_put(addresses);
+        return job_nodes_add(nodes, &self);
+}
+
+json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f)
 {
         _cleanup_(job_nodes_free) struct job_nodes nodes = { 0 };
-        struct job_node self = { .is_self = true, .is_up = true };
-        json_object *doctor = doctor_run(f);
+        json_object *list = ctx->cluster_nodes ? ctx->cluster_nodes(ctx->cluster_nodes_userdata) : NULL;
+        int r;
 
-        own[0] = ifname[0] = '\0';
-        (void)job_own_address(f, own, 64, ifname, IF_NAMESIZE);
-        snprintf(self.node_id, sizeof(self.node_id), "%s", ctx->node_id ? ctx->node_id : "");
-        snprintf(self.name, sizeof(self.name), "%s", ctx->sources->config->node_name);
-        snprintf(self.address, sizeof(self.address), "%s", own);
-        doctor_verdict(doctor, &self);
-        json_object_put(doctor);
-        if (job_nodes_add(&nodes, &self) < 0 || job_nodes_add_peers(&nodes, f->peers) < 0)
+        r = list ? job_nodes_add_cluster(&nodes, list) : add_self(ctx, f, &nodes);
+        json_object_put(list);
+        if (r < 0)
                 return NULL;
-        for (size_t i = 1; i < nodes.n && ctx->node_doctor; i++) {
-                json_object *section = ctx->node_doctor(nodes.v[i].node_id, &nodes.v[i].is_doctor_stale,
-                                                        ctx->node_doctor_userdata);
-
-                if (section)
-                        doctor_verdict(section, &nodes.v[i]);
-                json_object_put(section);
-        }
-        return job_plan_build(&nodes, ctx->sources->config->cluster_head);
+        for (size_t i = 0; i < nodes.n && ctx->name_is_shared; i++)
+                nodes.v[i].is_name_shared =
+                        ctx->name_is_shared(nodes.v[i].name, ctx->name_is_shared_userdata);
+        return job_plan_build_on(&nodes, ctx->sources->config->cluster_head,
+                                 ctx->sources->config->cluster_rendezvous);
 }
 
 /* Writes the refusal into why and gives -EINVAL. */
@@ -168,6 +173,34 @@ static int read_system_conf(const struct fabric_api_context *ctx, struct env_che
         return r == -E2BIG ? 0 : r;
 }
 
+/* Each rendezvous variable whose host is an IPv4 address, looked up in this node's routes. */
+static void look_up_routes(struct env_check_input *in)
+{
+        static const char *const names[] = { "MASTER_ADDR", "RAY_ADDRESS", "DIST_INIT_ADDR" };
+
+        for (size_t i = 0; i < in->environ.n && in->n_routes < ENV_CHECK_MAX_ROUTES; i++) {
+                const struct env_setting *s = &in->environ.v[i];
+                struct env_check_route *r = &in->routes[in->n_routes];
+                struct route_lookup found;
+                bool is_rendezvous = false;
+                size_t len = strcspn(s->value, ":");
+
+                for (size_t k = 0; k < ARRAY_SIZE(names); k++)
+                        is_rendezvous = is_rendezvous || strcmp(s->name, names[k]) == 0;
+                if (!is_rendezvous || len == 0 || len >= sizeof(r->host))
+                        continue;
+                *r = (struct env_check_route){ 0 };
+                snprintf(r->name, sizeof(r->name), "%s", s->name);
+                memcpy(r->host, s->value, len);
+                r->error = route_lookup(r->host, &found);
+                if (r->error == -EINVAL)
+                        continue; /* a host name: resolving it could block */
+                snprintf(r->source, sizeof(r->source), "%s", found.source);
+                snprintf(r->ifname, sizeof(r->ifname), "%s", found.ifname);
+                in->n_routes++;
+        }
+}
+
 int job_api_env_check_input(const struct fabric_api_context *ctx, json_object *params,
                             struct env_check_input *in, char *why, size_t size)
 {
@@ -177,6 +210,7 @@ int job_api_env_check_input(const struct fabric_api_context *ctx, json_object *p
         if (params && json_object_object_get_ex(params, "environ", &environ) &&
             (r = read_environ(environ, in, why, size)) < 0)
                 return r;
+        look_up_routes(in);
         if (params && json_object_object_get_ex(params, "memlock", &memlock)) {
                 if ((r = read_limit(memlock, "soft", &in->memlock_soft, why, size)) < 0 ||
                     (r = read_limit(memlock, "hard", &in->memlock_hard, why, size)) < 0)

@@ -1,20 +1,26 @@
 /*
- * What the job methods read: the job plan (job_nodes.h) from the facts, the peers and the nodes'
- * doctors, and an env-check request turned into env_check's input (the caller's variables, its
- * memlock limit, its NCCL config file as it sent it, and /etc/nccl.conf read here).
+ * What the job methods read: the job plan (job_plan.h) from the cluster view's nodes, this node's
+ * addresses as it publishes them, and an env-check request turned into env_check's input (the caller's
+ * variables, its memlock limit, its NCCL config file as it sent it, and /etc/nccl.conf read here).
  */
 #pragma once
 
 #include <json-c/json.h>
 #include <net/if.h>
 
+#include "daemon/host/mgmt_address.h"
 #include "env_check.h"
 #include "fabric_api.h"
 
-/* The plan from facts read now (their peers filled in), with this node's doctor run on them; this
- * node's fabric address and its netdev in own and ifname ("" when none). */
-json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f, char own[64],
-                          char ifname[IF_NAMESIZE]);
+/* The plan (job_plan.h) from the cluster view's nodes (the context's cluster_nodes), or, where
+ * no view is known, from this node alone with its doctor run on the facts f. NULL without
+ * memory. */
+json_object *job_api_plan(const struct fabric_api_context *ctx, const struct fabric_facts *f);
+
+/* This node's addresses section of the cluster view: {management: {ifname, address:
+ * "A.B.C.D/P"} | null, fabric: [{ifname, address: "A.B.C.D/P", rdma}]}, the fabric netdevs' IPv4
+ * addresses, rdma when an active RDMA port runs over the netdev. */
+json_object *job_api_addresses(const struct fabric_facts *f, const struct mgmt_address *management);
 
 /* The env-check request's params into in: 0, or -EINVAL with why (a member, what was expected,
  * the limit) for an answer of invalid params. */

@@ -1,14 +1,14 @@
-/* The nodes a job starts on: read from the peer table, filtered by health, ordered the same way on
- * every node. */
+/* The nodes a job may start on, read from the cluster view's nodes and their sections. */
 #include "job_nodes.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_get.h"
 #include "common/macro.h"
-#include "inventory/fabric.h"
 
 int job_nodes_add(struct job_nodes *nodes, const struct job_node *node)
 {
@@ -21,192 +21,137 @@ int job_nodes_add(struct job_nodes *nodes, const struct job_node *node)
         return 0;
 }
 
+static bool get_bool(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean) &&
+               json_object_get_boolean(v);
+}
+
 void job_nodes_free(struct job_nodes *nodes)
 {
         free(nodes->v);
         *nodes = (struct job_nodes){ 0 };
 }
 
-bool job_own_address(const struct fabric_facts *f, char *address, size_t size, char *ifname, size_t ifsize)
+void job_node_read_doctor(struct job_node *n, json_object *doctor)
 {
-        /* First pass: netdevs under an active RDMA port (the ones NCCL_SOCKET_IFNAME names). */
-        for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < f->netifs.n; i++) {
-                        const struct netif *n = &f->netifs.v[i];
-                        const struct rdma_port *port = rdma_find_port_by_netdev(&f->rdma, n->name, NULL);
-                        char ipv4[16];
+        json_object *v, *checks;
+        const char *s = NULL;
 
-                        if (pass == 0 && (!port || port->state != RDMA_PORT_ACTIVE))
-                                continue;
-                        if (!fabric_ipv4_of(f, n->name, ipv4, sizeof(ipv4)))
-                                continue;
-                        snprintf(address, size, "%s", ipv4);
-                        snprintf(ifname, ifsize, "%s", n->name);
-                        return true;
-                }
-        return false;
+        n->doctor[0] = n->doctor_why[0] = '\0';
+        if (json_object_object_get_ex(doctor, "verdict", &v) ||
+            json_object_object_get_ex(doctor, "status", &v))
+                s = json_object_get_string(v);
+        if (!s)
+                return;
+        /* Anything else ("unknown": the node could not run it) leaves the doctor not known. */
+        if (strcmp(s, "fail") == 0 || strcmp(s, "failed") == 0)
+                snprintf(n->doctor, sizeof(n->doctor), "failed");
+        else if (strcmp(s, "warn") == 0 || strcmp(s, "warning") == 0)
+                snprintf(n->doctor, sizeof(n->doctor), "warning");
+        else if (strcmp(s, "ok") == 0)
+                snprintf(n->doctor, sizeof(n->doctor), "ok");
+        else
+                return;
+        if (strcmp(n->doctor, "failed") != 0 || !json_object_object_get_ex(doctor, "checks", &checks) ||
+            !json_object_is_type(checks, json_type_array))
+                return;
+        for (size_t i = 0; i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+                const char *status = json_get_string(c, "status", "");
+                size_t used = strlen(n->doctor_why);
+
+                if (strcmp(status, "fail") != 0 && strcmp(status, "failed") != 0)
+                        continue;
+                snprintf(n->doctor_why + used, sizeof(n->doctor_why) - used, "%s%s: %s", used ? "; " : "",
+                         json_get_string(c, "id", "?"), json_get_string(c, "summary", ""));
+        }
 }
 
-static const char *member(json_object *o, const char *key)
+/* A netdev name as the kernel allows it: 1 to 15 bytes, printable, no space or slash. */
+static bool is_ifname(const char *s)
 {
-        json_object *v;
+        size_t len = s ? strlen(s) : 0;
 
-        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-                       ? json_object_get_string(v)
-                       : NULL;
+        if (len == 0 || len >= IF_NAMESIZE)
+                return false;
+        for (; *s; s++)
+                if (*s <= ' ' || *s >= 0x7f || *s == '/' || *s == ':')
+                        return false;
+        return true;
 }
 
-int job_nodes_add_peers(struct job_nodes *nodes, json_object *peers)
+/* "A.B.C.D" or "A.B.C.D/P" (P 1 to 32; none: 32) from another node into a. */
+static bool read_address(json_object *o, struct job_address *a)
 {
-        json_object *list, *via;
-        int r;
+        const char *ifname = json_get_string(o, "ifname", NULL), *text = json_get_string(o, "address", NULL);
+        char buf[24], *slash, *end;
+        struct in_addr in;
+        long prefix = 32;
 
-        if (!peers || !json_object_object_get_ex(peers, "peers", &list) ||
-            !json_object_is_type(list, json_type_array))
-                return 0;
-        for (size_t i = 0; i < json_object_array_length(list); i++) {
-                json_object *p = json_object_array_get_idx(list, i);
-                const char *id = member(p, "node_id"), *name = member(p, "name"),
-                           *state = member(p, "state");
-                const char *remote = NULL;
-                struct job_node node = { 0 };
-                bool seen = false;
+        if (!is_ifname(ifname) || !text || strlen(text) >= sizeof(buf))
+                return false;
+        snprintf(buf, sizeof(buf), "%s", text);
+        slash = strchr(buf, '/');
+        if (slash) {
+                *slash = '\0';
+                errno = 0;
+                prefix = strtol(slash + 1, &end, 10);
+                if (errno || *end || end == slash + 1 || prefix < 1 || prefix > 32)
+                        return false;
+        }
+        if (inet_pton(AF_INET, buf, &in) != 1)
+                return false;
+        *a = (struct job_address){ .host = ntohl(in.s_addr), .prefix = (int)prefix };
+        snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
+        inet_ntop(AF_INET, &in, a->address, sizeof(a->address));
+        a->has_rdma = get_bool(o, "rdma");
+        return true;
+}
 
-                /* Only a peer that said who it is counts; "self", "duplicate-id" and "rejected"
-                 * entries are not other nodes of this cluster. */
-                if (!id || !state ||
-                    (strcmp(state, "up") != 0 && strcmp(state, "down") != 0 &&
-                     strcmp(state, "connecting") != 0))
+void job_node_read_addresses(struct job_node *n, json_object *addresses)
+{
+        json_object *management, *fabric;
+
+        n->has_addresses = false;
+        n->n_fabric = 0;
+        n->management = (struct job_address){ 0 };
+        if (!json_object_object_get_ex(addresses, "fabric", &fabric) ||
+            !json_object_is_type(fabric, json_type_array))
+                return;
+        n->has_addresses = true;
+        if (json_object_object_get_ex(addresses, "management", &management) && management &&
+            !read_address(management, &n->management))
+                n->management = (struct job_address){ 0 };
+        for (size_t i = 0; i < json_object_array_length(fabric) && n->n_fabric < JOB_NODE_MAX_ADDRESSES; i++)
+                if (read_address(json_object_array_get_idx(fabric, i), &n->fabric[n->n_fabric]))
+                        n->n_fabric++;
+}
+
+int job_nodes_add_cluster(struct job_nodes *nodes, json_object *list)
+{
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *e = json_object_array_get_idx(list, i), *section;
+                const char *id = json_get_string(e, "node_id", NULL),
+                           *name = json_get_string(e, "name", NULL);
+                struct job_node n = { 0 };
+                int r;
+
+                if (!id || !name || !id[0])
                         continue;
-                for (size_t k = 0; k < nodes->n; k++)
-                        if (strcmp(nodes->v[k].node_id, id) == 0)
-                                seen = true;
-                if (seen)
-                        continue;
-                if (json_object_object_get_ex(p, "via", &via) && via)
-                        remote = member(via, "remote");
-                snprintf(node.node_id, sizeof(node.node_id), "%s", id);
-                snprintf(node.name, sizeof(node.name), "%s", name ? name : id);
-                snprintf(node.address, sizeof(node.address), "%s", remote ? remote : "");
-                node.is_up = strcmp(state, "up") == 0;
-                if ((r = job_nodes_add(nodes, &node)) < 0)
+                snprintf(n.node_id, sizeof(n.node_id), "%s", id);
+                snprintf(n.name, sizeof(n.name), "%s", name[0] ? name : id);
+                n.is_self = get_bool(e, "self");
+                n.is_stale = get_bool(e, "stale");
+                n.age_s = (uint64_t)json_get_int(e, "age_s", 0);
+                if (json_object_object_get_ex(e, "doctor", &section) && section)
+                        job_node_read_doctor(&n, section);
+                if (json_object_object_get_ex(e, "addresses", &section) && section)
+                        job_node_read_addresses(&n, section);
+                if ((r = job_nodes_add(nodes, &n)) < 0)
                         return r;
         }
         return 0;
-}
-
-/* By name, then node id: names are what people set and read, so the head and the ranks are
- * predictable; the id only separates two nodes given one name. */
-static int by_name(const void *a, const void *b)
-{
-        const struct job_node *x = *(const struct job_node *const *)a,
-                              *y = *(const struct job_node *const *)b;
-        int c = strcmp(x->name, y->name);
-
-        return c ? c : strcmp(x->node_id, y->node_id);
-}
-
-static const char *left_out_reason(const struct job_node *n, char *buf, size_t size)
-{
-        if (!n->is_up)
-                snprintf(buf, size, "not up: the peer channel to it is down");
-        else if (strcmp(n->doctor, "failed") == 0)
-                snprintf(buf, size, "its doctor fails%s%s", n->doctor_why[0] ? ": " : "", n->doctor_why);
-        else if (!n->address[0])
-                snprintf(buf, size, "no fabric address known for it");
-        else
-                return NULL;
-        return buf;
-}
-
-static json_object *node_json(const struct job_node *n)
-{
-        json_object *o = json_object_new_object();
-
-        json_object_object_add(o, "name", json_object_new_string(n->name));
-        json_object_object_add(o, "node_id", json_object_new_string(n->node_id));
-        json_object_object_add(o, "address", n->address[0] ? json_object_new_string(n->address) : NULL);
-        json_object_object_add(o, "self", json_object_new_boolean(n->is_self));
-        json_object_object_add(o, "doctor", n->doctor[0] ? json_object_new_string(n->doctor) : NULL);
-        if (n->doctor[0] && n->is_doctor_stale)
-                json_object_object_add(o, "doctor_stale", json_object_new_boolean(true));
-        return o;
-}
-
-json_object *job_plan_build(const struct job_nodes *nodes, const char *head_name)
-{
-        _cleanup_free_ const struct job_node **ok = calloc(nodes->n + 1, sizeof(*ok));
-        json_object *o = json_object_new_object(), *list = json_object_new_array(),
-                    *left = json_object_new_array(), *head = NULL;
-        const struct job_node *chosen = NULL;
-        char error[384] = "", why[256] = "", reason[320];
-        size_t n_ok = 0, first = 0;
-        int self_rank = -1;
-
-        for (size_t i = 0; ok && i < nodes->n; i++) {
-                const struct job_node *n = &nodes->v[i];
-
-                if (left_out_reason(n, reason, sizeof(reason))) {
-                        json_object *l = node_json(n);
-
-                        json_object_object_add(l, "reason", json_object_new_string(reason));
-                        json_object_array_add(left, l);
-                } else
-                        ok[n_ok++] = n;
-        }
-        if (ok)
-                qsort(ok, n_ok, sizeof(*ok), by_name);
-        if (head_name) {
-                for (size_t i = 0; i < n_ok; i++)
-                        if (strcmp(ok[i]->name, head_name) == 0) {
-                                chosen = ok[i];
-                                first = i;
-                        }
-                if (chosen)
-                        snprintf(why, sizeof(why), "[cluster] head names it");
-                else {
-                        const char *r = NULL;
-
-                        for (size_t i = 0; i < nodes->n && !r; i++)
-                                if (strcmp(nodes->v[i].name, head_name) == 0)
-                                        r = left_out_reason(&nodes->v[i], reason, sizeof(reason));
-                        /* No other head instead: a node that sees the configured one healthy would
-                         * pick it, and the job would have two rendezvous points. */
-                        snprintf(error, sizeof(error), "[cluster] head is %s, which %s%s: no rendezvous",
-                                 head_name, r ? "is left out: " : "this node does not know", r ? r : "");
-                }
-        } else if (n_ok > 0) {
-                chosen = ok[0];
-                snprintf(why, sizeof(why), "the first healthy node by name: [cluster] head is not set");
-        } else
-                snprintf(error, sizeof(error),
-                         "no node is up with a doctor that does not fail: no rendezvous");
-
-        /* Rank order: the head first (torchrun's rank 0 hosts the rendezvous store), then by name. */
-        if (chosen) {
-                memmove(ok + 1, ok, first * sizeof(*ok));
-                ok[0] = chosen;
-        }
-        for (size_t i = 0; i < n_ok; i++) {
-                json_object *e = node_json(ok[i]);
-
-                json_object_object_add(e, "rank", json_object_new_int((int)i));
-                json_object_array_add(list, e);
-                if (ok[i]->is_self)
-                        self_rank = (int)i;
-        }
-        if (chosen) {
-                head = json_object_new_object();
-                json_object_object_add(head, "name", json_object_new_string(chosen->name));
-                json_object_object_add(head, "node_id", json_object_new_string(chosen->node_id));
-                json_object_object_add(head, "address", json_object_new_string(chosen->address));
-                json_object_object_add(head, "why", json_object_new_string(why));
-        }
-        json_object_object_add(o, "nodes", list);
-        json_object_object_add(o, "left_out", left);
-        json_object_object_add(o, "head", head);
-        json_object_object_add(o, "error", error[0] ? json_object_new_string(error) : NULL);
-        json_object_object_add(o, "rank", self_rank >= 0 ? json_object_new_int(self_rank) : NULL);
-        json_object_object_add(o, "size", json_object_new_int((int)n_ok));
-        return o;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/strutil.h"
+#include "common/text_check.h"
 #include "daemon/base/store.h"
 
 static bool is_planned(const struct topology_netplan_entry *e, const char *address)
@@ -81,15 +83,24 @@ void netplan_write_refuse_busy(struct topology_netplan *plan, const struct fabri
         plan->n_entries = kept;
 }
 
-int netplan_write(json_object *map, const char *node, const struct fabric_facts *f, const char *path,
+int netplan_write(json_object *map, const char *node_id, const struct fabric_facts *f, const char *path,
                   json_object **result, char *why, size_t why_size)
 {
         json_object *o, *refused = json_object_new_array(), *netdevs = json_object_new_array();
         _cleanup_free_ char *yaml = NULL;
+        _cleanup_strv_ char **own = calloc(1, sizeof(char *));
         struct topology_netplan plan;
-        int r;
+        int r = own ? 0 : -ENOMEM;
 
-        r = topology_netplan_of(map, node, &plan, why, why_size);
+        /* The file's keys are this host's own netdevs, as the kernel names them, never a name the
+         * map got from another node. */
+        for (size_t i = 0; r == 0 && i < f->netifs.n; i++)
+                if (text_is_netdev_name(f->netifs.v[i].name))
+                        r = strv_push(&own, f->netifs.v[i].name);
+        if (r == 0)
+                r = topology_netplan_of(map, node_id, own, &plan, why, why_size);
+        else
+                snprintf(why, why_size, "out of memory");
         if (r < 0) {
                 json_object_put(refused);
                 json_object_put(netdevs);

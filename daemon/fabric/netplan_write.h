@@ -21,8 +21,9 @@
 void netplan_write_refuse_busy(struct topology_netplan *plan, const struct fabric_facts *f,
                                json_object *refused);
 
-/* The plan of node in map, less the refused netdevs, written to path. *result: {path, written,
+/* The plan of the node node_id in map, keyed by this host's own netdevs (f's), less the refused
+ * netdevs, written to path. *result: {path, written,
  * netdevs: [...], refused: [{netdev, why}]}. -ENOENT/-ENODATA with why when the map has no plan
  * for node; a write error as its negative errno. */
-int netplan_write(json_object *map, const char *node, const struct fabric_facts *f, const char *path,
+int netplan_write(json_object *map, const char *node_id, const struct fabric_facts *f, const char *path,
                   json_object **result, char *why, size_t why_size);

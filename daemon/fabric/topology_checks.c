@@ -213,9 +213,21 @@ static void check_missing_nodes(struct topology_graph *g)
                         snprintf(ports + strlen(ports), sizeof(ports) - strlen(ports), "%s%s", p ? ", " : "",
                                  json_object_get_string(json_object_array_get_idx(f.ports, p)));
                 finding_end(g, &f, "missing-node", "failed",
-                            "check that node's sparkd (sparkc status there) and its peering with this one",
-                            "sparkd node %s (%s) is cabled to %s, but its neighbour table is not known here",
+                            "start sparkd there and check its peering with this node (sparkc status and "
+                            "sparkc peers on it); the cables are not in question",
+                            "sparkd on %s (%s) does not report (stopped, or not peered with this node): "
+                            "its end of the cables from %s is unknown",
                             a->sysname[0] ? a->sysname : "?", a->node_id, ports);
+                /* Who is absent, for a picture that draws the node as unknown. */
+                {
+                        json_object *absent = json_object_new_object(),
+                                    *last = json_object_array_get_idx(
+                                            g->findings, json_object_array_length(g->findings) - 1);
+
+                        json_object_object_add(absent, "node_id", json_object_new_string(a->node_id));
+                        json_object_object_add(absent, "name", json_object_new_string(a->sysname));
+                        json_object_object_add(last, "absent", absent);
+                }
         }
         if (g->expect && g->expect->nodes > g->n_nodes) {
                 finding_begin(&f);
@@ -243,9 +255,10 @@ static size_t node_links(const struct topology_graph *g, size_t x, enum topology
 }
 
 /* Links the expected shape wants and the map lacks; links seen from one end only; nodes with no
- * link at all where LLDP runs. Without lldpd a node's far ends come from the peer channel, which
- * cannot name one on a shared segment (a switch): no link there is not knowing, not a fault (the
- * lldpd check says how to know). */
+ * link at all where LLDP runs. Where LLDP hears nothing a node's far ends come from the peer
+ * channel (one peer on a port's subnet: that node; several: a switch silent to LLDP), so a
+ * missing link is one neither source shows; without lldpd no link is not knowing, not a fault
+ * (the lldpd check says how to know). */
 static void check_missing_links(struct topology_graph *g)
 {
         const char *want = g->expect && g->expect->shape ? g->expect->shape : "auto";

@@ -1,6 +1,7 @@
 /* One node's "neighbours" section, parsed and bounded into the engine's model: every string
- * checked for type and length, ports sorted by netdev so that the map never depends on the order
- * a table listed them in. */
+ * checked for type and length, netdev names checked (text_check.h), the LLDP text a switch or
+ * another host sent cleaned and cut rather than refused, ports sorted by netdev so that the map
+ * never depends on the order a table listed them in. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/text_check.h"
 #include "topology_model.h"
 
 /* Copies o[key] (a string, or null/absent when is_optional) into buf; -EINVAL with why. */
@@ -35,8 +37,45 @@ static int get_string(json_object *o, const char *where, const char *key, bool i
                          strlen(s), size - 1);
                 return -EINVAL;
         }
+        if (!text_is_clean(s, size)) {
+                snprintf(why, why_size, "%s: \"%s\" holds a control character", where, key);
+                return -EINVAL;
+        }
         memcpy(buf, s, strlen(s) + 1);
         return 0;
+}
+
+/* Free text at o[key] (a string, or null/absent): cleaned and cut to size (text_clean), never
+ * refused for its bytes or its length; -EINVAL with why when it is not a string. */
+static int get_text(json_object *o, const char *where, const char *key, char *buf, size_t size, char *why,
+                    size_t why_size)
+{
+        json_object *v = NULL;
+
+        buf[0] = '\0';
+        if (!json_object_object_get_ex(o, key, &v) || !v)
+                return 0;
+        if (!json_object_is_type(v, json_type_string)) {
+                snprintf(why, why_size, "%s: \"%s\" is %s, expected a string", where, key,
+                         json_type_to_name(json_object_get_type(v)));
+                return -EINVAL;
+        }
+        text_clean(buf, size, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+        return 0;
+}
+
+/* A netdev name at o[key] (or "" when is_optional and absent); -EINVAL with why. */
+static int get_netdev(json_object *o, const char *where, const char *key, bool is_optional, char *buf,
+                      size_t size, char *why, size_t why_size)
+{
+        int r = get_string(o, where, key, is_optional, buf, size, why, why_size);
+
+        if (r < 0 || (is_optional && !buf[0]) || text_is_netdev_name(buf))
+                return r;
+        snprintf(why, why_size, "%s: \"%s\" is not a netdev name (1 to %d letters, digits, '-', '_' or '.')",
+                 where, key, TEXT_NETDEV_NAME_MAX);
+        buf[0] = '\0';
+        return -EINVAL;
 }
 
 /* o[key] as an int in [min, max], fallback when absent or null; -EINVAL with why. */
@@ -75,16 +114,14 @@ static int parse_neighbour(json_object *o, const char *where, struct topology_ne
                 return -EINVAL;
         }
         if ((r = get_string(o, where, "source", true, nb->source, sizeof(nb->source), why, why_size)) < 0 ||
-            (r = get_string(o, where, "chassis_id", true, nb->chassis_id, sizeof(nb->chassis_id), why,
-                            why_size)) < 0 ||
-            (r = get_string(o, where, "sysname", true, nb->sysname, sizeof(nb->sysname), why, why_size)) <
+            (r = get_text(o, where, "chassis_id", nb->chassis_id, sizeof(nb->chassis_id), why, why_size)) <
                     0 ||
-            (r = get_string(o, where, "port_id", true, nb->port_id, sizeof(nb->port_id), why, why_size)) <
+            (r = get_text(o, where, "sysname", nb->sysname, sizeof(nb->sysname), why, why_size)) < 0 ||
+            (r = get_text(o, where, "port_id", nb->port_id, sizeof(nb->port_id), why, why_size)) < 0 ||
+            (r = get_text(o, where, "port_id_subtype", nb->port_id_subtype, sizeof(nb->port_id_subtype), why,
+                          why_size)) < 0 ||
+            (r = get_text(o, where, "port_descr", nb->port_descr, sizeof(nb->port_descr), why, why_size)) <
                     0 ||
-            (r = get_string(o, where, "port_id_subtype", true, nb->port_id_subtype,
-                            sizeof(nb->port_id_subtype), why, why_size)) < 0 ||
-            (r = get_string(o, where, "port_descr", true, nb->port_descr, sizeof(nb->port_descr), why,
-                            why_size)) < 0 ||
             (r = get_string(o, where, "node_id", true, nb->node_id, sizeof(nb->node_id), why, why_size)) <
                     0 ||
             (r = get_int(o, where, "speed_mbps", -1, 10000000, -1, &nb->speed_mbps, why, why_size)) < 0)
@@ -104,9 +141,9 @@ static int parse_port(json_object *o, size_t index, struct topology_port *p, cha
                 snprintf(why, why_size, "%s: expected an object", where);
                 return -EINVAL;
         }
-        if ((r = get_string(o, where, "netdev", false, p->netdev, sizeof(p->netdev), why, why_size)) < 0 ||
+        if ((r = get_netdev(o, where, "netdev", false, p->netdev, sizeof(p->netdev), why, why_size)) < 0 ||
             (r = get_string(o, where, "mac", true, p->mac, sizeof(p->mac), why, why_size)) < 0 ||
-            (r = get_string(o, where, "twin", true, p->twin, sizeof(p->twin), why, why_size)) < 0 ||
+            (r = get_netdev(o, where, "twin", true, p->twin, sizeof(p->twin), why, why_size)) < 0 ||
             (r = get_string(o, where, "oper", true, p->oper, sizeof(p->oper), why, why_size)) < 0 ||
             (r = get_int(o, where, "rail", 0, TOPOLOGY_MAX_PORTS - 1, -1, &p->rail, why, why_size)) < 0 ||
             (r = get_int(o, where, "speed_mbps", -1, 10000000, -1, &p->speed_mbps, why, why_size)) < 0 ||
@@ -122,7 +159,7 @@ static int parse_port(json_object *o, size_t index, struct topology_port *p, cha
                         json_object *a = json_object_array_get_idx(addresses, i);
 
                         if (!json_object_is_type(a, json_type_string) ||
-                            strlen(json_object_get_string(a)) >= 64) {
+                            !text_is_ip_prefix(json_object_get_string(a))) {
                                 snprintf(why, why_size, "%s: addresses[%zu] expected \"ADDRESS/PREFIX\"",
                                          where, i);
                                 return -EINVAL;
@@ -182,14 +219,14 @@ int topology_node_parse(const char *node_id, const char *name, json_object *neig
                 return -ENOMEM;
         snprintf(n->node_id, sizeof(n->node_id), "%s", node_id);
         snprintf(n->name, sizeof(n->name), "%s", name);
-        r = get_string(neighbours, "neighbours", "lldpd", true, n->lldpd, sizeof(n->lldpd), why, why_size);
+        r = get_text(neighbours, "neighbours", "lldpd", n->lldpd, sizeof(n->lldpd), why, why_size);
         if (r < 0)
                 return r;
         if (json_object_object_get_ex(neighbours, "chassis", &chassis) && chassis) {
-                if ((r = get_string(chassis, "chassis", "id", true, n->chassis_id, sizeof(n->chassis_id),
-                                    why, why_size)) < 0 ||
-                    (r = get_string(chassis, "chassis", "name", true, n->chassis_name,
-                                    sizeof(n->chassis_name), why, why_size)) < 0)
+                if ((r = get_text(chassis, "chassis", "id", n->chassis_id, sizeof(n->chassis_id), why,
+                                  why_size)) < 0 ||
+                    (r = get_text(chassis, "chassis", "name", n->chassis_name, sizeof(n->chassis_name), why,
+                                  why_size)) < 0)
                         return r;
         }
         for (size_t i = 0; i < count; i++) {

@@ -25,6 +25,7 @@ struct link {
         bool want_down;
         char twin[IF_NAMESIZE];
         char pci[64];
+        int dev_port; /* the inventory's (inventory/netif.h) */
         char mac[24]; /* "aa:bb:cc:dd:ee:ff" from the inventory, "" unknown */
         char **rdma_devices;
         int64_t speed_mbps;

@@ -100,6 +100,7 @@ static void link_apply_inventory(struct links *ls, struct link *l, const struct 
         l->want_down = strv_contains(ls->down, l->name);
         l->twin[0] = '\0';
         l->pci[0] = '\0';
+        l->dev_port = 0;
         l->mac[0] = '\0';
         strv_free(l->rdma_devices);
         l->rdma_devices = NULL;
@@ -108,6 +109,7 @@ static void link_apply_inventory(struct links *ls, struct link *l, const struct 
                 return;
         snprintf(l->twin, sizeof(l->twin), "%s", n->twin);
         snprintf(l->pci, sizeof(l->pci), "%s", n->pci);
+        l->dev_port = n->dev_port;
         snprintf(l->mac, sizeof(l->mac), "%s", n->mac);
         for (char **d = n->rdma_devices; d && *d; d++)
                 (void)strv_push(&l->rdma_devices, *d);
@@ -365,6 +367,7 @@ static json_object *link_to_json(struct links *ls, const struct link *l)
         json_object_object_add(o, "twin", l->twin[0] ? json_object_new_string(l->twin) : NULL);
         json_object_object_add(o, "mac", l->mac[0] ? json_object_new_string(l->mac) : NULL);
         json_object_object_add(o, "pci", l->pci[0] ? json_object_new_string(l->pci) : NULL);
+        json_object_object_add(o, "dev_port", json_object_new_int(l->dev_port));
         json_object_object_add(o, "rdma_devices", devs);
         json_object_object_add(o, "admin_up", json_object_new_boolean(admin_up));
         json_object_object_add(o, "oper_up", json_object_new_boolean(l->is_oper_up));

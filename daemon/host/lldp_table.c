@@ -8,6 +8,32 @@
 
 #include "common/macro.h"
 
+static void clean(char *dst, size_t size, const char *s)
+{
+        text_clean(dst, size, s ? s : "", s ? strlen(s) : 0);
+}
+
+void lldp_neighbour_from_raw(const struct lldp_raw_neighbour *raw, struct lldp_neighbour *out)
+{
+        *out = (struct lldp_neighbour){ 0 };
+        clean(out->ifname, sizeof(out->ifname), raw->ifname);
+        clean(out->chassis_id, sizeof(out->chassis_id), raw->chassis_id);
+        clean(out->chassis_id_subtype, sizeof(out->chassis_id_subtype), raw->chassis_id_subtype);
+        clean(out->sysname, sizeof(out->sysname), raw->sysname);
+        clean(out->port_id, sizeof(out->port_id), raw->port_id);
+        clean(out->port_id_subtype, sizeof(out->port_id_subtype), raw->port_id_subtype);
+        clean(out->port_descr, sizeof(out->port_descr), raw->port_descr);
+        out->speed_mbps = lldp_mau_speed_mbps(raw->mau_type);
+        out->is_bridge = raw->is_bridge;
+}
+
+void lldp_table_set_chassis(struct lldp_table *t, const char *id, const char *name)
+{
+        t->has_chassis = true;
+        clean(t->chassis_id, sizeof(t->chassis_id), id);
+        clean(t->chassis_name, sizeof(t->chassis_name), name);
+}
+
 void lldp_table_clear(struct lldp_table *t)
 {
         free(t->v);
@@ -58,11 +84,31 @@ void lldp_table_status(const struct lldp_table *t, char *buf, size_t size)
                 snprintf(buf, size, "running");
                 return;
         case LLDP_ABSENT:
+        case LLDP_NOT_INSTALLED:
                 snprintf(buf, size, "absent");
                 return;
         case LLDP_ERROR:
         default:
                 snprintf(buf, size, "error: %s", t->error[0] ? t->error : "unknown");
+                return;
+        }
+}
+
+void lldp_table_detail(const struct lldp_table *t, char *buf, size_t size)
+{
+        switch (t->status) {
+        case LLDP_RUNNING:
+                snprintf(buf, size, "lldpd runs");
+                return;
+        case LLDP_ABSENT:
+                snprintf(buf, size, "lldpd is not running: %s", t->error[0] ? t->error : "nothing answers");
+                return;
+        case LLDP_NOT_INSTALLED:
+                snprintf(buf, size, "lldpd is not installed: %s", t->error);
+                return;
+        case LLDP_ERROR:
+        default:
+                snprintf(buf, size, "lldpd cannot be read: %s", t->error[0] ? t->error : "unknown");
                 return;
         }
 }

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lldp-const.h>
-#include <lldpctl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "common/macro.h"
 #include "daemon/base/log.h"
+#include "lldpctl_lib.h"
 #include "path_watch.h"
 
 #define BACKOFF_FIRST_SEC 1
@@ -57,6 +57,9 @@ struct lldp_watch {
         void *change_userdata;
 };
 
+/* liblldpctl, once loaded (lldpctl_lib.h): set before any connection is made. */
+static const struct lldpctl_lib *ctl;
+
 static void watch_fail(struct lldp_watch *w, enum lldp_status status, const char *fmt, ...) _printf_(3, 4);
 
 static ssize_t link_send(lldpctl_conn_t *conn, const uint8_t *data, size_t length, void *userdata)
@@ -94,7 +97,7 @@ static void link_close(struct lldp_link *l)
         if (l->writable)
                 event_free(l->writable);
         if (l->conn)
-                lldpctl_release(l->conn);
+                ctl->release(l->conn);
         if (l->fd >= 0)
                 close(l->fd);
         *l = (struct lldp_link){ .w = l->w, .fd = -1 };
@@ -102,8 +105,11 @@ static void link_close(struct lldp_link *l)
 
 static void query_reset(struct lldp_watch *w)
 {
-        lldpctl_atom_dec_ref(w->chassis);
-        lldpctl_atom_dec_ref(w->interfaces);
+        /* Atoms exist only once the library is loaded. */
+        if (w->chassis)
+                ctl->atom_dec_ref(w->chassis);
+        if (w->interfaces)
+                ctl->atom_dec_ref(w->interfaces);
         w->chassis = w->interfaces = NULL;
         w->interfaces_done = 0;
         w->is_querying = false;
@@ -112,7 +118,7 @@ static void query_reset(struct lldp_watch *w)
 
 static void watch_publish(struct lldp_watch *w, struct lldp_table *next)
 {
-        char was[200], now[200];
+        char was[200], now[200], detail[300];
 
         if (lldp_table_equal(&w->table, next)) {
                 lldp_table_clear(next);
@@ -120,8 +126,9 @@ static void watch_publish(struct lldp_watch *w, struct lldp_table *next)
         }
         lldp_table_status(&w->table, was, sizeof(was));
         lldp_table_status(next, now, sizeof(now));
+        lldp_table_detail(next, detail, sizeof(detail));
         if (strcmp(was, now) != 0 || !w->table.has_chassis)
-                log_info("lldpd at %s: %s", w->path, now);
+                log_info("lldpd at %s: %s", w->path, detail);
         lldp_table_clear(&w->table);
         w->table = *next;
         *next = (struct lldp_table){ 0 };
@@ -154,10 +161,17 @@ static void watch_fail(struct lldp_watch *w, enum lldp_status status, const char
         va_start(ap, fmt);
         vsnprintf(next.error, sizeof(next.error), fmt, ap);
         va_end(ap);
+        /* One sentence whatever ended it, so a change of words is no change of the table. */
         if (status == LLDP_ABSENT)
-                next.error[0] = '\0';
+                snprintf(next.error, sizeof(next.error), "nothing answers on %s", w->path);
         watch_disconnect(w);
         watch_publish(w, &next);
+        /* Not installed: looked for again when lldpd's socket appears, and every minute (a
+         * socket there already is no sign of the library). */
+        if (status == LLDP_NOT_INSTALLED) {
+                evtimer_add(w->retry_timer, &(struct timeval){ .tv_sec = ABSENT_POLL_SEC });
+                return;
+        }
         /* An absent lldpd is waited for without waking: its socket appearing is the news. */
         if (status == LLDP_ABSENT && w->appears) {
                 if (w->retries_left) {
@@ -175,27 +189,28 @@ static void watch_fail(struct lldp_watch *w, enum lldp_status status, const char
 /* A failed call of liblldpctl: wait for the socket, or give the connection up. */
 static bool link_would_block(struct lldp_link *l, const char *what)
 {
-        lldpctl_error_t e = lldpctl_last_error(l->conn);
+        lldpctl_error_t e = ctl->last_error(l->conn);
 
         if (e == LLDPCTL_ERR_WOULDBLOCK)
                 return true;
         if (e == LLDPCTL_ERR_EOF)
                 watch_fail(l->w, LLDP_ABSENT, "lldpd closed the connection");
         else
-                watch_fail(l->w, LLDP_ERROR, "%s: %s", what, lldpctl_strerror(e));
+                watch_fail(l->w, LLDP_ERROR, "%s: %s", what, ctl->strerror(e));
         return false;
 }
 
 static void copy_str(char *dst, size_t size, lldpctl_atom_t *atom, lldpctl_key_t key)
 {
-        const char *s = lldpctl_atom_get_str(atom, key);
+        const char *s = ctl->atom_get_str(atom, key);
 
         snprintf(dst, size, "%s", s ? s : "");
 }
 
 static int table_add_neighbour(struct lldp_table *t, const char *ifname, lldpctl_atom_t *port)
 {
-        struct lldp_neighbour *v, *n;
+        struct lldp_raw_neighbour raw = { .ifname = ifname };
+        struct lldp_neighbour *v;
         lldpctl_atom_t *chassis;
 
         if (t->n >= LLDP_MAX_NEIGHBOURS)
@@ -204,39 +219,40 @@ static int table_add_neighbour(struct lldp_table *t, const char *ifname, lldpctl
         if (!v)
                 return -ENOMEM;
         t->v = v;
-        n = &v[t->n++];
-        *n = (struct lldp_neighbour){ 0 };
-        snprintf(n->ifname, sizeof(n->ifname), "%s", ifname);
-        copy_str(n->port_id, sizeof(n->port_id), port, lldpctl_k_port_id);
-        copy_str(n->port_id_subtype, sizeof(n->port_id_subtype), port, lldpctl_k_port_id_subtype);
-        copy_str(n->port_descr, sizeof(n->port_descr), port, lldpctl_k_port_descr);
-        n->speed_mbps = lldp_mau_speed_mbps((int)lldpctl_atom_get_int(port, lldpctl_k_port_dot3_mautype));
-        chassis = lldpctl_atom_get(port, lldpctl_k_port_chassis);
+        raw.port_id = ctl->atom_get_str(port, lldpctl_k_port_id);
+        raw.port_id_subtype = ctl->atom_get_str(port, lldpctl_k_port_id_subtype);
+        raw.port_descr = ctl->atom_get_str(port, lldpctl_k_port_descr);
+        raw.mau_type = (int)ctl->atom_get_int(port, lldpctl_k_port_dot3_mautype);
+        chassis = ctl->atom_get(port, lldpctl_k_port_chassis);
         if (chassis) {
-                copy_str(n->chassis_id, sizeof(n->chassis_id), chassis, lldpctl_k_chassis_id);
-                copy_str(n->chassis_id_subtype, sizeof(n->chassis_id_subtype), chassis,
-                         lldpctl_k_chassis_id_subtype);
-                copy_str(n->sysname, sizeof(n->sysname), chassis, lldpctl_k_chassis_name);
-                n->is_bridge =
-                        lldpctl_atom_get_int(chassis, lldpctl_k_chassis_cap_enabled) & LLDP_CAP_BRIDGE;
-                lldpctl_atom_dec_ref(chassis);
+                raw.chassis_id = ctl->atom_get_str(chassis, lldpctl_k_chassis_id);
+                raw.chassis_id_subtype = ctl->atom_get_str(chassis, lldpctl_k_chassis_id_subtype);
+                raw.sysname = ctl->atom_get_str(chassis, lldpctl_k_chassis_name);
+                raw.is_bridge = ctl->atom_get_int(chassis, lldpctl_k_chassis_cap_enabled) & LLDP_CAP_BRIDGE;
         }
+        /* The strings live in the atoms: cleaned and copied before the chassis goes. */
+        lldp_neighbour_from_raw(&raw, &v[t->n++]);
+        if (chassis)
+                ctl->atom_dec_ref(chassis);
         return 0;
 }
 
 static int table_add_port(struct lldp_table *t, const char *ifname, lldpctl_atom_t *port)
 {
-        lldpctl_atom_t *neighbours = lldpctl_atom_get(port, lldpctl_k_port_neighbors), *nb;
+        lldpctl_atom_t *neighbours = ctl->atom_get(port, lldpctl_k_port_neighbors), *nb;
         int r = 0;
 
         if (!neighbours)
                 return 0;
-        lldpctl_atom_foreach(neighbours, nb)
-        {
-                if (r == 0)
-                        r = table_add_neighbour(t, ifname, nb);
+        for (lldpctl_atom_iter_t *it = ctl->atom_iter(neighbours); it && r == 0;
+             it = ctl->atom_iter_next(neighbours, it)) {
+                nb = ctl->atom_iter_value(neighbours, it);
+                if (!nb)
+                        break;
+                r = table_add_neighbour(t, ifname, nb);
+                ctl->atom_dec_ref(nb);
         }
-        lldpctl_atom_dec_ref(neighbours);
+        ctl->atom_dec_ref(neighbours);
         return r;
 }
 
@@ -256,25 +272,25 @@ static bool query_next_interface(struct lldp_watch *w, bool *is_done)
         size_t k = 0;
 
         *is_done = true;
-        for (lldpctl_atom_iter_t *it = lldpctl_atom_iter(w->interfaces); it;
-             it = lldpctl_atom_iter_next(w->interfaces, it), k++) {
+        for (lldpctl_atom_iter_t *it = ctl->atom_iter(w->interfaces); it;
+             it = ctl->atom_iter_next(w->interfaces, it), k++) {
                 lldpctl_atom_t *iface, *port;
                 char ifname[IF_NAMESIZE];
                 int r;
 
                 if (k < w->interfaces_done)
                         continue;
-                iface = lldpctl_atom_iter_value(w->interfaces, it);
+                iface = ctl->atom_iter_value(w->interfaces, it);
                 copy_str(ifname, sizeof(ifname), iface, lldpctl_k_interface_name);
-                port = lldpctl_get_port(iface);
-                lldpctl_atom_dec_ref(iface);
+                port = ctl->get_port(iface);
+                ctl->atom_dec_ref(iface);
                 if (!port) {
                         *is_done = false;
                         (void)link_would_block(&w->query, "reading a port");
                         return false;
                 }
                 r = table_add_port(&w->pending, ifname, port);
-                lldpctl_atom_dec_ref(port);
+                ctl->atom_dec_ref(port);
                 if (r < 0) {
                         watch_fail(w, LLDP_ERROR, "reading the neighbours of %s: %s", ifname, strerror(-r));
                         *is_done = false;
@@ -293,19 +309,16 @@ static void query_step(struct lldp_watch *w)
         if (!w->is_querying)
                 return;
         if (!w->chassis) {
-                w->chassis = lldpctl_get_local_chassis(w->query.conn);
+                w->chassis = ctl->get_local_chassis(w->query.conn);
                 if (!w->chassis) {
                         (void)link_would_block(&w->query, "reading the local chassis");
                         return;
                 }
-                w->pending.has_chassis = true;
-                copy_str(w->pending.chassis_id, sizeof(w->pending.chassis_id), w->chassis,
-                         lldpctl_k_chassis_id);
-                copy_str(w->pending.chassis_name, sizeof(w->pending.chassis_name), w->chassis,
-                         lldpctl_k_chassis_name);
+                lldp_table_set_chassis(&w->pending, ctl->atom_get_str(w->chassis, lldpctl_k_chassis_id),
+                                       ctl->atom_get_str(w->chassis, lldpctl_k_chassis_name));
         }
         if (!w->interfaces) {
-                w->interfaces = lldpctl_get_interfaces(w->query.conn);
+                w->interfaces = ctl->get_interfaces(w->query.conn);
                 if (!w->interfaces) {
                         (void)link_would_block(&w->query, "listing the interfaces");
                         return;
@@ -366,7 +379,7 @@ static void notify_step(struct lldp_watch *w)
         struct lldp_link *l = &w->notify;
 
         if (!l->is_watching) {
-                if (lldpctl_watch_callback2(l->conn, on_neighbour_change, w) < 0) {
+                if (ctl->watch_callback2(l->conn, on_neighbour_change, w) < 0) {
                         (void)link_would_block(l, "subscribing to neighbour changes");
                         return;
                 }
@@ -386,9 +399,9 @@ static void notify_step(struct lldp_watch *w)
                                 watch_fail(w, LLDP_ERROR, "reading lldpd's notifications: %m");
                         return;
                 }
-                if (lldpctl_recv(l->conn, buf, (size_t)n) < 0) {
+                if (ctl->recv(l->conn, buf, (size_t)n) < 0) {
                         watch_fail(w, LLDP_ERROR, "lldpd's notification: %s",
-                                   lldpctl_strerror(lldpctl_last_error(l->conn)));
+                                   ctl->strerror(ctl->last_error(l->conn)));
                         return;
                 }
         }
@@ -418,7 +431,7 @@ static int link_open(struct lldp_watch *w, struct lldp_link *l)
         /* A local socket's connect does not wait: it is there and accepting, or refused. */
         if (connect(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
                 return -errno;
-        l->conn = lldpctl_new_name(w->path, link_send, link_recv, l);
+        l->conn = ctl->new_name(w->path, link_send, link_recv, l);
         l->readable = event_new(w->base, l->fd, EV_READ | EV_PERSIST, on_link_ready, l);
         l->writable = event_new(w->base, l->fd, EV_WRITE, on_link_ready, l);
         if (!l->conn || !l->readable || !l->writable)
@@ -428,7 +441,14 @@ static int link_open(struct lldp_watch *w, struct lldp_link *l)
 
 static void watch_connect(struct lldp_watch *w)
 {
-        int r = link_open(w, &w->query);
+        char why[160];
+        int r = lldpctl_lib_load(&ctl, why, sizeof(why));
+
+        if (r < 0) {
+                watch_fail(w, LLDP_NOT_INSTALLED, "%s", why);
+                return;
+        }
+        r = link_open(w, &w->query);
 
         if (r >= 0)
                 r = link_open(w, &w->notify);

@@ -7,6 +7,8 @@
  * the socket is made again (inotify on its folder; where that cannot be watched, a look every
  * 60 s), then connects, retrying a refusal with backoff (1 s doubling to 10 s), so an lldpd
  * started or restarted later is picked up at once. Other errors are retried with that backoff.
+ * liblldpctl is loaded when the watch first connects (lldpctl_lib.h); while it cannot be, the
+ * table says LLDP_NOT_INSTALLED and the watch looks again when the socket appears and every 60 s.
  */
 #pragma once
 

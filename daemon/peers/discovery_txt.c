@@ -7,6 +7,7 @@
 
 #include "common/macro.h"
 #include "common/strutil.h"
+#include "common/text_check.h"
 #include "discovery.h"
 
 /* ---- TXT record codec ---- */
@@ -19,15 +20,6 @@ static bool is_node_id(const char *s)
                 if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
                         return false;
         return n == 32;
-}
-
-static bool is_node_name(const char *s)
-{
-        size_t n = strlen(s);
-
-        if (n < 1 || n > 63)
-                return false;
-        return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == n;
 }
 
 static bool is_ipv4(const char *s)
@@ -84,7 +76,8 @@ int discovery_txt_encode(const struct discovery_record *r, char ***txt)
         size_t n = strv_length(r->addresses);
         int k;
 
-        if (!is_node_id(r->node_id) || !is_node_name(r->name) || r->port == 0 || n > DISCOVERY_MAX_ADDRS)
+        if (!is_node_id(r->node_id) || !text_is_node_name(r->name) || r->port == 0 ||
+            n > DISCOVERY_MAX_ADDRS)
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
                 if (!is_ipv4(r->addresses[i]))
@@ -175,7 +168,7 @@ int discovery_txt_decode(char *const *txt, struct discovery_record *out)
                         memcpy(r.node_id, value, 33);
                         break;
                 case 2:
-                        if (!is_node_name(value))
+                        if (!text_is_node_name(value))
                                 return -EBADMSG;
                         memcpy(r.name, value, strlen(value) + 1);
                         break;

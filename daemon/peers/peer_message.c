@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/jsonrpc.h"
+#include "common/text_check.h"
 #include "config.h"
 #include "peer_ports.h"
 
@@ -46,12 +47,41 @@ json_object *peer_message_heartbeat(struct peers *ps)
         return message_new(ps, "heartbeat");
 }
 
+/* One port of a peer's list: {ifname: a netdev name, addresses: ["ADDRESS/PREFIX"], ...}. */
+static bool is_port(json_object *port)
+{
+        json_object *v;
+
+        if (!json_object_is_type(port, json_type_object))
+                return false;
+        if (json_object_object_get_ex(port, "ifname", &v) &&
+            (!json_object_is_type(v, json_type_string) || !text_is_netdev_name(json_object_get_string(v))))
+                return false;
+        if (!json_object_object_get_ex(port, "addresses", &v) || !v)
+                return true;
+        if (!json_object_is_type(v, json_type_array))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                json_object *a = json_object_array_get_idx(v, i);
+
+                if (!json_object_is_type(a, json_type_string) ||
+                    !text_is_ip_prefix(json_object_get_string(a)))
+                        return false;
+        }
+        return true;
+}
+
 int peer_message_read_ports(json_object *m, json_object **ret)
 {
         json_object *ports = NULL;
 
-        if (json_object_object_get_ex(m, "ports", &ports) && !json_object_is_type(ports, json_type_array))
-                return -EBADMSG;
+        if (json_object_object_get_ex(m, "ports", &ports) && ports) {
+                if (!json_object_is_type(ports, json_type_array))
+                        return -EBADMSG;
+                for (size_t i = 0; i < json_object_array_length(ports); i++)
+                        if (!is_port(json_object_array_get_idx(ports, i)))
+                                return -EBADMSG;
+        }
         *ret = ports;
         return 0;
 }
@@ -66,11 +96,12 @@ int peer_message_read_chassis(json_object *m, struct peer_chassis *ret)
         if (!json_object_object_get_ex(m, "chassis", &chassis) || !chassis)
                 return 0;
         if (!json_object_is_type(chassis, json_type_object) ||
-            jsonrpc_param_string(chassis, "id", &id) <= 0 || strlen(id) >= sizeof(ret->id) ||
-            jsonrpc_param_string(chassis, "name", &name) < 0 || (name && strlen(name) >= sizeof(ret->name)))
+            jsonrpc_param_string(chassis, "id", &id) <= 0 || !text_is_clean(id, sizeof(ret->id)) ||
+            jsonrpc_param_string(chassis, "name", &name) < 0)
                 return -EBADMSG;
         snprintf(ret->id, sizeof(ret->id), "%s", id);
-        snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "");
+        /* The peer's lldpd's system name: free text, made clean and cut rather than refused. */
+        text_clean(ret->name, sizeof(ret->name), name ? name : "", name ? strlen(name) : 0);
         return 0;
 }
 
@@ -87,7 +118,7 @@ int peer_message_read_hello(json_object *m, struct peer_hello *ret)
 
         if (!json_object_object_get_ex(m, "proto", &v) || json_object_get_int(v) < 1 ||
             jsonrpc_param_string(m, "node_id", &h.node_id) <= 0 || !is_hex_id(h.node_id) ||
-            jsonrpc_param_string(m, "name", &h.name) <= 0 || strlen(h.name) == 0 || strlen(h.name) > 63)
+            jsonrpc_param_string(m, "name", &h.name) <= 0 || !text_is_node_name(h.name))
                 return -EBADMSG;
         (void)jsonrpc_param_string(m, "version", &h.version);
         /* Older sparkd sends no instance; one that is there must be well formed. */

@@ -86,7 +86,7 @@ void peer_session_close(struct peer_conn *c, const char *reason)
                         session_notify_down(c->owner, p);
         }
         peer_session_free(c);
-        if (p && !p->conn && !p->is_self)
+        if (p && !p->conn && !p->is_self && !peer_is_learned(p))
                 peer_schedule_retry(p);
 }
 
@@ -152,6 +152,45 @@ static void session_retire(struct peer_conn *old)
         peer_conn_set_deadline(old, RETIRE_GRACE_SEC);
 }
 
+/* Room for one more entry learned from a hello: past max_learned, the one down the longest goes.
+ * Nodes that dial in with ids of their own cannot grow the table past it; -EUSERS when every
+ * learned entry is up. */
+static int session_make_room(struct peers *ps)
+{
+        struct peer *p, *oldest = NULL;
+        unsigned n = 0;
+
+        LIST_FOREACH(p, &ps->peers, link) {
+                if (!peer_is_learned(p))
+                        continue;
+                n++;
+                if (!p->conn && !p->dialing && p->state != PEER_UP && (!oldest || p->since < oldest->since))
+                        oldest = p;
+        }
+        if (n < ps->max_learned)
+                return 0;
+        if (!oldest)
+                return -EUSERS;
+        peer_remove(oldest);
+        return 0;
+}
+
+unsigned peer_session_forget(struct peers *ps, time_t now)
+{
+        struct peer *p, *next;
+        unsigned n = 0;
+
+        for (p = LIST_FIRST(&ps->peers); p; p = next) {
+                next = LIST_NEXT(p, link);
+                if (!peer_is_learned(p) || p->conn || p->dialing || p->state == PEER_UP ||
+                    now - p->since < ps->forget_after_sec)
+                        continue;
+                peer_remove(p);
+                n++;
+        }
+        return n;
+}
+
 /* The entry a hello names: the one dialled, one known by the id, or a new one. */
 static struct peer *session_find_peer(struct peer_conn *c, const char *node_id)
 {
@@ -169,8 +208,10 @@ static struct peer *session_find_peer(struct peer_conn *c, const char *node_id)
                         p->dialing = c;
         } else if (!p) {
                 p = existing ? existing : peer_find_unnamed_by_address(ps, c->remote);
-                if (!p)
-                        p = peer_new(ps);
+                if (!p && session_make_room(ps) < 0)
+                        return NULL;
+                if (!p && (p = peer_new(ps)))
+                        p->is_learned = true;
         }
         return p;
 }
@@ -281,7 +322,7 @@ static int session_handle_hello(struct peer_conn *c, json_object *m)
 
         p = session_find_peer(c, hello.node_id);
         if (!p)
-                return -ENOMEM;
+                return -EUSERS;
         c->peer = p;
         snprintf(p->node_id, sizeof(p->node_id), "%s", hello.node_id);
         snprintf(p->name, sizeof(p->name), "%s", hello.name);
@@ -372,6 +413,17 @@ int peer_session_receive(struct peer_conn *c, const char *line, size_t len)
         int r = session_handle_line(c, line, len);
 
         if (r == -EALREADY || r == -ELOOP || r == -EADDRINUSE) {
+                peer_session_close(c, NULL);
+                return r;
+        }
+        if (r == -EUSERS) {
+                char why[160];
+
+                snprintf(why, sizeof(why),
+                         "a hello from a node not known here, and the %u peers known only from their "
+                         "hellos ([peers] max_learned) are all up",
+                         c->owner->max_learned);
+                peer_log_inbound_reject(c->owner, c->remote, why);
                 peer_session_close(c, NULL);
                 return r;
         }

@@ -36,3 +36,6 @@ void peer_session_send_heartbeat(struct peer_conn *c);
 
 /* Frees an entry of the table with its connections. */
 void peer_remove(struct peer *p);
+/* Drops the entries learned from a hello alone that have been down for [peers] forget_after:
+ * nothing dials them, and a node that dialled in once must not be kept for good. How many. */
+unsigned peer_session_forget(struct peers *ps, time_t now);

@@ -206,6 +206,11 @@ void peer_check_mtu(struct peer *p)
         report_mtu_mismatch(p, remote_port);
 }
 
+bool peer_is_learned(const struct peer *p)
+{
+        return p->is_learned && !p->static_spec && !p->is_discovered;
+}
+
 void peer_log_inbound_reject(struct peers *ps, const char *remote, const char *why)
 {
         time_t now = time(NULL);

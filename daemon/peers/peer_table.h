@@ -17,6 +17,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "common/text_check.h"
 #include "daemon/host/links.h"
 #include "peer_conn.h"
 #include "peers.h"
@@ -36,8 +37,8 @@ enum peer_state {
 
 /* A node's LLDP chassis as lldpd there advertises it, so LLDP neighbours can be matched to nodes. */
 struct peer_chassis {
-        char id[256];
-        char name[256];
+        char id[TEXT_LLDP_SIZE];
+        char name[TEXT_LLDP_SIZE];
 };
 
 struct peer {
@@ -49,6 +50,9 @@ struct peer {
         char *static_spec; /* as written in [peers] static, NULL when not static */
         bool is_discovered;
         bool is_self; /* a static address that turned out to be this node */
+        /* Known only from a hello it sent: neither static nor found over mDNS. Such a node dials
+         * this one again itself, so it is not redialled, and it is forgotten once down a while. */
+        bool is_learned;
         enum peer_state state;
         time_t since;
         struct peer_conn *conn;    /* the connection in use, once up */
@@ -94,6 +98,8 @@ struct peers {
         void *tick_hook_userdata;
         uint64_t heartbeat_usec;
         uint64_t timeout_usec;
+        unsigned max_learned;    /* entries known only from their inbound hello ([peers] max_learned) */
+        time_t forget_after_sec; /* such an entry down this long is dropped ([peers] forget_after) */
         LIST_HEAD(, peer) peers;
         LIST_HEAD(, peer_conn) conns;
         unsigned n_pending;
@@ -130,5 +136,7 @@ bool peer_is_retry_pending(const struct peer *p);
 /* Drops a pending redial and starts the backoff again: the next tick dials. */
 void peer_reset_retry(struct peer *p);
 void peer_check_mtu(struct peer *p);
+/* Learned from its hello alone, and since neither given in [peers] static nor found over mDNS. */
+bool peer_is_learned(const struct peer *p);
 /* An inbound connection refused: logged at most once per interval, the rest counted. */
 void peer_log_inbound_reject(struct peers *ps, const char *remote, const char *why);

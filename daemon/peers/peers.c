@@ -30,6 +30,7 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
         struct peer_conn *c, *next;
         struct peer *p;
         uint64_t now = peer_now_usec();
+        unsigned forgotten;
 
         for (c = LIST_FIRST(&ps->conns); c; c = next) {
                 next = LIST_NEXT(c, link);
@@ -48,8 +49,13 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
         }
         if (ps->tick_hook)
                 ps->tick_hook(ps->tick_hook_userdata);
+        forgotten = peer_session_forget(ps, time(NULL));
+        if (forgotten)
+                log_info("forgot %u peer%s known only from a hello, down for %llu s ([peers] "
+                         "forget_after)",
+                         forgotten, forgotten == 1 ? "" : "s", (unsigned long long)ps->forget_after_sec);
         LIST_FOREACH(p, &ps->peers, link)
-                if (!p->conn && !p->dialing && !peer_is_retry_pending(p))
+                if (!p->conn && !p->dialing && !peer_is_retry_pending(p) && !peer_is_learned(p))
                         peer_dial(p);
         /* Nobody to beat for or dial: no wakeups until a peer or a connection comes (peers_wake).
          * mDNS needs no tick: the record changes with the fabric addresses (peers_fabric_changed)
@@ -236,6 +242,8 @@ int peers_configure(struct peers *ps, const struct sparkd_config *config)
         snprintf(ps->name, sizeof(ps->name), "%s", config->node_name);
         ps->heartbeat_usec = config->heartbeat_usec;
         ps->timeout_usec = config->peer_timeout_usec;
+        ps->max_learned = config->peer_max_learned;
+        ps->forget_after_sec = (time_t)(config->peer_forget_after_usec / 1000000);
 
         r = peers_load_key(ps, config);
         if (r < 0)

@@ -105,7 +105,8 @@ int probes_configure(struct probes *ps, const struct sparkd_config *c)
         ps->busy_gbps = c->probe_busy_gbps;
         ps->diagnosis = (struct diagnosis_thresholds){ .healthy_gbps = c->diagnosis_healthy_gbps,
                                                        .stale_min_gbps = c->diagnosis_stale_min_gbps,
-                                                       .stale_max_gbps = c->diagnosis_stale_max_gbps };
+                                                       .stale_max_gbps = c->diagnosis_stale_max_gbps,
+                                                       .stale_tcp_streams = c->diagnosis_stale_tcp_streams };
         ps->interval_sec = c->probe_interval_usec / 1000000;
         ps->jitter_sec = c->probe_jitter_usec / 1000000;
         ps->rtt_interval_sec = c->probe_rtt_interval_usec / 1000000;

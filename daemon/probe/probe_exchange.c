@@ -198,6 +198,40 @@ static void responder_target(struct probes *ps, struct probe *p)
         json_object_put(list);
 }
 
+void probe_answer(struct probe *p)
+{
+        p->is_queued = false;
+        p->phase = "setup";
+        /* The initiator prepared before asking (probe_run); the responder prepares here. */
+        if (probe_prepare(p) < 0 || probe_spawn_helper(p, true, 0, NULL, &helper_ops) < 0) {
+                struct probes *ps = p->owner;
+
+                send_message(p, "probe-refused", p->error, p->is_unavailable);
+                probe_free(p);
+                probe_ended(ps);
+        }
+}
+
+/* No place to run p now: it may wait unless its peer, or all peers, have as many waiting as
+ * allowed; then it is refused with the limits (true). */
+static bool refuse_past_waiting(struct probe *p)
+{
+        struct probes *ps = p->owner;
+        unsigned of_peer = probe_count_waiting(ps, p->peer_id, p), all = probe_count_waiting(ps, NULL, p);
+        char reason[256];
+
+        if (of_peer < PROBE_WAITING_PER_PEER && all < PROBE_WAITING_MAX)
+                return false;
+        snprintf(reason, sizeof(reason),
+                 "busy: %u probes run here, %u of them for this node (at most %u in all, %u per peer), "
+                 "and %u wait, %u of this node's (at most %u in all, %u per peer)",
+                 probe_count_running(ps, NULL, p), probe_count_running(ps, p->peer_id, p), PROBE_RUNNING_MAX,
+                 PROBE_RUNNING_PER_PEER, all, of_peer, PROBE_WAITING_MAX, PROBE_WAITING_PER_PEER);
+        send_message(p, "probe-refused", reason, false);
+        probe_free(p);
+        return true;
+}
+
 static void on_request(struct probes *ps, const char *node_id, json_object *m)
 {
         json_object *params = NULL;
@@ -231,6 +265,9 @@ static void on_request(struct probes *ps, const char *node_id, json_object *m)
                 probe_free(p);
                 return;
         }
+        /* Before anything costs: a peer asking too much is refused at once. */
+        if (!probe_has_place(p) && refuse_past_waiting(p))
+                return;
         responder_target(ps, p);
         if (p->kind->is_bandwidth && ps->bandwidth) {
                 snprintf(reason, sizeof(reason), "busy: a %s probe with %s is running",
@@ -241,12 +278,14 @@ static void on_request(struct probes *ps, const char *node_id, json_object *m)
         }
         if (p->kind->is_bandwidth)
                 ps->bandwidth = p;
+        /* A waiting one ends at the deadline too: its initiator gives up by then. */
         arm_deadline(p, probe_deadline_sec(p));
-        /* The initiator prepared before asking (probe_run); the responder prepares here. */
-        if (probe_prepare(p) < 0 || probe_spawn_helper(p, true, 0, NULL, &helper_ops) < 0) {
-                send_message(p, "probe-refused", p->error, p->is_unavailable);
-                probe_free(p);
+        if (probe_has_place(p)) {
+                probe_answer(p);
+                return;
         }
+        p->is_queued = true;
+        p->phase = "waiting";
 }
 
 static void on_peer_message(const char *node_id, const char *type, json_object *m, void *userdata)
@@ -266,7 +305,7 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                         char why[128];
 
                         next = LIST_NEXT(p, link);
-                        if (strcmp(p->peer_id, node_id) != 0 || p->is_queued)
+                        if (strcmp(p->peer_id, node_id) != 0 || (p->is_queued && p->is_initiator))
                                 continue;
                         snprintf(why, sizeof(why), "the peer went away during phase %s", p->phase);
                         if (p->is_initiator)

@@ -16,5 +16,8 @@ void probe_exchange_attach(struct probes *ps, void (*on_ended)(struct probes *ps
 void probe_exchange_detach(struct probes *ps);
 /* Starts initiator p: prepares this node, asks the peer. Ends p on failure. */
 void probe_run(struct probe *p);
+/* Starts responder p, which waited for a place: prepares this node, starts the server helper.
+ * Refuses and ends p on failure. */
+void probe_answer(struct probe *p);
 /* Judges and records the result (or error), tells the peer and the caller, frees p. */
 void probe_finish(struct probe *p, const char *error);

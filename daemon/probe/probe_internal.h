@@ -20,6 +20,14 @@
 
 struct probe_helper_ops;
 
+/* Each probe this node runs holds at most one helper process, and with it two pipes to the
+ * daemon. Whatever peers ask, no more run at once than these; later ones wait, a bounded number,
+ * and past that they are refused with the limit named. */
+#define PROBE_RUNNING_MAX      64  /* probes running at once, initiated or answered */
+#define PROBE_RUNNING_PER_PEER 4   /* probes one peer has this node answer at once */
+#define PROBE_WAITING_PER_PEER 16  /* of one peer's, waiting for a free place */
+#define PROBE_WAITING_MAX      128 /* waiting in all, initiated or answered */
+
 struct probe {
         struct probes *owner;
         LIST_ENTRY(probe) link;

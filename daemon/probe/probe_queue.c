@@ -59,6 +59,16 @@ static int probe_target(struct probes *ps, struct probe *p, const char *what)
         return r;
 }
 
+/* Refuses p, not started, with why: the caller learns it, the probe is gone. */
+static int refuse(struct probe *p, const char *why)
+{
+        if (p->req)
+                api_request_reply_error(p->req, RPC_BUSY, why, NULL);
+        p->req = NULL;
+        probe_free(p);
+        return -EBUSY;
+}
+
 static struct probe *probe_new_initiator(struct probes *ps, const struct probe_kind *kind,
                                          json_object *params)
 {
@@ -117,37 +127,54 @@ int probe_start(struct probes *ps, const struct probe_kind *kind, const char *pe
         /* Asked for by hand: it runs, but what it measures is the link's share left by the job. */
         if (p->kind->is_bandwidth && !scheduled)
                 (void)probe_fabric_busy(ps, p->busy, sizeof(p->busy));
-        if (!p->kind->is_bandwidth || !ps->bandwidth) {
+        if ((!p->kind->is_bandwidth || !ps->bandwidth) && probe_has_place(p)) {
                 probe_run(p);
                 return 0;
         }
         LIST_FOREACH(q, &ps->probes, link)
-                queued += q->is_queued;
-        if (queued >= MAX_QUEUED) {
+                queued += q->is_queued && q->is_initiator;
+        if (queued >= MAX_QUEUED && p->kind->is_bandwidth && ps->bandwidth) {
                 char why[160];
 
                 snprintf(why, sizeof(why), "busy: a %s probe with %s is running and %zu wait",
                          ps->bandwidth->kind->name, ps->bandwidth->peer_name, queued);
-                if (req)
-                        api_request_reply_error(req, RPC_BUSY, why, NULL);
-                p->req = NULL;
-                probe_free(p);
-                return -EBUSY;
+                return refuse(p, why);
+        }
+        if (probe_count_waiting(ps, NULL, p) >= PROBE_WAITING_MAX) {
+                char why[160];
+
+                snprintf(why, sizeof(why), "busy: %u probes run here and %u wait (at most %u and %u)",
+                         probe_count_running(ps, NULL, p), probe_count_waiting(ps, NULL, p),
+                         PROBE_RUNNING_MAX, PROBE_WAITING_MAX);
+                return refuse(p, why);
         }
         p->is_queued = true;
-        probe_notify(p, "queued", "waiting for the running bandwidth probe");
+        probe_notify(p, "queued",
+                     p->kind->is_bandwidth && ps->bandwidth
+                             ? "waiting for the running bandwidth probe"
+                             : "waiting for a place: as many probes as this node runs at once are running");
         return 0;
 }
 
 void probe_start_next(struct probes *ps)
 {
-        struct probe *p, *oldest = NULL;
+        struct probe *p, *oldest;
 
-        if (ps->bandwidth)
-                return;
-        LIST_FOREACH(p, &ps->probes, link)
-                if (p->is_queued && (!oldest || p->started < oldest->started))
-                        oldest = p;
-        if (oldest)
-                probe_run(oldest);
+        /* Starting one may end it at once, which calls here again: the list is read anew. */
+        for (;;) {
+                oldest = NULL;
+                LIST_FOREACH(p, &ps->probes, link) {
+                        if (!p->is_queued || (p->is_initiator && p->kind->is_bandwidth && ps->bandwidth) ||
+                            !probe_has_place(p))
+                                continue;
+                        if (!oldest || p->started < oldest->started)
+                                oldest = p;
+                }
+                if (!oldest)
+                        return;
+                if (oldest->is_initiator)
+                        probe_run(oldest);
+                else
+                        probe_answer(oldest);
+        }
 }

@@ -68,3 +68,34 @@ void probe_free(struct probe *p)
         LIST_REMOVE(p, link);
         free(p);
 }
+
+unsigned probe_count_running(const struct probes *ps, const char *peer_id, const struct probe *except)
+{
+        const struct probe *p;
+        unsigned n = 0;
+
+        LIST_FOREACH(p, &ps->probes, link)
+                if (p != except && !p->is_queued &&
+                    (!peer_id || (!p->is_initiator && strcmp(p->peer_id, peer_id) == 0)))
+                        n++;
+        return n;
+}
+
+unsigned probe_count_waiting(const struct probes *ps, const char *peer_id, const struct probe *except)
+{
+        const struct probe *p;
+        unsigned n = 0;
+
+        LIST_FOREACH(p, &ps->probes, link)
+                if (p != except && p->is_queued &&
+                    (!peer_id || (!p->is_initiator && strcmp(p->peer_id, peer_id) == 0)))
+                        n++;
+        return n;
+}
+
+bool probe_has_place(const struct probe *p)
+{
+        if (probe_count_running(p->owner, NULL, p) >= PROBE_RUNNING_MAX)
+                return false;
+        return p->is_initiator || probe_count_running(p->owner, p->peer_id, p) < PROBE_RUNNING_PER_PEER;
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Topology benchmark: eight nodes in a ring (each node's p0 to the next node's p1), each with its
-# own lldpd (running, as on a booted host) and its own sparkd. Measures, from the moment the last
+# Topology benchmark: eight Sparks in a ring on the cluster harness (each node's port 0 to the
+# next node's port 1, both twins), each with its own lldpd (running, as on a booted host) and its
+# own sparkd. Measures, from the moment the last
 # sparkd answers on its socket, how long until each node's map is the whole ring: shape ring, 8
 # nodes, 8 links, every link ok. Goal: every node within 10 s. Prints a table, one row per node.
 # Usage (root): tests/bench/bench_topology8.sh [BUILD_DIR]
@@ -14,20 +15,14 @@ done
 . "$here/../integration/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
+. "$TESTS_DIR/lib_cluster.sh"
 
 n=8
 goal_ms=10000
-ring_make $n
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-for ((i = 0; i < n; i++)); do
-        NODE_NS[n$i]=${RING_NS[i]}
-        lldpd_start "n$i" "${RING_NS[i]}" 'p*'
-done
-# The daemons start as fast as they answer; lldpd already knows its neighbours or soon will.
-for ((i = 0; i < n; i++)); do
-        peer_conf "n$i" "p*" "$(ring_static $i $n)" "[fabric]" "lldpd_socket = $(lldp_sock_of "n$i")"
-        sparkd_start "n$i" "${RING_NS[i]}" -c "$TEST_TMP/n$i.conf"
-done
+# Nodes n0..n7: the daemons start as fast as they answer, each after its lldpd.
+for ((i = 0; i < n; i++)); do cluster_node "n$i"; done
+for ((i = 0; i < n; i++)); do cluster_cable "n$i" 0 "n$(((i + 1) % n))" 1; done
+cluster_start
 start=$(date +%s%N)
 
 # One process polls every node's topology method over its socket, all nodes each round (about

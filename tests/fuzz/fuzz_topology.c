@@ -43,9 +43,9 @@ static int derive(struct topology_node **nodes, size_t n, bool is_reversed, char
                         struct topology_netplan plan;
                         char why[640], *yaml;
 
-                        if (topology_netplan_of(map,
-                                                json_object_get_string(json_object_object_get(node, "name")),
-                                                &plan, why, sizeof(why)) < 0)
+                        if (topology_netplan_of(
+                                    map, json_object_get_string(json_object_object_get(node, "node_id")),
+                                    NULL, &plan, why, sizeof(why)) < 0)
                                 continue;
                         yaml = topology_netplan_yaml(&plan);
                         free(yaml);

@@ -131,12 +131,30 @@ sparkd_start() {
         fi
 }
 
+# fixture_host NAME DEST: a copy of the fixture host tests/fixtures/hosts/NAME at DEST, its NCCL
+# libraries (ELF headers of an AArch64 library, as on a Spark) made this machine's, as sparkd's own
+# header is: the doctor fails a library built for another machine than the daemon's.
+fixture_host() {
+        cp -a "$TESTS_DIR/../fixtures/hosts/$1" "$2"
+        fixture_nccl_as_sparkd "$2"
+}
+
+# fixture_nccl_as_sparkd HOST: the ELF headers standing in for NCCL under HOST made the header of
+# the sparkd under test, so the doctor finds a library built for the machine it runs on.
+fixture_nccl_as_sparkd() {
+        local lib
+        while IFS= read -r -d '' lib; do
+                [ -s "$lib" ] && [ "$(head -c 4 "$lib" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+                head -c 64 "$SPARKD_BIN" >"$lib"
+        done < <(find "$1" -name 'libnccl.so*' -type f -print0)
+}
+
 # spark_fixture_start NAME NETNS HOST: a sparkd on a copy (at HOST, so a test may change it) of the
 # fixture Spark spark-twins, its fabric netdev with its address in NETNS, with a cluster key and no
 # peers to find: its doctor fails no check, and warns only where sparkd's memlock is limited.
 spark_fixture_start() {
         local name=$1 ns=$2 host=$3
-        cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$host"
+        fixture_host spark-twins "$host"
         ip -n "$ns" link add enp1s0f1np1 type veth peer name peer0
         ip -n "$ns" addr add 192.168.177.11/24 dev enp1s0f1np1
         ip -n "$ns" link set enp1s0f1np1 up

@@ -5,7 +5,7 @@
 GID_MAC=fe80:0000:0000:0000:0e42:a1ff:fe5b:0011
 
 gid_fixture_new() {
-        cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host"
+        fixture_host spark-twins "$TEST_TMP/host"
         GID_DEV=$(cd "$TEST_TMP/host/sys/class/infiniband/rocep1s0f1" && pwd -P)
         touch -a -d @0 "$GID_DEV/ports/1/gids/0"
         cat "$GID_DEV/ports/1/gids/0" >/dev/null

@@ -1,6 +1,6 @@
-# LLDP helpers for integration tests, sourced after lib.sh and lib_peers.sh: nodes cabled in a
-# ring or to a bridge "switch", each with its own lldpd (own control socket and hostname, made
-# with unshare --uts) and its own sparkd reading that lldpd.
+# LLDP helpers for integration tests, sourced after lib.sh and lib_peers.sh: nodes each with its
+# own lldpd (own control socket and hostname, made with unshare --uts) and its own sparkd reading
+# that lldpd. lib_cluster.sh cables them as rings, meshes and switches.
 
 command -v lldpd >/dev/null || skip "needs lldpd (Debian: lldpd)"
 command -v lldpcli >/dev/null || skip "needs lldpcli (Debian: lldpd)"
@@ -56,42 +56,6 @@ lldp_node_start() {
         sparkd_start "$name" "$ns" -c "$TEST_TMP/$name.conf"
 }
 
-# ring_make N [MISWIRE]: namespaces for nodes n0..n(N-1), node i's p0 cabled to node i+1's p1
-# (link i: 10.77.i.1/24 on n(i).p0, 10.77.i.2/24 on the other end). MISWIRE=1 swaps n1's two
-# cables: link 0 then ends on n1.p0 (p0<->p0) and link 1 leaves from n1.p1 (p1<->p1). Sets
-# RING_NS[i].
-declare -a RING_NS=()
-ring_make() {
-        local n=$1 miswire=${2:-0} i j far
-        for ((i = 0; i < n; i++)); do RING_NS[i]=$(netns_new "n$i"); done
-        for ((i = 0; i < n; i++)); do
-                j=$(((i + 1) % n))
-                far=p1
-                if [ "$miswire" = 1 ] && [ $i = 0 ]; then far=p0; fi
-                if [ "$miswire" = 1 ] && [ $i = 1 ]; then
-                        veth_pair "${RING_NS[i]}" p1 "${RING_NS[j]}" p1 10.77.$i.1/24 10.77.$i.2/24
-                        continue
-                fi
-                veth_pair "${RING_NS[i]}" p0 "${RING_NS[j]}" "$far" 10.77.$i.1/24 10.77.$i.2/24
-        done
-}
-
-# ring_static I N: the addresses node I reaches its two ring neighbours at.
-ring_static() {
-        local i=$1 n=$2
-        echo "10.77.$i.2 10.77.$(((i + n - 1) % n)).1"
-}
-
-# ring_start N [EXTRA...]: lldpd and sparkd on every node of a ring made by ring_make.
-ring_start() {
-        local n=$1 i
-        shift
-        "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-        for ((i = 0; i < n; i++)); do
-                lldp_node_start "n$i" "${RING_NS[i]}" "p*" "$(ring_static $i "$n")" "$@"
-        done
-}
-
 # neighbour_of NAME NETDEV PYEXPR: PYEXPR over the neighbour `nb` NAME's daemon lists on NETDEV.
 neighbour_of() {
         local json
@@ -117,7 +81,7 @@ for k, v in kv.items():
     parts = k.split(".")
     if len(parts) >= 4 and parts[0] == "lldp":
         theirs.setdefault(parts[1], {})[".".join(parts[2:])] = v
-mine = {p["netdev"]: p["neighbour"] for p in ours["ports"] if p["neighbour"]}
+mine = {p["netdev"]: p["neighbour"] for p in ours["ports"] if p["neighbour"] and p["neighbour"]["source"] == "lldp"}
 if set(mine) != set(theirs):
     sys.exit("ports with neighbours differ: sparkd %s, lldpcli %s" % (sorted(mine), sorted(theirs)))
 for port, nb in mine.items():

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Four nodes in a ring (a-b-c-d-a, each cable its own subnet): opposite nodes have no connection,
+# Four Sparks in a ring (a-b-c-d-a on the cluster harness, each cable and twin its own subnet): opposite nodes have no connection,
 # yet every node shows every node through relayed summaries. A fault on one node (an MTU changed
 # under audit mode, a link taken down, a doctor check failing in a fixture host root) shows on
 # every other node within 5 s, naming the node and the check, and clears within 5 s once fixed; a
@@ -9,27 +9,29 @@
 # newer format with fields this sparkd does not know is kept and passed on.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
+. "$(dirname "$0")/lib_lldp.sh"
+. "$(dirname "$0")/lib_cluster.sh"
 
+# Sparks on the cluster harness, each node's port 0 to the next one's port 1: b's port 1
+# (enp1s0f1np1) faces a, c's port 0 (enp1s0f0np0) faces d; c has 10.10.2.2 on its cable to b.
 NODES="a b c d"
-"$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
-for n in $NODES; do declare "$n=$(netns_new $n)"; done
-veth_pair "$a" ab "$b" ba 10.61.1.1/24 10.61.1.2/24
-veth_pair "$b" bc "$c" cb 10.61.2.2/24 10.61.2.3/24
-veth_pair "$c" cd "$d" dc 10.61.3.3/24 10.61.3.4/24
-# "ad" would read as ip(8)'s "address".
-veth_pair "$d" da "$a" ad0 10.61.4.4/24 10.61.4.1/24
+for n in $NODES; do cluster_node $n; done
+cluster_cable a 0 b 1
+cluster_cable b 0 c 1
+cluster_cable c 0 d 1
+cluster_cable d 0 a 1
+BA=enp1s0f1np1
+CD=enp1s0f0np0
+helpers="helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}"
+CL_EXTRA[a]=$'[probe]\n'"$helpers"
 # b runs in audit mode: its ports start at the config's MTU, and a change to one stays.
-ip -n "$b" link set ba mtu 9000
-ip -n "$b" link set bc mtu 9000
-# d reads its host facts from a copy of a fixture Spark, which the test breaks and repairs.
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/d.host"
+CL_EXTRA[b]=$'[probe]\n'"$helpers"$'\n[daemon]\nmode = audit'
+cluster_start
+# d's host root gets a NetworkManager profile for its port 1, which the test breaks and repairs.
 profile=$TEST_TMP/d.host/etc/NetworkManager/system-connections/enp1s0f1np1.nmconnection
-helpers=("[probe]" "helper_dir = ${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}")
-peer_conf a "ab ad0" "10.61.1.2 10.61.4.4" "${helpers[@]}"
-peer_conf b "ba bc" "10.61.1.1 10.61.2.3" "${helpers[@]}" "[daemon]" "mode = audit"
-peer_conf c "cb cd" "10.61.2.2 10.61.3.4"
-peer_conf d "dc da" "10.61.3.3 10.61.4.1" "[daemon]" "host_root = $TEST_TMP/d.host"
-for n in $NODES; do sparkd_start $n "${!n}" -c "$TEST_TMP/$n.conf"; done
+mkdir -p "$(dirname "$profile")"
+cp "$TESTS_DIR/../fixtures/hosts/spark-twins/etc/NetworkManager/system-connections/enp1s0f1np1.nmconnection" "$profile"
+a=${CL_NS[a]} b=${CL_NS[b]} c=${CL_NS[c]}
 
 # cluster_holds NODE PYEXPR: PYEXPR over NODE's `sparkc --json cluster` (d) holds.
 cluster_holds() {
@@ -65,27 +67,44 @@ everywhere_within 20 "four fresh nodes" \
 out=$(sparkc_of a cluster)
 assert_contains "$out" "a (this)" "a's view"
 assert_contains "$out" "c " "a's view of the opposite node"
+# A check every node reports alike is said under the first node and referred to under the rest.
+python3 - "$out" "$(sparkc_of a --json cluster)" <<'PY' || fail "a check repeated under every node: $out"
+import json, sys
+text, nodes = sys.argv[1], json.loads(sys.argv[2])["nodes"]
+seen, repeats = {}, 0
+for n in nodes:
+    for c in n["sections"].get("doctor", {}).get("checks", []):
+        key = (c["id"], c["status"], c["summary"])
+        if key in seen:
+            repeats += 1
+            assert f"{c['id']}: as on {seen[key]}" in text, (key, seen[key])
+        else:
+            seen[key] = n["name"]
+for (cid, status, summary), first in seen.items():
+    assert text.count(f"{cid}: {summary}") == 1, (cid, text.count(f"{cid}: {summary}"))
+assert repeats > 0, "no check is alike on two nodes: nothing shown"
+PY
 
 step "an MTU changed under audit mode on b shows everywhere within 5 s, and clears"
-ip -n "$b" link set ba mtu 1500
+ip -n "$b" link set $BA mtu 1500
 everywhere_within 5 "b's MTU drift" \
-        "any(x[\"name\"] == \"b\" and x[\"id\"] == \"link-drift\" and \"ba\" in x[\"summary\"] for x in d[\"alerts\"]) and [l[\"mtu\"] for l in $(node_expr b)[\"sections\"][\"links\"] if l[\"name\"] == \"ba\"] == [1500]" \
+        "any(x[\"name\"] == \"b\" and x[\"id\"] == \"link-drift\" and \"$BA\" in x[\"summary\"] for x in d[\"alerts\"]) and [l[\"mtu\"] for l in $(node_expr b)[\"sections\"][\"links\"] if l[\"name\"] == \"$BA\"] == [1500]" \
         a c d
 out=$(sparkc_of d cluster)
-assert_contains "$out" "link ba drifts from the config" "d's view of b's alert"
-ip -n "$b" link set ba mtu 9000
+assert_contains "$out" "link $BA drifts from the config" "d's view of b's alert"
+ip -n "$b" link set $BA mtu 9000
 everywhere_within 5 "b's MTU drift cleared" \
         'not any(x["name"] == "b" and x["id"] == "link-drift" for x in d["alerts"])' a c d
 
 step "a link taken down on c shows everywhere within 5 s, and clears"
-ip -n "$c" link set cd down
-everywhere_within 5 "c's link cd down" \
-        "any(x[\"name\"] == \"c\" and x[\"id\"] == \"link-down\" and x[\"subject\"] == \"cd\" for x in d[\"alerts\"]) and [l[\"oper\"] for l in $(node_expr c)[\"sections\"][\"links\"] if l[\"name\"] == \"cd\"] == [\"down\"]" \
+ip -n "$c" link set $CD down
+everywhere_within 5 "c's link $CD down" \
+        "any(x[\"name\"] == \"c\" and x[\"id\"] == \"link-down\" and x[\"subject\"] == \"$CD\" for x in d[\"alerts\"]) and [l[\"oper\"] for l in $(node_expr c)[\"sections\"][\"links\"] if l[\"name\"] == \"$CD\"] == [\"down\"]" \
         a b d
-ip -n "$c" link set cd up
+ip -n "$c" link set $CD up
 wait_pairs up 20 "c d" "d c"
-everywhere_within 5 "c's link cd back up" \
-        "not any(x[\"name\"] == \"c\" and x[\"id\"] == \"link-down\" for x in d[\"alerts\"]) and [l[\"oper\"] for l in $(node_expr c)[\"sections\"][\"links\"] if l[\"name\"] == \"cd\"] == [\"up\"]" \
+everywhere_within 5 "c's link $CD back up" \
+        "not any(x[\"name\"] == \"c\" and x[\"id\"] == \"link-down\" for x in d[\"alerts\"]) and [l[\"oper\"] for l in $(node_expr c)[\"sections\"][\"links\"] if l[\"name\"] == \"$CD\"] == [\"up\"]" \
         a b d
 
 step "a doctor check failing in d's host root shows everywhere within 5 s, named, and clears"
@@ -193,7 +212,7 @@ everywhere_within 20 "a fresh again" "not $(node_expr a)[\"stale\"]" b c d
 step "a peer sending oversized, malformed and forged summaries is refused, logged once"
 victim=$(tr -d '\n' <"$TEST_TMP/c.state/node-id")
 # From inside c's namespace, to c's fabric address: the peer port is there only.
-ip netns exec "$c" python3 "$TESTS_DIR/peer_hostile_summaries.py" 10.61.2.3 7471 "$TEST_TMP/cluster.key" "$victim" 20 ||
+ip netns exec "$c" python3 "$TESTS_DIR/peer_hostile_summaries.py" 10.10.2.2 7471 "$TEST_TMP/cluster.key" "$victim" 20 ||
         fail "the hostile peer could not speak to c"
 refusals=$(grep -c "cluster: refused a summary from peer hostile" "$(log_of c)")
 assert_eq "$refusals" 1 "refusal lines in c's log"

@@ -45,7 +45,7 @@ ip -n "$b" addr add 192.168.177.11/24 dev enp1s0f1np1
 ip -n "$b" link set enp1s0f1np1 up
 ip -n "$b" link set peer0 up
 # A copy, so a step can change its NetworkManager profiles.
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/spark-twins"
+fixture_host spark-twins "$TEST_TMP/spark-twins"
 fixture=$TEST_TMP/spark-twins
 printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' "$fixture" >"$TEST_TMP/b.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
@@ -74,8 +74,9 @@ out=$(sparkc_of b fabric)
 assert_contains "$out" "rocep1s0f1" "fabric table"
 
 step "a fixture Spark with nvidia_peermem loaded: dmabuf would hang NCCL, so env refuses it"
+fixture_host spark-rail-faults "$TEST_TMP/spark-rail-faults"
 printf '[daemon]\nhost_root = %s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
-        "$TESTS_DIR/../fixtures/hosts/spark-rail-faults" >"$TEST_TMP/peermem.conf"
+        "$TEST_TMP/spark-rail-faults" >"$TEST_TMP/peermem.conf"
 sparkd_start peermem "$b" -c "$TEST_TMP/peermem.conf"
 assert_contains "$(sparkc_of peermem doctor || true)" "NCCL init hangs forever" "the doctor's failure"
 rc=0; out=$(sparkc_of peermem env --mode dmabuf 2>"$TEST_TMP/env.err") || rc=$?

@@ -7,7 +7,12 @@
 a=$(netns_new a)
 spark_fixture_start a "$a" "$TEST_TMP/host"
 
-runs() { sparkc_of a metrics | sed -n 's/^sparkd_doctor_runs_total \([0-9]*\)$/\1/p'; }
+# The exposition as the metrics method gives it (JSON: {text}).
+runs() {
+        local json
+        json=$(sparkc_of a --json metrics) || fail "sparkc metrics failed: $json"
+        json_get "$json" "' '.join(l.split()[1] for l in d['text'].splitlines() if l.startswith('sparkd_doctor_runs_total '))"
+}
 
 step "400 calls of status and metrics run the doctor about once a second, not once a call"
 r0=$(runs)

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 a=$(netns_new a)
-cp -a "$TESTS_DIR/../fixtures/hosts/configured-fabric" "$TEST_TMP/host"
+fixture_host configured-fabric "$TEST_TMP/host"
 printf '[daemon]\nhost_root = %s\n[fabric]\ninterfaces = fab0\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
         "$TEST_TMP/host" >"$TEST_TMP/a.conf"
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
@@ -35,7 +35,7 @@ assert_contains "$out" "dmesg | grep mlx5" "fabric"
 sparkd_stop a
 
 step "beside RDMA devices, fabric lists the configured netdev without RDMA"
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/twins"
+fixture_host spark-twins "$TEST_TMP/twins"
 cp -a "$TEST_TMP/host/sys/devices/virtual/net/fab0" "$TEST_TMP/twins/sys/devices/virtual/net/"
 ln -s ../../devices/virtual/net/fab0 "$TEST_TMP/twins/sys/class/net/fab0"
 sed "s|$TEST_TMP/host|$TEST_TMP/twins|" "$TEST_TMP/a.conf" >"$TEST_TMP/b.conf"

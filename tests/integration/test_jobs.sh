@@ -29,7 +29,7 @@ for node in a b c; do
         ip -n "$sw" link set "p$node" mtu 9000 master br0 up
         ip -n "${NS[$node]}" addr add "${ADDR[$node]}/24" dev enp1s0f1np1
         ip -n "${NS[$node]}" link set enp1s0f1np1 up
-        cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host-$node"
+        fixture_host spark-twins "$TEST_TMP/host-$node"
         # The fixture's RoCE v2 GID is 192.168.177.11's (c0a8:b10b): each copy gets its own address's.
         for gid in "$TEST_TMP/host-$node"/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/infiniband/rocep1s0f1/ports/1/gids/[23]; do
                 sed -i "s/c0a8:b10b/c0a8:b10$(printf '%x' $((10 + n)))/" "$gid"
@@ -184,6 +184,23 @@ found "error: NCCL_IB_HCA='=mlx5_0:1' (/etc/nccl.conf:2): this node has no RDMA 
 found "fix: remove that line, or export NCCL_IB_HCA=" "its fix"
 found "warning: NCCL_SOCKET_IFNAME='=enp65s0f0np0' (/etc/nccl.conf:3): this environment's '=enp1s0f1np1' wins" "finding"
 rm "$TEST_TMP/host-a/etc/nccl.conf"
+# The rendezvous as the kernel routes it from spark-a (a route lookup, nothing sent): these
+# namespaces have no default route, so an address off the fabric's subnet has none.
+check a "$own_env
+export MASTER_ADDR=10.99.7.1"
+expect_rc 2 "a rendezvous with no route"
+found "error: MASTER_ADDR='10.99.7.1' (environment): 10.99.7.1 has no route from this node (the kernel's route lookup: Network is unreachable)" "finding"
+found "fix: the job plan's rendezvous is 192.168.177.11" "its fix"
+check a "$own_env
+export MASTER_ADDR=192.168.177.12"
+expect_rc 1 "a rendezvous other than the plan's"
+found "192.168.177.12 is reachable from here (through enp1s0f1np1, from 192.168.177.11) but is not the job plan's rendezvous" "finding"
+# Another node's address for vLLM: the fix is this node's own, not unsetting it (vLLM would then
+# announce the default route's address).
+check a "$own_env
+export VLLM_HOST_IP=192.168.177.12"
+expect_rc 2 "another node's VLLM_HOST_IP"
+found "fix: export VLLM_HOST_IP=192.168.177.11 (this node's address on the job plan's plane)" "its fix"
 check a "$own_env
 ulimit -l 64"
 assert_eq "$CHECK_RC" 2 "the job's memlock limit at 64 KiB"

@@ -1,33 +1,39 @@
 #!/usr/bin/env bash
-# Three nodes in a triangle, each cable its own subnet (seed 003): every node has both peers up,
-# each through the port on that peer's subnet; cutting one cable takes only that peer down, and
-# restoring it brings it back.
+# Three Sparks in a ring on the cluster harness (every pair of nodes joined by a cable, each
+# cable and twin its own subnet): every node has both peers up, each through the port whose cable
+# reaches that peer; cutting one cable (both twins' carriers) takes only that peer down, and
+# restoring it brings it back through that port.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
+. "$(dirname "$0")/lib_lldp.sh"
+. "$(dirname "$0")/lib_cluster.sh"
 
-triangle_nodes
-sparkd_start a "$a" -c "$TEST_TMP/a.conf"
-sparkd_start b "$b" -c "$TEST_TMP/b.conf"
-sparkd_start c "$c" -c "$TEST_TMP/c.conf"
+cluster_ring 3 m
+cluster_start
 
 step "every node sees both peers up, each through the right port"
-for pair in "a b ab" "a c ac" "b a ba" "b c bc" "c a ca" "c b cb"; do
+# Node i's port 0 (enp1s0f0np0) goes to node i+1, its port 1 (enp1s0f1np1) to node i-1.
+for pair in "m1 m2 enp1s0f0np0" "m1 m3 enp1s0f1np1" "m2 m3 enp1s0f0np0" "m2 m1 enp1s0f1np1" \
+        "m3 m1 enp1s0f0np0" "m3 m2 enp1s0f1np1"; do
         set -- $pair
-        wait_peer_state "$1" "$2" up 8 || fail "$1 does not see $2 up: $(sparkc_of "$1" peers)"
+        wait_peer_state "$1" "$2" up 15 || fail "$1 does not see $2 up: $(sparkc_of "$1" peers)"
         assert_eq "$(peer_field "$1" "$2" 'p["via"]["iface"]')" "$3" "$1's port towards $2"
 done
 
-step "cutting the a-c cable takes only that peer down"
-ip -n "$a" link set ac down
-wait_peer_state a c down 5 || fail "c not down on a"
-wait_peer_state c a down 5 || fail "a not down on c"
-assert_eq "$(peer_field a b 'p["state"]')" up "a-b while a-c is cut"
-assert_eq "$(peer_field b c 'p["state"]')" up "b-c while a-c is cut"
+step "cutting the m1-m3 cable takes only that peer down"
+# The cable joins m3's port 0 to m1's port 1: pulled at m1, both twins lose their carrier.
+ip -n "${CL_NS[m1]}" link set enp1s0f1np1 down
+ip -n "${CL_NS[m1]}" link set enP2p1s0f1np1 down
+wait_peer_state m1 m3 down 10 || fail "m3 not down on m1"
+wait_peer_state m3 m1 down 10 || fail "m1 not down on m3"
+assert_eq "$(peer_field m1 m2 'p["state"]')" up "m1-m2 while m1-m3 is cut"
+assert_eq "$(peer_field m2 m3 'p["state"]')" up "m2-m3 while m1-m3 is cut"
 
 step "restoring it brings the peer back"
-ip -n "$a" link set ac up
-wait_peer_state a c up 15 || fail "c not back on a: $(sparkc_of a peers)"
-wait_peer_state c a up 15 || fail "a not back on c"
-assert_eq "$(peer_field a c 'p["via"]["iface"]')" ac "a's port towards c after the repair"
-for n in a b c; do sparkd_stop "$n"; done
+ip -n "${CL_NS[m1]}" link set enp1s0f1np1 up
+ip -n "${CL_NS[m1]}" link set enP2p1s0f1np1 up
+wait_peer_state m1 m3 up 15 || fail "m3 not back on m1: $(sparkc_of m1 peers)"
+wait_peer_state m3 m1 up 15 || fail "m1 not back on m3"
+assert_eq "$(peer_field m1 m3 'p["via"]["iface"]')" enp1s0f1np1 "m1's port towards m3 after the repair"
+for n in m1 m2 m3; do sparkd_stop "$n"; done
 pass

@@ -5,7 +5,7 @@
 # counters and pass promtool; the doctor fails the port with the fix.
 . "$(dirname "$0")/lib.sh"
 
-cp -a "$TESTS_DIR/../fixtures/hosts/port-errors" "$TEST_TMP/host"
+fixture_host port-errors "$TEST_TMP/host"
 counters=$TEST_TMP/host/sys/class/infiniband/rocep1s0f1/ports/1/counters
 printf '[daemon]\nhost_root = %s\n[counters]\nperiod = 1s\nwindow = 10s\n[sysctl]\nnet.core.rmem_max =\nnet.core.wmem_max =\n' \
         "$TEST_TMP/host" >"$TEST_TMP/a.conf"

@@ -80,6 +80,11 @@ for n in a b; do
         api series "sparkd_info{instance=\"$n\",node=\"$n\"}" 20 || fail "no sparkd_info of $n"
         api series "sparkd_peer_up{instance=\"$n\"} == 1" 20 || fail "$n's peer not up in Prometheus"
 done
+# Both ends report the one session: the dashboard counts the pair once.
+pairs=$(python3 -c 'import json, sys
+print([t["expr"] for p in json.load(open(sys.argv[1]))["panels"] if p["title"] == "Peer pairs up"
+       for t in p["targets"]][0])' "$dashboard")
+api series "($pairs) == 1" 20 || fail "the dashboard's Peer pairs up is not 1 for one pair: $pairs"
 
 step "b stops: SparkdPeerDown pending on a (for its 2 minutes)"
 sparkd_stop b

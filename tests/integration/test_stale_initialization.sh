@@ -8,20 +8,23 @@
 # unlimited veth can fall to a few Gb/s; the thresholds are scaled well below that (healthy 1.5,
 # stale band 0.1-0.8 Gb/s) and the limit is 400 Mbit/s. The doctor then shows the newest
 # verdict and the rail's links from the same host root, and fatal AER errors written into it
-# between two looks fail it.
+# between two looks fail it. The band is RDMA's: a tcp figure is evidence only with as many
+# streams as [diagnosis] stale_tcp_streams asks (2 here); one stream in the band is degraded, the
+# doctor warns and nobody is told to pull the power.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
 helpers=${PROBE_HELPER_DIR:?PROBE_HELPER_DIR must name the directory of sparkd-probe-*}
 "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
 root="$TEST_TMP/host"
-cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$root"
+fixture_host spark-twins "$root"
 a=$(netns_new a)
 b=$(netns_new b)
 veth_pair "$a" enp1s0f1np1 "$b" fb 192.168.177.11/24 192.168.177.12/24
 peer_conf a enp1s0f1np1 192.168.177.12 "[probe]" "helper_dir = $helpers" \
         "[daemon]" "host_root = $root" \
-        "[diagnosis]" "healthy_gbps = 1.5" "stale_min_gbps = 0.1" "stale_max_gbps = 0.8"
+        "[diagnosis]" "healthy_gbps = 1.5" "stale_min_gbps = 0.1" "stale_max_gbps = 0.8" \
+        "stale_tcp_streams = 2"
 peer_conf b fb 192.168.177.11 "[probe]" "helper_dir = $helpers"
 sparkd_start a "$a" -c "$TEST_TMP/a.conf"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
@@ -31,13 +34,25 @@ watch_events a
 verdict() { json_get "$1" "[r['verdict'] for r in d['diagnosis']['rails'] if r['direction'] == '$2'][0]"; }
 
 step "both directions healthy: ok"
-out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || fail "healthy probe: $out"
+out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1 --streams 2) || fail "healthy probe: $out"
 assert_eq "$(json_get "$out" 'd["diagnosis"]["verdict"]')" ok "verdict of an unlimited veth"
 assert_eq "$(json_get "$out" 'len(d["measured"]["directions"])')" 2 "directions measured"
 
-step "b -> a limited to 400 Mbit/s: stale-initialization in the reverse direction only"
+step "b -> a limited to 400 Mbit/s, one tcp stream: degraded, no stale verdict, the doctor warns"
 tc -n "$b" qdisc add dev fb root tbf rate 400mbit burst 256k latency 20ms
-rc=0; out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || rc=$?
+rc=0; out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1 --streams 1) || rc=$?
+assert_eq "$rc" 1 "exit status of a degraded result"
+assert_eq "$(json_get "$out" 'd["diagnosis"]["verdict"]')" degraded "verdict of one stream"
+assert_eq "$(verdict "$out" reverse)" degraded "reverse verdict of one stream"
+assert_contains "$(json_get "$out" 'd["diagnosis"]["summary"]')" "a tcp figure of 1 stream cannot show the stale initialization" "why not stale"
+json_get "$out" '"recovery" not in d["diagnosis"]' | grep -q True || fail "recovery for one tcp stream: $out"
+doc=$(sparkc_of a --json doctor) || true
+assert_eq "$(json_get "$doc" "[c['status'] for c in d['checks'] if c['id'] == 'rail-bandwidth'][0]")" warn "rail-bandwidth of one stream"
+case "$(sparkc_of a doctor)" in *"AC power"*) fail "the doctor asks to pull the power for one tcp stream" ;; esac
+assert_eq "$(count_events a stale-initialization)" 0 "alerts for one tcp stream"
+
+step "two tcp streams (stale_tcp_streams = 2): stale-initialization in the reverse direction only"
+rc=0; out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1 --streams 2) || rc=$?
 assert_eq "$rc" 1 "exit status of a stale result"
 assert_eq "$(json_get "$out" 'd["status"]')" degraded "status"
 assert_eq "$(json_get "$out" 'd["diagnosis"]["verdict"]')" stale-initialization "verdict"
@@ -46,7 +61,7 @@ assert_eq "$(verdict "$out" reverse)" stale-initialization "reverse verdict"
 assert_eq "$(json_get "$out" 'd["diagnosis"]["rails"][1]["rail"] + " " + str(d["diagnosis"]["rails"][1]["pcie"])')" \
         "enp1s0f1np1 32 GT/s x4" "the rail and its PCIe link"
 json_get "$out" 'len(d["diagnosis"]["recovery"]) == 3' | grep -q True || fail "recovery steps: $out"
-table=$(sparkc_of a probe --peer b --kind tcp --duration 1) && rc=0 || rc=$?
+table=$(sparkc_of a probe --peer b --kind tcp --duration 1 --streams 2) && rc=0 || rc=$?
 echo "$table"
 assert_eq "$rc" 1 "exit status of the table"
 assert_contains "$table" "verdict: stale-initialization: enp1s0f1np1 reverse:" "verdict line"
@@ -63,10 +78,10 @@ PY
 
 step "the limit gone: ok again, the episode ends, a new cap alerts again"
 tc -n "$b" qdisc del dev fb root
-out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1) || fail "healthy again: $out"
+out=$(sparkc_of a --json probe --peer b --kind tcp --duration 1 --streams 2) || fail "healthy again: $out"
 assert_eq "$(verdict "$out" reverse)" ok "reverse verdict after the limit"
 tc -n "$b" qdisc add dev fb root tbf rate 400mbit burst 256k latency 20ms
-sparkc_of a --json probe --peer b --kind tcp --duration 1 >/dev/null && fail "a new cap not degraded"
+sparkc_of a --json probe --peer b --kind tcp --duration 1 --streams 2 >/dev/null && fail "a new cap not degraded"
 wait_events a stale-initialization "" 2 5 || fail "no alert for the new episode"
 assert_eq "$(count_events a stale-initialization)" 2 "alerts after a new episode"
 assert_eq "$(json_get "$(sparkc_of a --json history --peer b --kind tcp --limit 1)" 'd["results"][0]["diagnosis"]["verdict"]')" \

@@ -9,10 +9,11 @@ source "$(dirname "$0")/lib.sh"
 
 EXPECTED="$TESTS_DIR/../fixtures/topology/expected"
 
-# plan_addresses FILE: "NETDEV ADDRESS MTU" per address of a node's netplan file.
+# plan_addresses FILE: "NETDEV ADDRESS MTU" per address of a node's netplan file (its keys and
+# addresses are double-quoted scalars).
 plan_addresses() {
-        awk '/^    [^ ].*:$/ { dev = $1; sub(":", "", dev) }
-             /^        - / { addr[++n] = dev " " $2 }
+        awk '/^    [^ ].*:$/ { dev = $1; sub(":$", "", dev); gsub("\"", "", dev) }
+             /^        - / { a = $2; gsub("\"", "", a); addr[++n] = dev " " a }
              /^      mtu: / { mtu[dev] = $2 }
              END { for (i = 1; i <= n; i++) { split(addr[i], f, " "); print addr[i], mtu[f[1]] } }' "$1"
 }

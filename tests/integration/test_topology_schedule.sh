@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The probe schedule probes cables that exist. Nodes a and b share a fabric cable; a and c peer
-# over a second link (m0) that lldpd does not run on, so the map, which lldpd's neighbours make,
-# has no cable between a and c. Once the map is known, a's rtt rounds probe b and no longer c.
+# over a routed path (m0, lldpd not running there, the two ends in different subnets with a route
+# between them, as over a management network), so neither LLDP nor the peer channel shows a
+# cable between a and c: one subnet shared with a peer would (LLDP silence is not a missing
+# cable). Once the map is known, a's rtt rounds probe b and no longer c.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
@@ -13,12 +15,14 @@ a=$(netns_new a)
 b=$(netns_new b)
 c=$(netns_new c)
 veth_pair "$a" p0 "$b" p1 10.77.0.1/24 10.77.0.2/24
-veth_pair "$a" m0 "$c" m0 10.88.0.1/24 10.88.0.2/24
+veth_pair "$a" m0 "$c" m0 10.88.0.1/24 10.89.0.2/24
+ip -n "$a" route add 10.89.0.0/24 dev m0
+ip -n "$c" route add 10.88.0.0/24 dev m0
 probe_lines=("[probe]" "helper_dir = $helpers" "rtt_interval = 2s")
 for n in a b c; do
         ns=${!n}
         lldpd_start $n "$ns" 'p*'
-        static=$(case $n in a) echo "10.77.0.2 10.88.0.2" ;; b) echo 10.77.0.1 ;; c) echo 10.88.0.1 ;; esac)
+        static=$(case $n in a) echo "10.77.0.2 10.89.0.2" ;; b) echo 10.77.0.1 ;; c) echo 10.88.0.1 ;; esac)
         peer_conf $n "p* m*" "$static" "[fabric]" "lldpd_socket = $(lldp_sock_of $n)" "${probe_lines[@]}"
         sparkd_start $n "$ns" -c "$TEST_TMP/$n.conf"
 done

@@ -57,6 +57,11 @@ expect "sparkc history --" --peer --kind --limit
 expect "sparkc fabric --" --json --socket --timeout
 expect "sparkc env --" --mode --format --force --json
 expect "sparkc env --format " sh docker systemd
+expect "sparkc " export plan hostfile
+expect "sparkc export " sparkrun svd
+expect "sparkc export sparkrun --" --name --default --output
+expect "sparkc env --for " torchrun ray vllm sglang mpi
+expect "sparkc env --check --for " sparkrun svd
 expect "sparkc watch link-" link-up link-down link-flapping link-stable
 expect "sparkc watch gid" gid-changed
 expect "sparkc keygen --" --force

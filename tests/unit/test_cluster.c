@@ -422,15 +422,35 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         teardown();
 }
 
-static void test_at_most_256_nodes_are_kept(void)
+/* Whether node at's view counts node_id as confirmed. */
+static bool is_confirmed_at(int at, const char *node_id)
+{
+        json_object *view = cluster_nodes_to_json(nodes[at], false), *list = NULL;
+        bool confirmed = false;
+
+        json_object_object_get_ex(view, "nodes", &list);
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *n = json_object_array_get_idx(list, i), *v = NULL;
+
+                json_object_object_get_ex(n, "node_id", &v);
+                if (strcmp(json_object_get_string(v), node_id) == 0) {
+                        json_object_object_get_ex(n, "confirmed", &v);
+                        confirmed = json_object_get_boolean(v);
+                }
+        }
+        json_object_put(view);
+        return confirmed;
+}
+
+static void test_one_relay_brings_at_most_64_unconfirmed_nodes(void)
 {
         char origin[33];
         json_object *m;
 
         setup_ring();
-        /* This node and its three ring mates are four of them. */
-        run_for_ms(100);
-        for (int i = 0; i < CLUSTER_MAX_NODES - N; i++) {
+        /* Past the coalescing: every node's "peers" section has gone round. */
+        run_for_ms(500);
+        for (int i = 0; i < CLUSTER_MAX_NODES / 4; i++) {
                 snprintf(origin, sizeof(origin), "%032x", 0x1000 + i);
                 m = summary_of(origin, "many", 1, "ok");
                 CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
@@ -440,6 +460,35 @@ static void test_at_most_256_nodes_are_kept(void)
         CHECK(cluster_receive(nodes[1], ids[0], m) == -ENOSPC);
         json_object_put(m);
         CHECK(verdict_held(1, "abababababababababababababababab", NULL, NULL) == NULL);
+        /* Another relay has a share of its own. */
+        m = summary_of("abababababababababababababababab", "one-too-many", 1, "ok");
+        CHECK(cluster_receive(nodes[1], ids[2], m) == 0);
+        json_object_put(m);
+        CHECK_STREQ(verdict_held(1, "abababababababababababababababab", NULL, NULL), "ok");
+        /* The ring's far node is listed by both neighbours; the invented ones by none. */
+        CHECK(is_confirmed_at(1, ids[3]));
+        CHECK(is_confirmed_at(1, ids[0]));
+        CHECK(!is_confirmed_at(1, "00000000000000000000000000001000"));
+        teardown();
+}
+
+static void test_a_name_two_nodes_carry_is_reported(void)
+{
+        json_object *m, *clashes;
+
+        setup_ring();
+        run_for_ms(100);
+        CHECK(cluster_name_is_unique(nodes[0], "spark2"));
+        m = summary_of("abababababababababababababababab", "spark2", 1, "ok");
+        CHECK(cluster_receive(nodes[0], ids[3], m) == 0);
+        json_object_put(m);
+        CHECK(!cluster_name_is_unique(nodes[0], "spark2"));
+        CHECK(cluster_name_count(nodes[0], "spark2") == 2);
+        clashes = cluster_name_clashes(nodes[0]);
+        CHECK_STREQ(json_object_to_json_string_ext(clashes, JSON_C_TO_STRING_PLAIN),
+                    "[{\"name\":\"spark2\",\"node_ids\":[\"00000000000000000000000000000002\","
+                    "\"abababababababababababababababab\"]}]");
+        json_object_put(clashes);
         teardown();
 }
 
@@ -718,7 +767,8 @@ int main(void)
         RUN(test_a_mesh_that_loses_a_link_relays_round_it);
         RUN(test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fresh);
         RUN(test_hostile_summaries_are_refused_and_nothing_of_them_kept);
-        RUN(test_at_most_256_nodes_are_kept);
+        RUN(test_one_relay_brings_at_most_64_unconfirmed_nodes);
+        RUN(test_a_name_two_nodes_carry_is_reported);
         RUN(test_an_oversized_own_summary_is_not_sent);
         RUN(test_the_json_is_the_same_on_every_node);
         RUN(test_results_in_a_burst_wait_their_turn);

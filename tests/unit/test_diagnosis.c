@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon/fabric/diagnosis.h"
+#include "daemon/fabric/doctor.h"
 #include "inventory/fabric.h"
 #include "test.h"
 
@@ -17,6 +18,38 @@ static json_object *load_result(const char *name)
 
         snprintf(path, sizeof(path), "%s/../diagnosis/%s", FIXTURES_DIR, name);
         return json_object_from_file(path);
+}
+
+static const struct diagnosis_thresholds tcp_4_streams = {
+        .healthy_gbps = 80, .stale_min_gbps = 8, .stale_max_gbps = 25, .stale_tcp_streams = 4
+};
+
+/* result_name judged on host's facts by t; streams (a JSON number) replaces the result's, and a
+ * single stream's reverse figure is the 14.44 Gb/s the field saw. */
+static json_object *classify_with(const char *result_name, const char *host,
+                                  const struct diagnosis_thresholds *t, const char *streams)
+{
+        struct fabric_facts f;
+        char root[512];
+        json_object *result = load_result(result_name), *d;
+
+        CHECK(result != NULL);
+        if (streams) {
+                json_object *dirs = json_object_object_get(result, "directions"),
+                            *rev = json_object_array_get_idx(dirs, 1),
+                            *rail = json_object_array_get_idx(json_object_object_get(rev, "rails"), 0);
+
+                json_object_object_add(result, "streams", json_object_new_int(atoi(streams)));
+                json_object_object_add(rev, "gbps", json_object_new_double(14.44));
+                json_object_object_add(rail, "gbps", json_object_new_double(14.44));
+        }
+        snprintf(root, sizeof(root), "%s/%s", FIXTURES_DIR, host);
+        CHECK(fabric_facts_read(root, NULL, false, &f) == 0);
+        d = diagnosis_classify(result, &f, t);
+        fabric_facts_free(&f);
+        json_object_put(result);
+        CHECK(d != NULL);
+        return d;
 }
 
 static json_object *classify(const char *result_name, const char *host)
@@ -123,13 +156,84 @@ static void test_one_direction(void)
         CHECK_STREQ(rail_verdict(d, "rocep1s0f1", "reverse"), "stale-initialization");
         json_object_put(d);
 
-        /* The tcp helper's shape: rails are netdevs. */
-        d = classify("tcp-one-direction.json", "spark-twins");
+        /* The tcp helper's shape: rails are netdevs. Four streams configured as enough. */
+        d = classify_with("tcp-one-direction.json", "spark-twins", &tcp_4_streams, NULL);
         CHECK_STREQ(str(d, "verdict"), "stale-initialization");
         CHECK_STREQ(rail_verdict(d, "enp1s0f1np1", "forward"), "ok");
         CHECK_STREQ(rail_verdict(d, "enp1s0f1np1", "reverse"), "stale-initialization");
         CHECK(strstr(str(d, "summary"), "reverse: 14.20 Gb/s from 192.168.177.12 to 192.168.177.11") !=
               NULL);
+        json_object_put(d);
+}
+
+/* The status of check id in the doctor of spark-twins with diagnosis d as its newest probe. */
+static char *doctor_status(json_object *d, const char *id, char **summary)
+{
+        struct fabric_facts f;
+        char root[512], *status = strdup("(missing)");
+        json_object *doctor, *checks, *entry = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/spark-twins", FIXTURES_DIR);
+        CHECK(fabric_facts_read(root, NULL, false, &f) == 0);
+        json_object_object_add(entry, "peer", json_object_new_string("spark2"));
+        json_object_object_add(entry, "kind", json_object_new_string("tcp"));
+        json_object_object_add(entry, "started_at", json_object_new_string("2026-11-28T12:00:00Z"));
+        json_object_object_add(entry, "diagnosis", json_object_get(d));
+        f.rail_verdicts = json_object_new_array();
+        json_object_array_add(f.rail_verdicts, entry);
+        doctor = doctor_run(&f);
+        *summary = strdup("");
+        CHECK(json_object_object_get_ex(doctor, "checks", &checks));
+        for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+                json_object *c = json_object_array_get_idx(checks, i);
+
+                if (strcmp(str(c, "id"), id) != 0)
+                        continue;
+                free(status);
+                free(*summary);
+                status = strdup(str(c, "status"));
+                *summary = strdup(str(c, "summary"));
+        }
+        json_object_put(doctor);
+        fabric_facts_free(&f);
+        return status;
+}
+
+/* One scheduled single-stream tcp probe at 14.44 Gb/s on a healthy-looking Spark rail: the band
+ * is RDMA's, so the figure is degraded at most, names no power cycle, and the doctor warns. */
+static void test_tcp_figure_is_not_evidence(void)
+{
+        json_object *d;
+        char *status, *summary;
+
+        d = classify_with("tcp-one-direction.json", "spark-twins", &defaults, "1");
+        CHECK_STREQ(str(d, "verdict"), "degraded");
+        CHECK_STREQ(rail_verdict(d, "enp1s0f1np1", "reverse"), "degraded");
+        CHECK(!json_object_object_get_ex(d, "recovery", NULL));
+        CHECK(strstr(str(d, "summary"), "AC") == NULL && strstr(str(d, "summary"), "power") == NULL);
+        CHECK(strstr(str(d, "summary"), "14.44 Gb/s") != NULL);
+        CHECK(strstr(str(d, "summary"), "a tcp figure of 1 stream cannot show the stale initialization") !=
+              NULL);
+        status = doctor_status(d, "rail-bandwidth", &summary);
+        CHECK_STREQ(status, "warn");
+        CHECK(strstr(summary, "AC") == NULL);
+        free(status);
+        free(summary);
+        json_object_put(d);
+        /* The helper's default of four streams is no more evidence unless configured. */
+        d = classify_with("tcp-one-direction.json", "spark-twins", &defaults, NULL);
+        CHECK_STREQ(str(d, "verdict"), "degraded");
+        json_object_put(d);
+        /* Configured, a result of fewer streams than asked still is not. */
+        d = classify_with("tcp-one-direction.json", "spark-twins", &tcp_4_streams, "1");
+        CHECK_STREQ(str(d, "verdict"), "degraded");
+        json_object_put(d);
+        /* The RDMA figure is the evidence: the doctor fails with the recovery. */
+        d = classify("rdma-stale.json", "spark-twins");
+        status = doctor_status(d, "rail-bandwidth", &summary);
+        CHECK_STREQ(status, "fail");
+        free(status);
+        free(summary);
         json_object_put(d);
 }
 
@@ -213,6 +317,7 @@ int main(void)
         RUN(test_bad_links_are_degraded);
         RUN(test_one_direction);
         RUN(test_edges);
+        RUN(test_tcp_figure_is_not_evidence);
         RUN(test_episodes);
         return test_result();
 }

@@ -5,6 +5,8 @@
  * Direct RDMA on GB10, another node's address, a stale /etc/nccl.conf and a low memlock limit each
  * give their finding with its fix. The text sparkc prints is compared with golden files.
  */
+#include <errno.h>
+
 #include "client/report.h"
 #include "daemon/fabric/env_check.h"
 #include "daemon/fabric/envgen.h"
@@ -227,6 +229,67 @@ static void test_gid_gdr_address(void)
         input_free(&in);
 }
 
+static const char *fix_of(json_object *f)
+{
+        json_object *v;
+
+        return f && json_object_object_get_ex(f, "fix", &v) ? json_object_get_string(v) : "";
+}
+
+/* spark-twins' twin roceP2p1s0f1 is active, listed in NCCL_IB_HCA, and its netdev has no IPv4
+ * address: no index is right for it, though 3 is rocep1s0f1's. */
+static void test_gid_twin_without_address(void)
+{
+        struct env_check_input in = { 0 };
+        json_object *r;
+
+        env_of("spark-twins", &in.environ);
+        env_set(&in.environ, "NCCL_IB_GID_INDEX", "3");
+        r = judge("spark-twins", &in);
+        CHECK(finding(r, "NCCL_IB_GID_INDEX",
+                      "GID 3 of roceP2p1s0f1 port 1 is empty: its netdev enP2p1s0f1np1 has no IPv4 "
+                      "address") != NULL);
+        CHECK(finding(r, "NCCL_IB_GID_INDEX", "rocep1s0f1 port 1") == NULL);
+        json_object_put(r);
+        input_free(&in);
+}
+
+/* Another node's VLLM_HOST_IP is fixed with this node's address on the plan's plane; the
+ * rendezvous is judged by the routes the caller looked up and by the plan's. */
+static void test_plan_addresses(void)
+{
+        struct env_check_input in = { 0 };
+        json_object *r;
+
+        env_of("spark-twins", &in.environ);
+        env_set(&in.environ, "VLLM_HOST_IP", "192.168.177.12");
+        env_set(&in.environ, "MASTER_ADDR", "10.10.3.1");
+        env_set(&in.environ, "RAY_ADDRESS", "192.168.1.2:6379");
+        snprintf(in.own_address, sizeof(in.own_address), "192.168.1.1");
+        snprintf(in.rendezvous, sizeof(in.rendezvous), "192.168.1.1");
+        in.routes[0] = (struct env_check_route){ .name = "MASTER_ADDR",
+                                                 .host = "10.10.3.1",
+                                                 .error = -ENETUNREACH };
+        in.routes[1] = (struct env_check_route){
+                .name = "RAY_ADDRESS", .host = "192.168.1.2", .source = "192.168.1.1", .ifname = "eth0"
+        };
+        in.n_routes = 2;
+        r = judge("spark-twins", &in);
+        CHECK_STREQ(fix_of(finding(r, "VLLM_HOST_IP", "192.168.177.12 is not an address of this node")),
+                    "export VLLM_HOST_IP=192.168.1.1 (this node's address on the job plan's plane)");
+        CHECK(finding(r, "MASTER_ADDR",
+                      "10.10.3.1 has no route from this node (the kernel's route lookup: "
+                      "Network is unreachable)") != NULL);
+        CHECK_STREQ(fix_of(finding(r, "MASTER_ADDR", "no route")),
+                    "the job plan's rendezvous is 192.168.1.1: `sparkc env --for ...` gives it");
+        CHECK(finding(r, "RAY_ADDRESS",
+                      "192.168.1.2 is reachable from here (through eth0, from 192.168.1.1) but is not the "
+                      "job "
+                      "plan's rendezvous") != NULL);
+        json_object_put(r);
+        input_free(&in);
+}
+
 /* NCCL takes a config file's line only for a variable the environment does not set. */
 static void test_stale_nccl_conf(void)
 {
@@ -311,6 +374,8 @@ int main(void)
         RUN(test_one_twin);
         RUN(test_socket_interfaces);
         RUN(test_gid_gdr_address);
+        RUN(test_gid_twin_without_address);
+        RUN(test_plan_addresses);
         RUN(test_stale_nccl_conf);
         RUN(test_memlock);
         RUN(test_parse_conf);

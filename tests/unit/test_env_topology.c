@@ -27,6 +27,9 @@ static const char *const shapes[][2] = {
 static const char *const versions[] = { "2.28.9", "2.30.7" };
 
 /* The env result and its text for fixture map under NCCL version ("" unknown, NULL: none). */
+/* [fabric] ring_merge_nics as the facts carry it: "0", "1" or NULL (auto). */
+static const char *ring_merge_nics;
+
 static json_object *env_for(const char *fixture, const char *version, char **text)
 {
         struct fabric_facts f;
@@ -38,6 +41,7 @@ static json_object *env_for(const char *fixture, const char *version, char **tex
         f.host.has_nccl = version != NULL;
         snprintf(f.host.nccl_version, sizeof(f.host.nccl_version), "%s", version ? version : "");
         f.topology = topology_fixture_map(fixture, NULL, false, NULL);
+        f.ring_merge_nics = ring_merge_nics;
         env = envgen_build(&f, ENV_MODE_AUTO);
         out = open_memstream(text, &size);
         CHECK(report_env(out, out, env, ENV_FORMAT_SH) == 0);
@@ -98,8 +102,19 @@ static void test_by_shape_and_version(void)
         env = env_for("ring4", "2.28.9", &text);
         CHECK(has_variable(env, "NCCL_ALGO"));
         CHECK(has_variable(env, "NCCL_RUNTIME_CONNECT"));
+        CHECK(has_variable(env, "NCCL_CUMEM_ENABLE"));
+        CHECK(!has_variable(env, "NCCL_IB_MERGE_NICS"));
+        CHECK(strstr(text, "NCCL_IB_MERGE_NICS not set: on rings reports disagree") != NULL);
         free(text);
         json_object_put(env);
+
+        /* Where the field disagrees, the owner's setting decides. */
+        ring_merge_nics = "0";
+        env = env_for("ring4", "2.30.7", &text);
+        CHECK(strstr(text, "export NCCL_IB_MERGE_NICS='0'") != NULL);
+        free(text);
+        json_object_put(env);
+        ring_merge_nics = NULL;
 
         /* Runtime connect came with 2.22.3: an older NCCL gets the ring algorithm only. */
         env = env_for("ring4", "2.21.5", &text);

@@ -314,7 +314,7 @@ static void test_gb10_open_driver(void)
                 "cm\","
                 "\"rdma_ucm\"],\"missing\":[]},"
                 "\"nccl\":{\"present\":true,\"path\":\"/usr/lib/aarch64-linux-gnu/libnccl.so.2.28.9\","
-                "\"version\":\"2.28.9\"},"
+                "\"version\":\"2.28.9\",\"machine\":\"AArch64\"},"
                 "\"memlock_login\":{\"bytes\":8388608,\"source\":\"/etc/security/limits.conf:2\"}}");
         hostfacts_free(&f);
 }
@@ -369,7 +369,7 @@ static void test_mesh_two_nics(void)
                     "\"rdma_modules\":{\"loaded\":[\"ib_core\",\"ib_uverbs\",\"mlx5_core\",\"mlx5_ib\"],"
                     "\"missing\":[\"rdma_cm\",\"rdma_ucm\"]},"
                     "\"nccl\":{\"present\":true,\"path\":\"/usr/lib/aarch64-linux-gnu/libnccl.so.2\","
-                    "\"version\":\"2.27.7\"},"
+                    "\"version\":\"2.27.7\",\"machine\":\"AArch64\"},"
                     "\"memlock_login\":{\"bytes\":65536,\"source\":\"/etc/security/limits.conf:2\"}}");
         hostfacts_free(&f);
 }
@@ -402,7 +402,7 @@ static void test_nothing_there(void)
                     "\"dmabuf\":{\"possible\":false,\"reason\":\"no NVIDIA driver is loaded\"},"
                     "\"rdma_modules\":{\"loaded\":[],\"missing\":[\"ib_core\",\"ib_uverbs\",\"mlx5_core\","
                     "\"mlx5_ib\",\"rdma_cm\",\"rdma_ucm\"]},"
-                    "\"nccl\":{\"present\":false,\"path\":null,\"version\":null},"
+                    "\"nccl\":{\"present\":false,\"path\":null,\"version\":null,\"machine\":null},"
                     "\"memlock_login\":{\"bytes\":null,\"source\":null}}");
         hostfacts_free(&f);
         hostfacts_free(&f); /* twice is harmless */
@@ -566,7 +566,7 @@ static void test_nccl_search(void)
         CHECK_STREQ(f.nccl_version, "");
         CHECK(strstr(json_of(&f),
                      "\"nccl\":{\"present\":true,\"path\":\"/usr/local/cuda/lib64/libnccl.so.2\","
-                     "\"version\":null}") != NULL);
+                     "\"version\":null,\"machine\":null}") != NULL);
         hostfacts_free(&f);
         rm_tree(root);
 

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/json_get.h"
@@ -47,9 +48,38 @@ static void test_length_of_small_values(void)
         json_object_put(o);
 }
 
+/* Pretty text is the same with every json-c: 0.16 wrote an empty array as "[", a line break, the
+ * indent and "]", 0.17 and later as "[]". A bracket and a line break inside a string stay. */
+static void test_pretty_text_of_empty_containers(void)
+{
+        json_object *o =
+                json_tokener_parse("{\"a\":[],\"b\":{},\"c\":[[],{\"d\":[]}],\"s\":\"[\\n]{\\n  }\"}");
+        char *text = json_pretty_text(o, JSON_C_TO_STRING_SPACED);
+
+        CHECK_STREQ(text, "{\n"
+                          "  \"a\": [],\n"
+                          "  \"b\": {},\n"
+                          "  \"c\": [\n"
+                          "    [],\n"
+                          "    {\n"
+                          "      \"d\": []\n"
+                          "    }\n"
+                          "  ],\n"
+                          "  \"s\": \"[\\n]{\\n  }\"\n"
+                          "}");
+        free(text);
+        json_object_put(o);
+        o = json_object_new_array();
+        text = json_pretty_text(o, JSON_C_TO_STRING_SPACED);
+        CHECK_STREQ(text, "[]");
+        free(text);
+        json_object_put(o);
+}
+
 int main(void)
 {
         RUN(test_length_keeps_no_text);
         RUN(test_length_of_small_values);
+        RUN(test_pretty_text_of_empty_containers);
         return test_result();
 }

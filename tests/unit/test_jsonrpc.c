@@ -65,6 +65,38 @@ static void test_invalid_requests(void)
         }
 }
 
+/* What the API answers a line the strict reading refuses: the code and the sentence, the same
+ * whichever json-c the node has (json-c 0.17 alone would call the range "not valid JSON"). */
+static void test_strict_refusals(void)
+{
+        static const struct {
+                const char *line;
+                int code;
+                const char *why;
+        } cases[] = {
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"status\",\"id\":123456789012345678901234567890}",
+                  RPC_INVALID_REQUEST, "an integer does not fit in 64 bits" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"status\",\"method\":\"reload\",\"id\":1}",
+                  RPC_INVALID_REQUEST, "an object names the same key twice" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"vers\\u0000ion\",\"id\":1}", RPC_INVALID_REQUEST,
+                  "a string holds a NUL character" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"\xc0\x80\",\"id\":1}", RPC_PARSE_ERROR,
+                  "not valid UTF-8" },
+                { "{\"jsonrpc\":\"2.0\",\"method\":\"a\tb\",\"id\":1}", RPC_PARSE_ERROR, "not valid JSON" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct jsonrpc_request req;
+                const char *why = NULL;
+                int code = 0;
+
+                CHECK(jsonrpc_request_parse(cases[i].line, strlen(cases[i].line), &req, &code, &why) < 0);
+                CHECK(code == cases[i].code);
+                CHECK_STREQ(why, cases[i].why);
+                jsonrpc_request_done(&req);
+        }
+}
+
 static void test_id_kept_for_error(void)
 {
         struct jsonrpc_request req;
@@ -132,6 +164,7 @@ int main(void)
 {
         RUN(test_valid_request);
         RUN(test_invalid_requests);
+        RUN(test_strict_refusals);
         RUN(test_id_kept_for_error);
         RUN(test_responses);
         RUN(test_round_trip_is_one_line);

@@ -7,6 +7,7 @@
 
 #include "daemon/fabric/doctor.h"
 #include "daemon/fabric/neighbours.h"
+#include "daemon/fabric/topology.h"
 #include "daemon/fabric/topology_pairs.h"
 #include "daemon/host/lldp_table.h"
 #include "daemon/peers/peer_message.h"
@@ -184,11 +185,121 @@ static void test_from_peers(void)
                                    "dddddd\", \"state\": \"up\", \"ports\": [{\"ifname\": \"q9\","
                                    " \"addresses\": [\"10.0.0.4/24\"]}]}"));
         s = neighbours_build(links, &t, peers);
-        CHECK(json_object_object_get(port_named(s, "p0a"), "neighbour") == NULL);
+        p = port_named(s, "p0a");
+        CHECK_STREQ(nb_str(p, "source"), "peer");
+        CHECK_STREQ(nb_str(p, "chassis_id"), "subnet 10.0.0.0/24");
+        CHECK_STREQ(nb_str(p, "sysname"), "switch 10.0.0.0/24");
+        CHECK(nb_str(p, "node_id") == NULL);
+        CHECK(json_object_get_boolean(
+                json_object_object_get(json_object_object_get(p, "neighbour"), "is_bridge")));
         CHECK(json_object_object_get(port_named(s, "p1"), "neighbour") != NULL);
         json_object_put(s);
         json_object_put(links);
         json_object_put(peers);
+}
+
+/* lldpd runs and hears nothing on a port the peer channel reaches a node through: the node is
+ * known from the peer channel, LLDP said silent; several nodes there: a switch silent to LLDP. */
+static void test_lldp_silent(void)
+{
+        struct lldp_table t = { .status = LLDP_RUNNING,
+                                .has_chassis = true,
+                                .chassis_id = "02:00:00:00:00:0a" };
+        json_object *links = fixture_links(), *peers = fixture_peers(), *s, *p;
+
+        s = neighbours_build(links, &t, peers);
+        p = port_named(s, "p0a");
+        CHECK_STREQ(nb_str(p, "source"), "peer");
+        CHECK_STREQ(nb_str(p, "node_id"), ID_B);
+        CHECK(json_object_get_boolean(
+                json_object_object_get(json_object_object_get(p, "neighbour"), "lldp_silent")));
+        CHECK_STREQ(nb_str(port_named(s, "p1"), "node_id"), ID_C);
+        CHECK(json_object_object_get(port_named(s, "p2"), "neighbour") == NULL);
+        json_object_put(s);
+        json_object_array_add(
+                json_object_object_get(peers, "peers"),
+                json_tokener_parse("{\"name\": \"spark4\", \"node_id\": \"dddddddddddddddddddddddddd"
+                                   "dddddd\", \"state\": \"up\", \"ports\": [{\"ifname\": \"q9\","
+                                   " \"addresses\": [\"10.0.0.4/24\"]}]}"));
+        s = neighbours_build(links, &t, peers);
+        CHECK_STREQ(nb_str(port_named(s, "p0a"), "sysname"), "silent switch 10.0.0.0/24");
+        json_object_put(s);
+        json_object_put(links);
+        json_object_put(peers);
+}
+
+/* A ring on one link-local /16, lldpd absent: both ports of the node share the subnet with three
+ * peers, which is no sign of a switch; the far ends stay unknown rather than one switch. */
+static void test_one_subnet_two_ports(void)
+{
+        struct lldp_table t = { .status = LLDP_ABSENT };
+        json_object *links = json_tokener_parse("[{\"name\": \"p0\", \"twin\": null, \"operstate\": \"up\", "
+                                                "\"addresses\": [\"169.254.1.1/16\"]},"
+                                                " {\"name\": \"p1\", \"twin\": null, \"operstate\": \"up\", "
+                                                "\"addresses\": [\"169.254.2.1/16\"]}]");
+        json_object *peers = json_tokener_parse(
+                "{\"peers\": ["
+                " {\"name\": \"s2\", \"node_id\": \"" ID_B "\", \"state\": \"up\","
+                "  \"ports\": [{\"ifname\": \"p1\", \"addresses\": [\"169.254.3.2/16\"]}]},"
+                " {\"name\": \"s3\", \"node_id\": \"" ID_C "\", \"state\": \"up\","
+                "  \"ports\": [{\"ifname\": \"p0\", \"addresses\": [\"169.254.4.3/16\"]}]}]}");
+        json_object *s = neighbours_build(links, &t, peers);
+
+        CHECK(json_object_object_get(port_named(s, "p0"), "neighbour") == NULL);
+        CHECK(json_object_object_get(port_named(s, "p1"), "neighbour") == NULL);
+        json_object_put(s);
+        json_object_put(links);
+        json_object_put(peers);
+}
+
+#define SILENT_NODES 8
+
+/* Eight nodes behind a bridge that drops LLDP, lldpd running on each: every node's table from
+ * neighbours_build, the map from them: one switch, every node on it, no finding. */
+static void test_silent_switch_map(void)
+{
+        struct topology_node *nodes[SILENT_NODES];
+        struct lldp_table t = { .status = LLDP_RUNNING };
+        json_object *map = NULL;
+        char why[256] = "";
+
+        for (int i = 0; i < SILENT_NODES; i++) {
+                json_object *links = json_object_new_array(), *peers = json_object_new_object(),
+                            *list = json_object_new_array(), *s;
+                char id[40], name[16], text[512];
+
+                for (int k = 0; k < SILENT_NODES; k++) {
+                        snprintf(text, sizeof(text),
+                                 "{\"name\": \"spark%d\", \"node_id\": \"%032d\", \"state\": \"%s\","
+                                 " \"ports\": [{\"ifname\": \"enp1s0f0np0\", \"addresses\": "
+                                 "[\"10.10.0.%d/24\"]}]}",
+                                 k + 1, k + 1, k == i ? "self" : "up", k + 1);
+                        json_object_array_add(list, json_tokener_parse(text));
+                }
+                json_object_object_add(peers, "peers", list);
+                snprintf(text, sizeof(text),
+                         "{\"name\": \"enp1s0f0np0\", \"pci\": \"0000:01:00.0\", \"twin\": null,"
+                         " \"mac\": \"02:00:00:00:%02x:01\", \"mtu\": 9000, \"operstate\": \"up\","
+                         " \"speed_mbps\": 200000, \"addresses\": [\"10.10.0.%d/24\"]}",
+                         i + 1, i + 1);
+                json_object_array_add(links, json_tokener_parse(text));
+                s = neighbours_build(links, &t, peers);
+                snprintf(id, sizeof(id), "%032d", i + 1);
+                snprintf(name, sizeof(name), "spark%d", i + 1);
+                CHECK(topology_node_parse(id, name, s, &nodes[i], why, sizeof(why)) == 0);
+                json_object_put(s);
+                json_object_put(links);
+                json_object_put(peers);
+        }
+        CHECK(topology_derive(nodes, SILENT_NODES, NULL, &map) == 0);
+        CHECK_STREQ(json_object_get_string(json_object_object_get(map, "shape")), "switch");
+        CHECK(json_object_array_length(json_object_object_get(map, "links")) == SILENT_NODES);
+        if (json_object_array_length(json_object_object_get(map, "findings")))
+                fprintf(stderr, "%s\n", json_object_to_json_string(json_object_object_get(map, "findings")));
+        CHECK(json_object_array_length(json_object_object_get(map, "findings")) == 0);
+        json_object_put(map);
+        for (int i = 0; i < SILENT_NODES; i++)
+                topology_node_free(nodes[i]);
 }
 
 static void test_map_joins(void)
@@ -275,7 +386,10 @@ static void lldpd_check(const char *status, const char *want_status, const char 
 static void test_doctor_lldpd(void)
 {
         lldpd_check("running", "ok", NULL);
-        lldpd_check("absent", "warn", "apt install lldpd && systemctl enable --now lldpd");
+        lldpd_check("absent", "warn", "systemctl enable --now lldpd");
+        lldpd_check(
+                "not installed: liblldpctl.so.4: cannot open shared object file: No such file or directory",
+                "warn", "apt install lldpd && systemctl enable --now lldpd");
         lldpd_check("error: cannot connect to /run/lldpd.socket: Permission denied", "warn",
                     "usermod -a -G _lldpd sparkd && systemctl restart sparkd");
         lldpd_check("error: reading a port: Unable to unserialize received data", "warn",
@@ -289,6 +403,9 @@ int main(void)
         RUN(test_status);
         RUN(test_from_lldp);
         RUN(test_from_peers);
+        RUN(test_lldp_silent);
+        RUN(test_silent_switch_map);
+        RUN(test_one_subnet_two_ports);
         RUN(test_map_joins);
         RUN(test_chassis_message);
         return test_result();

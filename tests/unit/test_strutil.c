@@ -40,6 +40,20 @@ static void test_parse_duration(void)
         CHECK(parse_duration_usec("99999999999999999h", &us) == -ERANGE);
 }
 
+/* The health line cut its doctor summary at 384 bytes, right after " (": "... (; `sparkc doctor`". */
+static void test_shorten(void)
+{
+        char fits[] = "link enp1s0f0np0 went down",
+             cut[] = "rail-bandwidth: 14.44 Gb/s below 80 (and more, see the rails)",
+             word[] = "not sparkd (bridge) spark-switch-01", utf[] = "caf\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9";
+
+        CHECK_STREQ(str_shorten(fits, 40), "link enp1s0f0np0 went down");
+        CHECK_STREQ(str_shorten(cut, 41), "rail-bandwidth: 14.44 Gb/s below 80...");
+        CHECK(strlen(cut) <= 41);
+        CHECK_STREQ(str_shorten(word, 16), "not sparkd...");
+        CHECK_STREQ(str_shorten(utf, 9), "caf\xc3\xa9...");
+}
+
 static void test_format_duration(void)
 {
         char buf[32];
@@ -56,5 +70,6 @@ int main(void)
         RUN(test_parse_bool);
         RUN(test_parse_duration);
         RUN(test_format_duration);
+        RUN(test_shorten);
         return test_result();
 }

@@ -1,6 +1,7 @@
 /*
  * The topology engine on fixture neighbour tables (tests/fixtures/topology/NAME.json: the
- * "neighbours" section of every node): the shape, the links, the findings, the address plan, and
+ * "neighbours" section of every node, ports numbered by the daemon's own code from their PCI
+ * addresses and twins, see topology_fixture.h): the shape, the links, the findings, the address plan, and
  * the same map whatever order the tables and their ports come in. Each map is also compared
  * with tests/fixtures/topology/expected/NAME.map.json, which the client's renderers are tested
  * on; UPDATE_GOLDEN=1 rewrites those (read the diff before committing it).
@@ -50,16 +51,10 @@ static size_t n_links(json_object *map)
 static void compare_golden_map(const char *name, json_object *map)
 {
         char file[256], dir[512];
-        char *text;
 
         snprintf(dir, sizeof(dir), "%s/expected", TOPOLOGY_FIXTURES_DIR);
         snprintf(file, sizeof(file), "%s.map.json", name);
-        if (asprintf(&text, "%s\n",
-                     json_object_to_json_string_ext(map,
-                                                    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED)) < 0)
-                return;
-        golden_compare(dir, file, text);
-        free(text);
+        golden_compare_json(dir, file, map);
 }
 
 /* The map of name, checked to be the same in every order and against its golden file. */
@@ -301,6 +296,8 @@ static void test_doctor(void)
 /* spark2 of the 3-node ring writes its plan: a netdev with another address keeps it while it
  * carries traffic or while its traffic is not known; an idle one, or one already planned, is
  * written. */
+#define SPARK2_ID "0000000000000000000000005a002222"
+
 static void test_netplan_write(void)
 {
         json_object *map = topology_fixture_map("ring3", NULL, false, NULL), *result = NULL, *refused;
@@ -325,7 +322,14 @@ static void test_netplan_write(void)
         snprintf(f.addresses[3].ifname, IF_NAMESIZE, "enp1s0f1np1"); /* IPv6 only: nothing to keep */
         snprintf(f.addresses[3].address, 64, "fe80::1/64");
 
-        CHECK(netplan_write(map, "spark2", &f, path, &result, why, sizeof(why)) == 0);
+        /* spark2's own netdevs, as its kernel names them: the file's keys come from these. */
+        f.netifs.v = calloc(4, sizeof(*f.netifs.v));
+        f.netifs.n = 4;
+        snprintf(f.netifs.v[0].name, IF_NAMESIZE, "enP2p1s0f0np0");
+        snprintf(f.netifs.v[1].name, IF_NAMESIZE, "enP2p1s0f1np1");
+        snprintf(f.netifs.v[2].name, IF_NAMESIZE, "enp1s0f0np0");
+        snprintf(f.netifs.v[3].name, IF_NAMESIZE, "enp1s0f1np1");
+        CHECK(netplan_write(map, SPARK2_ID, &f, path, &result, why, sizeof(why)) == 0);
         CHECK(json_object_get_boolean(json_object_object_get(result, "written")));
         refused = json_object_object_get(result, "refused");
         CHECK(json_object_array_length(refused) == 2);
@@ -338,13 +342,16 @@ static void test_netplan_write(void)
         CHECK(strstr(map_string(json_object_array_get_idx(refused, 1), "why"), "its traffic is not known") !=
               NULL);
         text = golden_read_file(path);
-        CHECK(text && strstr(text, "    enp1s0f0np0:\n") && strstr(text, "    enp1s0f1np1:\n"));
+        CHECK(text && strstr(text, "    \"enp1s0f0np0\":\n") && strstr(text, "    \"enp1s0f1np1\":\n"));
         CHECK(text && !strstr(text, "enP2p1s0f0np0") && !strstr(text, "enP2p1s0f1np1"));
         free(text);
         json_object_put(result);
         unlink(path);
 
-        CHECK(netplan_write(map, "spark7", &f, path, &result, why, sizeof(why)) == -ENOENT);
+        CHECK(netplan_write(map, "spark2", &f, path, &result, why, sizeof(why)) == -ENOENT); /* a name */
+        CHECK(access(path, F_OK) < 0);
+        CHECK(netplan_write(map, "0000000000000000000000005a007777", &f, path, &result, why, sizeof(why)) ==
+              -ENOENT);
         CHECK(access(path, F_OK) < 0);
         rmdir(dir);
         f.counters.v = NULL;

@@ -28,7 +28,8 @@ static json_object *golden_map(const char *name)
 
 static void test_table_and_dot(void)
 {
-        static const char *const names[] = { "ring3", "ring3-miswired", "switch4-100g", "not-sparkd" };
+        static const char *const names[] = { "ring3",      "ring3-miswired", "switch4-100g",
+                                             "not-sparkd", "ring4",          "ring3-missing" };
 
         for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
                 json_object *map = golden_map(names[i]);
@@ -60,6 +61,118 @@ static void test_table_and_dot(void)
 }
 
 /* Every link of the ring: its two ends' planned addresses in one subnet, no subnet twice. */
+static char *render(json_object *map, int (*fn)(FILE *, json_object *))
+{
+        char *text = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&text, &size);
+
+        CHECK(fn(out, map) == 0);
+        fclose(out);
+        return text;
+}
+
+static size_t count(const char *text, const char *what)
+{
+        size_t n = 0;
+
+        for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+                n++;
+        return n;
+}
+
+/* The picture: one edge per cable with both twins in their port's box; a finding colours its
+ * cables red and names itself; a node that does not report is drawn as unknown; a legend. */
+static void test_dot_cables(void)
+{
+        json_object *map = golden_map("ring4");
+        char *dot = render(map, topology_render_dot);
+
+        CHECK(count(dot, " -- port_") == 4);
+        CHECK(count(dot, "color=forestgreen, label=") == 4);
+        CHECK(strstr(dot, "label=\"port 0\\nenP2p1s0f0np0\\nenp1s0f0np0\"") != NULL);
+        CHECK(strstr(dot, "subgraph cluster_legend") != NULL);
+        free(dot);
+        json_object_put(map);
+        map = golden_map("ring3-miswired");
+        dot = render(map, topology_render_dot);
+        CHECK(count(dot, "color=red, label=\"200G ring-wiring") == 2);
+        CHECK(count(dot, "color=forestgreen, label=") == 1);
+        free(dot);
+        json_object_put(map);
+        map = golden_map("ring3-missing");
+        dot = render(map, topology_render_dot);
+        CHECK(strstr(dot, "absent_spark3 [shape=box, style=\"rounded,dashed\"") != NULL);
+        CHECK(count(dot, " -- absent_spark3 [color=grey50, style=dashed") == 2);
+        CHECK(strstr(dot, "not-sparkd") == NULL && strstr(dot, "other_") == NULL);
+        free(dot);
+        json_object_put(map);
+}
+
+/* The SUBNET column: the subnet a link's ends have addresses in, the plan's only where they
+ * have none, marked. */
+/* A switch silent to LLDP names no port: the end is the switch alone, no dangling colon. */
+static void test_table_silent_switch(void)
+{
+        json_object *map = golden_map("switch4-100g"),
+                    *b = json_object_object_get(
+                            json_object_array_get_idx(json_object_object_get(map, "links"), 0), "b");
+        char *table;
+
+        json_object_object_add(b, "port", json_object_new_string(""));
+        table = render(map, topology_render_table);
+        CHECK(strstr(table, " sw1:swp1 ") == NULL && strstr(table, " sw1: ") == NULL);
+        CHECK(strstr(table, " sw1                        ok ") != NULL);
+        free(table);
+        json_object_put(map);
+}
+
+static void test_table_subnet(void)
+{
+        json_object *map = golden_map("ring4"),
+                    *link = json_object_array_get_idx(json_object_object_get(map, "links"), 0),
+                    *nodes = json_object_object_get(map, "nodes");
+        const char *plan = json_object_get_string(json_object_object_get(link, "subnet"));
+        char *table, planned[64];
+
+        for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+                json_object *n = json_object_array_get_idx(nodes, i),
+                            *ports = json_object_object_get(n, "ports");
+
+                for (size_t p = 0; p < json_object_array_length(ports); p++) {
+                        json_object *port = json_object_array_get_idx(ports, p),
+                                    *a = json_object_new_array();
+                        const char *end = strcmp(json_object_get_string(json_object_object_get(n, "name")),
+                                                 json_object_get_string(json_object_object_get(
+                                                         json_object_object_get(link, "a"), "name"))) == 0
+                                                  ? "a"
+                                                  : "b";
+                        json_object *e = json_object_object_get(link, end),
+                                    *twins = json_object_object_get(e, "twins");
+                        bool is_end = strcmp(json_object_get_string(json_object_object_get(n, "name")),
+                                             json_object_get_string(json_object_object_get(e, "name"))) == 0;
+
+                        for (size_t t = 0; is_end && t < json_object_array_length(twins); t++)
+                                if (strcmp(json_object_get_string(json_object_array_get_idx(twins, t)),
+                                           json_object_get_string(json_object_object_get(port, "netdev"))) ==
+                                            0 &&
+                                    t == 0)
+                                        json_object_array_add(
+                                                a, json_object_new_string(end[0] == 'a' ? "10.10.1.1/24"
+                                                                                        : "10.10.1.2/24"));
+                        json_object_object_add(port, "addresses", a);
+                }
+        }
+        table = render(map, topology_render_table);
+        snprintf(planned, sizeof(planned), " %s ", plan);
+        CHECK(strstr(table, " 10.10.1.0/24 ") != NULL);
+        CHECK(strstr(table, planned) == NULL);
+        CHECK(count(table, "/24* ") == 3);
+        CHECK(strstr(table, "* the plan's subnet") != NULL);
+        free(table);
+        json_object_put(map);
+}
+
 static void check_ring_plan(const char *name, size_t n_nodes)
 {
         json_object *map = golden_map(name), *links = json_object_object_get(map, "links");
@@ -68,10 +181,11 @@ static void check_ring_plan(const char *name, size_t n_nodes)
         size_t n_subnets = 0;
 
         for (size_t i = 0; i < n_nodes; i++) {
-                char node[32];
+                char node[32], id[64];
 
                 snprintf(node, sizeof(node), "spark%zu", i + 1);
-                CHECK(topology_netplan_of(map, node, &plans[i], why, sizeof(why)) == 0);
+                CHECK(topology_netplan_node_id(map, node, id, sizeof(id), why, sizeof(why)) == 0);
+                CHECK(topology_netplan_of(map, id, NULL, &plans[i], why, sizeof(why)) == 0);
                 CHECK(plans[i].n_entries == 4); /* two ports, two twins each */
         }
         for (size_t l = 0; l < json_object_array_length(links); l++) {
@@ -103,16 +217,17 @@ static void test_netplan(void)
 {
         json_object *map = golden_map("ring3");
         struct topology_netplan plan;
-        char why[256], *yaml;
+        char why[256], id[64], *yaml;
 
         check_ring_plan("ring3", 3);
         check_ring_plan("ring4", 4);
-        CHECK(topology_netplan_of(map, "0000000000000000000000005a002222", &plan, why, sizeof(why)) == 0);
-        CHECK_STREQ(plan.node, "spark2");
+        CHECK(topology_netplan_of(map, "0000000000000000000000005a002222", NULL, &plan, why, sizeof(why)) ==
+              0);
+        CHECK_STREQ(plan.node_id, "0000000000000000000000005a002222");
         yaml = topology_netplan_yaml(&plan);
         golden_compare(EXPECTED, "ring3-spark2.netplan.yaml", yaml);
         free(yaml);
-        CHECK(topology_netplan_of(map, "spark9", &plan, why, sizeof(why)) == -ENOENT);
+        CHECK(topology_netplan_node_id(map, "spark9", id, sizeof(id), why, sizeof(why)) == -ENOENT);
         CHECK_STREQ(why, "node spark9 is not in the topology map (its nodes: spark1, spark2, spark3)");
         json_object_put(map);
 }
@@ -120,6 +235,9 @@ static void test_netplan(void)
 int main(void)
 {
         RUN(test_table_and_dot);
+        RUN(test_dot_cables);
+        RUN(test_table_subnet);
+        RUN(test_table_silent_switch);
         RUN(test_netplan);
         return test_result();
 }

@@ -1,10 +1,13 @@
 /* A topology map from a fixture of tests/fixtures/topology (NAME.json: every node's id, name and
- * "neighbours" section), as the engine derives it. */
+ * "neighbours" section), as the engine derives it. The fixtures' ports carry what the hardware
+ * says (netdev, twin, pci), never a port number: each table's "rail"s are computed here by the
+ * numbering the daemon sends them with (neighbours_number_ports). */
 #pragma once
 
 #include <json-c/json.h>
 #include <stdbool.h>
 
+#include "daemon/fabric/neighbours.h"
 #include "daemon/fabric/topology.h"
 #include "test.h"
 
@@ -34,6 +37,26 @@ static inline void reverse_array(json_object *a)
                 json_object_array_put_idx(a, i, copy[n - 1 - i]);
 }
 
+/* Sets each port's "rail" as the daemon numbers it; a fixture that carries one is refused. */
+static inline void number_ports(const char *name, json_object *ports)
+{
+        size_t n = json_object_array_length(ports);
+        int rails[64];
+
+        CHECK(n <= 64);
+        if (n > 64)
+                return;
+        neighbours_number_ports(ports, "netdev", rails);
+        for (size_t i = 0; i < n; i++) {
+                json_object *p = json_object_array_get_idx(ports, i);
+
+                if (json_object_object_get(p, "rail"))
+                        fprintf(stderr, "%s: a port carries a precomputed rail\n", name);
+                CHECK(json_object_object_get(p, "rail") == NULL);
+                json_object_object_add(p, "rail", json_object_new_int(rails[i]));
+        }
+}
+
 /* The map of fixture name, its tables taken in the order `order` gives (NULL: as written), each
  * table's ports reversed when is_ports_reversed. */
 static inline json_object *topology_fixture_map(const char *name, const size_t *order,
@@ -56,6 +79,7 @@ static inline json_object *topology_fixture_map(const char *name, const size_t *
 
                 if (is_ports_reversed)
                         reverse_array(json_object_object_get(neighbours, "ports"));
+                number_ports(name, json_object_object_get(neighbours, "ports"));
                 r = topology_node_parse(json_object_get_string(json_object_object_get(t, "node_id")),
                                         json_object_get_string(json_object_object_get(t, "name")),
                                         neighbours, &nodes[i], why, sizeof(why));

@@ -1,0 +1,58 @@
+/*
+ * The job plan in the files the launchers read (sparkc export), and the gate that compares such
+ * a file with the plan (sparkc env --check --for sparkrun|svd FILE). Pure: the daemon's replies
+ * in, text out, so the golden tests render exactly what sparkc writes.
+ *
+ * The formats, as the launchers' own readers take them:
+ * - sparkrun (~/.config/sparkrun/clusters/NAME.yaml, read with yaml.safe_load): name (letters,
+ *   digits, '_' and '-', a letter or digit first), hosts (hosts[0] the head), description,
+ *   transfer_interface (cx7 or mgmt), topology (switch, or ring: its ring set-up and NCCL
+ *   overrides are for three nodes only). It reads no other key: no per-node interface or NCCL
+ *   variable goes there.
+ * - spark-vllm-docker (KEY=VALUE for launch-cluster.sh): CLUSTER_NODES (comma-separated, LOCAL_IP
+ *   among them), LOCAL_IP, ETH_IF (one netdev for every rank), IB_IF (comma-separated RDMA
+ *   devices), MASTER_PORT, CONTAINER_<VAR> (VAR in the container). The reader here takes no
+ *   per-link map, so a ring of four or more is refused.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define LAUNCHER_MAX_NODES     64
+#define LAUNCHER_MAX_VARIABLES 64
+
+enum launcher_format { LAUNCHER_SPARKRUN, LAUNCHER_SVD };
+
+struct launcher_node {
+        char name[64], address[16], ifname[16];
+        bool is_self;
+};
+
+struct launcher_variable {
+        char name[64], value[256];
+};
+
+/* What the formats take from the plan (job-nodes) and this node's env (env --for torchrun). */
+struct launcher_plan {
+        char digest[24], plane[16], shape[16], error[256];
+        int shape_nodes;
+        size_t n_nodes, n_variables;
+        struct launcher_node nodes[LAUNCHER_MAX_NODES]; /* rank order: the head first */
+        struct launcher_variable variables[LAUNCHER_MAX_VARIABLES];
+        char ib_if[256], master_port[8];
+        int self_rank; /* -1: this node is no member */
+};
+
+int launcher_format_from_string(const char *s, enum launcher_format *out);
+/* Reads and checks the replies; env may be NULL (no fabric). -EINVAL with why. */
+int launcher_plan_read(json_object *plan, json_object *env, struct launcher_plan *p, char *why, size_t size);
+/* Each writes the file, or gives -EINVAL with why when the format cannot hold the plan. */
+int launcher_write_sparkrun(FILE *out, const struct launcher_plan *p, const char *name, char *why,
+                            size_t size);
+int launcher_write_svd(FILE *out, const struct launcher_plan *p, char *why, size_t size);
+/* Writes each difference between text (the file at path) and what the plan makes, with its fix;
+ * returns how many, or -EINVAL with the reason written when the plan has no file to compare. */
+int launcher_check(FILE *report, enum launcher_format format, const char *text, const char *path,
+                   const struct launcher_plan *p);

@@ -1,0 +1,175 @@
+/*
+ * A keyed peer that floods a sparkd: IDS connections, each with a hello of a node id never seen
+ * before, closed once the daemon's hello came back; then one connection that asks PROBES rtt
+ * probes at once and reads the answers for WAIT_MS. Prints what came back as one JSON line.
+ * Usage: peer-flood ADDRESS PORT KEY_FILE IDS PROBES WAIT_MS
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cluster_key.h"
+#include "daemon/peers/peer_tls.h"
+
+struct flood {
+        SSL_CTX *ctx;
+        struct sockaddr_in to;
+        char buf[65536];
+        size_t len;
+};
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static SSL *flood_connect(struct flood *f, const char *node_id, unsigned n)
+{
+        struct timeval tv = { .tv_sec = 5 };
+        char hello[256];
+        SSL *ssl;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        if (fd < 0)
+                return NULL;
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        if (connect(fd, (struct sockaddr *)&f->to, sizeof(f->to)) < 0) {
+                close(fd);
+                return NULL;
+        }
+        ssl = SSL_new(f->ctx);
+        if (!ssl || !SSL_set_fd(ssl, fd) || SSL_connect(ssl) != 1) {
+                SSL_free(ssl);
+                close(fd);
+                return NULL;
+        }
+        snprintf(hello, sizeof(hello),
+                 "{\"type\":\"hello\",\"proto\":1,\"node_id\":\"%s\",\"instance\":\"%032x\",\"name\":"
+                 "\"flood-%u\",\"version\":\"0\",\"ports\":[]}\n",
+                 node_id, n + 1, n);
+        if (SSL_write(ssl, hello, (int)strlen(hello)) <= 0) {
+                SSL_free(ssl);
+                close(fd);
+                return NULL;
+        }
+        f->len = 0;
+        return ssl;
+}
+
+static void flood_close(SSL *ssl)
+{
+        int fd = SSL_get_fd(ssl);
+
+        SSL_free(ssl);
+        close(fd);
+}
+
+/* The next line from the daemon into out (NUL-terminated); 0 at a timeout or the end. */
+static int flood_read_line(struct flood *f, SSL *ssl, char *out, size_t size)
+{
+        for (;;) {
+                char *nl = memchr(f->buf, '\n', f->len);
+                int n;
+
+                if (nl) {
+                        size_t k = (size_t)(nl - f->buf);
+
+                        snprintf(out, size, "%.*s", (int)k, f->buf);
+                        memmove(f->buf, nl + 1, f->len - k - 1);
+                        f->len -= k + 1;
+                        return 1;
+                }
+                if (f->len == sizeof(f->buf))
+                        f->len = 0; /* a line longer than this is not one the flood looks at */
+                n = SSL_read(ssl, f->buf + f->len, (int)(sizeof(f->buf) - f->len));
+                if (n <= 0)
+                        return 0;
+                f->len += (size_t)n;
+        }
+}
+
+int main(int argc, char **argv)
+{
+        struct cluster_key key;
+        struct flood f = { 0 };
+        unsigned ids, probes, hellos = 0, refused_hellos = 0, ready = 0, refused = 0;
+        char line[65536], why[256], reason[512] = "";
+        uint64_t wait_ms, end;
+        SSL *ssl;
+
+        if (argc != 7) {
+                fprintf(stderr, "usage: %s ADDRESS PORT KEY_FILE IDS PROBES WAIT_MS\n", argv[0]);
+                return 2;
+        }
+        ids = (unsigned)atoi(argv[4]);
+        probes = (unsigned)atoi(argv[5]);
+        wait_ms = (uint64_t)atoll(argv[6]);
+        f.to.sin_family = AF_INET;
+        f.to.sin_port = htons((uint16_t)atoi(argv[2]));
+        if (inet_pton(AF_INET, argv[1], &f.to.sin_addr) != 1 || peer_tls_init() < 0 ||
+            cluster_key_load(argv[3], &key, why, sizeof(why)) < 0 || !(f.ctx = peer_tls_context_new(&key))) {
+                fprintf(stderr, "peer-flood: cannot set up: %s\n", why);
+                return 1;
+        }
+        for (unsigned i = 0; i < ids; i++) {
+                char id[33];
+
+                snprintf(id, sizeof(id), "%08x%024x", 0xf100d000u, i);
+                ssl = flood_connect(&f, id, i);
+                if (!ssl) {
+                        refused_hellos++;
+                        continue;
+                }
+                /* The daemon's hello comes back once ours is taken; a refused one ends the stream. */
+                if (flood_read_line(&f, ssl, line, sizeof(line)) && strstr(line, "\"hello\""))
+                        hellos++;
+                else
+                        refused_hellos++;
+                flood_close(ssl);
+        }
+        ssl = flood_connect(&f, "f100dfffffffffffffffffffffffffff", ids);
+        if (!ssl || !flood_read_line(&f, ssl, line, sizeof(line))) {
+                fprintf(stderr, "peer-flood: the probing connection was refused\n");
+                return 1;
+        }
+        for (unsigned i = 0; i < probes; i++) {
+                char req[256];
+
+                snprintf(req, sizeof(req),
+                         "{\"type\":\"probe-request\",\"id\":\"%032x\",\"kind\":\"rtt\",\"token\":\"%032x\","
+                         "\"params\":{}}\n",
+                         i + 1, i + 1);
+                if (SSL_write(ssl, req, (int)strlen(req)) <= 0)
+                        break;
+        }
+        end = now_ms() + wait_ms;
+        while (now_ms() < end && flood_read_line(&f, ssl, line, sizeof(line))) {
+                char *r;
+
+                if (strstr(line, "\"probe-ready\""))
+                        ready++;
+                if (!strstr(line, "\"probe-refused\""))
+                        continue;
+                refused++;
+                r = strstr(line, "\"reason\":\"");
+                if (r && !reason[0])
+                        snprintf(reason, sizeof(reason), "%.*s", (int)strcspn(r + 10, "\""), r + 10);
+        }
+        flood_close(ssl);
+        SSL_CTX_free(f.ctx);
+        printf("{\"hellos\": %u, \"hellos_refused\": %u, \"probes_ready\": %u, \"probes_refused\": %u, "
+               "\"reason\": \"%s\"}\n",
+               hellos, refused_hellos, ready, refused, reason);
+        return 0;
+}

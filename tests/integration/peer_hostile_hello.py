@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""A peer that holds the cluster key (TLS 1.3 PSK through openssl s_client, as sparkd's peer
+channel is) and says hello under NAME, a name with an escape sequence and a newline, then stays
+HOLD seconds, heartbeating, and leaves. Prints "closed" as soon as the daemon closes the
+connection (it refused the hello), "held" when it kept it open the whole time.
+Usage: peer_hostile_hello.py ADDRESS PORT KEY_FILE NAME HOLD"""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+addr, port, key_file, name, hold = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+key = open(key_file).read().strip()
+
+tls = subprocess.Popen(
+    ["openssl", "s_client", "-quiet", "-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256",
+     "-psk_identity", "sparkd-cluster-v1", "-psk", key, "-connect", "%s:%s" % (addr, port)],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def send(msg):
+    tls.stdin.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
+    tls.stdin.flush()
+
+
+send({"type": "hello", "proto": 1, "node_id": "e" * 32, "instance": "d" * 32, "name": name,
+      "version": "0", "ports": []})
+
+
+def read_until_closed():
+    for _ in tls.stdout:
+        pass
+    print("closed", flush=True)
+    os._exit(0)
+
+
+threading.Thread(target=read_until_closed, daemon=True).start()
+end = time.monotonic() + hold
+try:
+    while time.monotonic() < end:
+        send({"type": "heartbeat", "ports": []})
+        time.sleep(0.3)  # a peer's heartbeat pace, inside the daemon's peer timeout
+except BrokenPipeError:
+    time.sleep(5)  # the reader says "closed" and ends the process
+print("held", flush=True)
+tls.stdin.close()
+tls.wait(timeout=10)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# sparkc export on rings of the cluster harness (Sparks with their real netdevs and twins, a
+# management LAN beside the ring, each node's default route on it):
+# - a ring of three: every node writes the same sparkrun file (topology ring, the management
+#   addresses the plan uses for the rendezvous, transfer_interface mgmt), byte for byte; each
+#   node's .env has ETH_IF eth0 and both twins of each cabled port in IB_IF; the gate passes.
+. "$(dirname "$0")/lib.sh"
+. "$TESTS_DIR/lib_peers.sh"
+. "$TESTS_DIR/lib_lldp.sh"
+. "$TESTS_DIR/lib_cluster.sh"
+
+plan_of() { json_get "$(sparkc_of "$1" --json plan 2>/dev/null)" "$2"; }
+agree() {
+        local size=$1 first="" d n
+        shift
+        for n in "$@"; do
+                d=$(plan_of "$n" 'str(d["size"]) + " " + d["digest"]')
+                [ "${d% *}" = "$size" ] || return 1
+                [ -n "$first" ] || first=$d
+                [ "$d" = "$first" ] || return 1
+        done
+}
+
+# ring N: a ring of N Sparks with a management LAN, started, its plan agreed and its map a ring.
+ring() {
+        local n=$1 i nodes=""
+        cluster_ring "$n" spark
+        mgmt=$(netns_new mgmt)
+        ip -n "$mgmt" link add br0 type bridge
+        ip -n "$mgmt" link set br0 up
+        for ((i = 1; i <= n; i++)); do
+                ip link add eth0 netns "${CL_NS[spark$i]}" type veth peer name "m$i" netns "$mgmt"
+                ip -n "$mgmt" link set "m$i" master br0 up
+                ip -n "${CL_NS[spark$i]}" addr add "192.168.1.$i/24" dev eth0
+                ip -n "${CL_NS[spark$i]}" link set eth0 up
+                ip -n "${CL_NS[spark$i]}" route add default via 192.168.1.254
+                nodes="$nodes spark$i"
+        done
+        cluster_start
+        # shellcheck disable=SC2086
+        cluster_wait 60 agree "$n" $nodes || { for i in $nodes; do sparkc_of "$i" plan; done; fail "no plan of $n"; }
+        # shellcheck disable=SC2086
+        cluster_wait_map ring 60 $nodes
+}
+
+step "a ring of three: one cluster file on every node, each node's .env"
+ring 3
+for i in 1 2 3; do
+        sparkc_of "spark$i" export sparkrun --name ring --output "$TEST_TMP/spark$i.sparkrun" >/dev/null ||
+                fail "export sparkrun on spark$i: $(sparkc_of "spark$i" export sparkrun 2>&1)"
+        cmp "$TEST_TMP/spark1.sparkrun/ring.yaml" "$TEST_TMP/spark$i.sparkrun/ring.yaml" || fail "spark$i's file differs"
+        sparkc_of "spark$i" export svd --output "$TEST_TMP/spark$i.env" >/dev/null || fail "export svd on spark$i: $(sparkc_of "spark$i" export svd 2>&1)"
+        (
+                set -a
+                . "$TEST_TMP/spark$i.env"
+                [ "$CLUSTER_NODES" = 192.168.1.1,192.168.1.2,192.168.1.3 ] && [ "$LOCAL_IP" = "192.168.1.$i" ] &&
+                        [ "$ETH_IF" = eth0 ]
+        ) || fail "spark$i's .env: $(cat "$TEST_TMP/spark$i.env")"
+        sparkc_of "spark$i" env --check --for svd "$TEST_TMP/spark$i.env" || fail "the gate fails spark$i's .env"
+        sparkc_of "spark$i" env --check --for sparkrun "$TEST_TMP/spark1.sparkrun/ring.yaml" || fail "the gate fails the file on spark$i"
+done
+cat "$TEST_TMP/spark1.sparkrun/ring.yaml" "$TEST_TMP/spark2.env"
+assert_contains "$(cat "$TEST_TMP/spark1.sparkrun/ring.yaml")" 'topology: "ring"' "the ring's topology"
+assert_contains "$(cat "$TEST_TMP/spark1.sparkrun/ring.yaml")" 'transfer_interface: "mgmt"' "the management plane"
+python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["hosts"] == ["192.168.1.1", "192.168.1.2", "192.168.1.3"] and d["topology"] == "ring", d' \
+        "$TEST_TMP/spark1.sparkrun/ring.yaml" || fail "the ring's file as YAML"
+pass
