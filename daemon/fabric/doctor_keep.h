@@ -1,11 +1,10 @@
 /*
- * The doctor's result kept for its readers (the status's health line, the metrics, the cluster
- * sections), so that a call reads it instead of running the doctor, whose sysfs reads cost about
- * a millisecond on the event loop. It is made again when read and due: after the facts under it
- * changed (doctor_keep_changed: a link or address event, a peer, a probe result, the recheck
- * timer's corrections), though never twice within DOCTOR_KEEP_MIN_GAP_USEC however fast the
- * events come, and DOCTOR_KEEP_MAX_AGE_USEC after it was made, for the facts no event tells of
- * (files under the host root). A node nobody asks runs no doctor.
+ * The doctor's result kept for its readers (the status's health line, the metrics), so that a call reads it
+ * instead of running the doctor, whose sysfs reads cost about a millisecond on the event loop. It is made
+ * again when read and due: after the facts under it changed (doctor_keep_changed: a link or address event, a
+ * peer, a probe result, the recheck timer's corrections), though never twice within DOCTOR_KEEP_MIN_GAP_USEC
+ * however fast the events come, and DOCTOR_KEEP_MAX_AGE_USEC after it was made, for the facts no event tells
+ * of (files under the host root). A node nobody asks runs no doctor.
  */
 #pragma once
 

@@ -61,7 +61,7 @@ int fabric_api_doctor(const struct fabric_api_context *context, json_object **ou
 /* The doctor run now and nothing kept: the keep's runner (context: the fabric_api_context). */
 int fabric_api_doctor_run(void *context, json_object **out);
 /* The kept result (doctor_keep.h), made first when due: a new reference, NULL when the facts
- * could not be read. For the status's health line, the metrics and the cluster sections. */
+ * could not be read. For the status's health line and the metrics. */
 json_object *fabric_api_doctor_kept(const struct fabric_api_context *context);
 /* The doctor run now as fabric_api_doctor (kept too), and this node's addresses section
  * (job_api.h) from the same facts. */
