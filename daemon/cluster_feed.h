@@ -3,7 +3,8 @@
  * doctor's verdict, the links, the newest probe results and the alerts. They are made again
  * when the daemon reports an event (a link changed, a probe ended, a peer came or went), and
  * before each refresh the cluster view sends, so facts that change without an event (files under
- * the host root the doctor reads) show within a refresh; the doctor runs at most every 2 s.
+ * the host root the doctor reads) show within a refresh; the doctor's kept result
+ * (doctor_keep.h) is taken at most every 2 s.
  * With no peer up they are made only when this node's API reads them: an idle node stays idle.
  */
 #pragma once

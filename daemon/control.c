@@ -79,7 +79,8 @@ static int method_status(struct api_request *req, json_object *params, void *use
                                json_object_new_string(ctx->state_dir ? ctx->state_dir : config->state_dir));
         add_state_saved(o, ctx);
         json_object_object_add(o, "gid", gid_watch_to_json(ctx->gid_watch));
-        json_object_object_add(o, "health", health_of_node(ctx->links, ctx->peers, ctx->fabric));
+        json_object_object_add(o, "health",
+                               health_of_node(ctx->health, ctx->links, ctx->peers, ctx->fabric));
         api_request_reply(req, o);
         return 0;
 }

@@ -17,6 +17,7 @@
 #include "daemon/host/links.h"
 #include "daemon/host/sysctl.h"
 #include "daemon/peers/peers.h"
+#include "health.h"
 
 /* What the control methods read and do; it must outlive the API server. */
 struct control_context {
@@ -35,6 +36,7 @@ struct control_context {
         struct peers *peers;
         struct metrics_writer *metrics;
         const struct fabric_api_context *fabric;   /* the doctor, for the status's health */
+        struct health_kept *health;                /* the status's health line, kept */
         const struct counter_watch *counter_watch; /* the links' throughput */
         /* The reload method's work: re-reads the config; on errors the running config stays and
          * errors says why. */

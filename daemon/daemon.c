@@ -105,6 +105,7 @@ static void on_links_changed(void *userdata)
 {
         struct sparkd *d = userdata;
 
+        doctor_keep_changed(&d->doctor_keep);
         gid_watch_poke(d->gid_watch);
         port_errors_poke(d->port_errors);
         /* lldpd drops a moved port's neighbour only when it sees the interface go. */
@@ -219,7 +220,8 @@ static void on_event_for_subscribers(json_object *event, void *userdata)
 
         if (d->api)
                 api_server_publish(d->api, event);
-        /* Whatever the daemon reports may change what its summary says. */
+        /* Whatever the daemon reports may change what its summary and its doctor say. */
+        doctor_keep_changed(&d->doctor_keep);
         cluster_feed_poke(d->cluster_feed);
 }
 
@@ -310,6 +312,7 @@ static void sparkd_wire_control(struct sparkd *d)
                 .peers = d->peers,
                 .metrics = d->metrics,
                 .fabric = &d->fabric_api,
+                .health = &d->health,
                 .counter_watch = port_errors_watch(d->port_errors),
                 .reload = reload_config,
                 .reload_userdata = d,
@@ -485,6 +488,8 @@ void sparkd_free(struct sparkd *d)
         metrics_writer_free(d->metrics);
         cluster_doctor_free(d->cluster_doctor);
         cluster_feed_free(d->cluster_feed);
+        health_kept_clear(&d->health);
+        doctor_keep_clear(&d->doctor_keep);
         cluster_channel_free(d->peers, d->cluster);
         /* After the cluster, which calls it on changes; before the peers and links it reads. */
         cabling_free(d->cabling);

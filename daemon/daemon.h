@@ -69,6 +69,8 @@ struct sparkd {
         struct metrics_writer *metrics;
         struct fabric_sources fabric_sources; /* its config follows reloads */
         struct fabric_api_context fabric_api;
+        struct doctor_keep doctor_keep; /* the doctor's result for status, metrics, cluster */
+        struct health_kept health;
         struct control_context control;
         char node_id[NODE_ID_LEN + 1];
         struct timespec started_monotonic;

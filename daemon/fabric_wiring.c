@@ -83,6 +83,7 @@ void sparkd_wire_fabric_facts(struct sparkd *d)
                 .lldpd_status_userdata = d->lldp,
                 .topology = topology_map,
                 .topology_userdata = d->cabling,
+                .keep = doctor_keep_init(&d->doctor_keep, fabric_api_doctor_run, &d->fabric_api, NULL),
         };
         probes_set_link_filter(d->probes, pair_is_cabled, d->cabling);
         probes_set_facts_source(d->probes, fabric_sources_gather, &d->fabric_sources);

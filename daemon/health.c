@@ -180,18 +180,39 @@ json_object *health_build(json_object *links, json_object *peers, json_object *d
         return o;
 }
 
-json_object *health_of_node(struct links *links, struct peers *peers,
-                            const struct fabric_api_context *fabric)
+static json_object *health_now(struct links *links, struct peers *peers, json_object *doctor)
 {
-        json_object *list = links ? links_to_json(links) : NULL, *doctor = NULL, *o;
+        json_object *list = links ? links_to_json(links) : NULL, *o;
         json_object *peer_list = peers ? peers_to_json(peers) : NULL;
 
-        if (fabric && fabric_api_doctor(fabric, &doctor) < 0)
-                doctor = NULL;
         o = health_build(list, peer_list, doctor);
-
         json_object_put(list);
         json_object_put(peer_list);
+        return o;
+}
+
+void health_kept_clear(struct health_kept *kept)
+{
+        json_object_put(kept->line);
+        *kept = (struct health_kept){ 0 };
+}
+
+json_object *health_of_node(struct health_kept *kept, struct links *links, struct peers *peers,
+                            const struct fabric_api_context *fabric)
+{
+        json_object *doctor = fabric ? fabric_api_doctor_kept(fabric) : NULL, *o;
+        uint64_t generation = fabric && fabric->keep ? doctor_keep_generation(fabric->keep) : 0;
+
+        if (kept && kept->line && generation && generation == kept->generation) {
+                json_object_put(doctor);
+                return json_object_get(kept->line);
+        }
+        o = health_now(links, peers, doctor);
         json_object_put(doctor);
+        if (!kept || !generation)
+                return o;
+        json_object_put(kept->line);
+        kept->line = json_object_get(o);
+        kept->generation = generation;
         return o;
 }

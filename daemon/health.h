@@ -7,6 +7,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdint.h>
 
 #include "daemon/fabric/fabric_api.h"
 #include "daemon/host/links.h"
@@ -27,6 +28,16 @@ json_object *health_build(json_object *links, json_object *peers, json_object *d
  * it began when known. Pure. */
 json_object *health_problems(json_object *links, json_object *peers);
 
-/* health_build over what the daemon knows now; the doctor runs afresh, as for its method. */
-json_object *health_of_node(struct links *links, struct peers *peers,
+/* The health line kept between calls: made again only when the doctor's kept result is
+ * (doctor_keep.h), which every event and the passing second make due. */
+struct health_kept {
+        json_object *line; /* NULL: not made yet */
+        uint64_t generation;
+};
+
+void health_kept_clear(struct health_kept *kept);
+
+/* health_build over what the daemon knows, with the doctor's kept result: a new reference to the
+ * line kept in kept (NULL: made for this call only). */
+json_object *health_of_node(struct health_kept *kept, struct links *links, struct peers *peers,
                             const struct fabric_api_context *fabric);

@@ -177,6 +177,10 @@ static void node_state(FILE *out, const struct metrics_node_state *state)
         }
         if (!state)
                 return;
+        family(out, "sparkd_doctor_runs_total", "counter",
+               "Times the doctor read this node's facts since sparkd started: on events, once a "
+               "second while asked, and for each sparkc doctor.");
+        fprintf(out, "sparkd_doctor_runs_total %" PRIu64 "\n", state->doctor_runs);
         family(out, "sparkd_gid_changes_total", "counter",
                "RoCE v2 GID table changes seen on the fabric ports since sparkd started.");
         fprintf(out, "sparkd_gid_changes_total %u\n", state->gid_changes);

@@ -10,13 +10,15 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "daemon/host/links.h"
 #include "inventory/port_counters.h"
 
 /* What the node knows of itself beyond links, peers and probes. */
 struct metrics_node_state {
-        json_object *doctor;  /* the doctor method's result, borrowed; NULL: not known */
+        json_object *doctor;  /* the doctor's (kept) result, borrowed; NULL: not known */
+        uint64_t doctor_runs; /* the doctor's runs since start */
         unsigned gid_changes; /* gid-changed events since start */
         bool env_stale;       /* the GID table changed after an environment was served */
 };

@@ -36,14 +36,13 @@ char *metrics_writer_text(struct metrics_writer *w)
         };
         json_object *peers, *latest;
         char *text;
-        int r;
 
         if (links_states(w->sources.links, &links) < 0)
                 return NULL;
-        /* Without the doctor's result the other metrics still go out; its checks are left out. */
-        r = fabric_api_doctor(w->sources.fabric, &state.doctor);
-        if (r < 0)
-                log_warning("metrics: cannot run the doctor: %s", strerror(-r));
+        /* The doctor's kept result: a scrape does not run it. Without it the other metrics still
+         * go out; its checks are left out. */
+        state.doctor = fabric_api_doctor_kept(w->sources.fabric);
+        state.doctor_runs = w->sources.fabric->keep ? doctor_keep_runs(w->sources.fabric->keep) : 0;
         peers = peers_to_json(w->sources.peers);
         latest = history_latest(probes_history(w->sources.probes));
         text = metrics_render(w->node, SPARKD_VERSION, uptime_sec(&w->sources.started), &links,

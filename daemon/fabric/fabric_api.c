@@ -1,7 +1,8 @@
 /* The API methods about the fabric: fabric (the inventory), env (the NCCL environment, and a
  * framework's on top), doctor (the checks), job-nodes (the nodes a job starts on) and env-check (a
- * job's environment judged). Each gathers the facts afresh: sysfs reads are cheap and the answer
- * is then never older than the question. */
+ * job's environment judged). Each gathers the facts afresh: the answer is then never older than
+ * the question. The doctor's result is also kept (doctor_keep.h) for the readers that call often
+ * and may be a little behind: status, metrics, the cluster sections. */
 #include "fabric_api.h"
 
 #include <errno.h>
@@ -147,17 +148,35 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         return 0;
 }
 
-int fabric_api_doctor(const struct fabric_api_context *ctx, json_object **out)
+int fabric_api_doctor_run(void *context, json_object **out)
 {
         struct fabric_facts f;
         int r;
 
-        r = read_facts(ctx, &f);
+        r = read_facts(context, &f);
         if (r < 0)
                 return r;
         *out = doctor_run(&f);
         fabric_facts_free(&f);
         return 0;
+}
+
+int fabric_api_doctor(const struct fabric_api_context *ctx, json_object **out)
+{
+        int r = fabric_api_doctor_run((void *)ctx, out);
+
+        if (r == 0)
+                doctor_keep_put(ctx->keep, *out);
+        return r;
+}
+
+json_object *fabric_api_doctor_kept(const struct fabric_api_context *ctx)
+{
+        json_object *doctor = NULL;
+
+        if (ctx->keep)
+                return json_object_get(doctor_keep_get(ctx->keep));
+        return fabric_api_doctor_run((void *)ctx, &doctor) == 0 ? doctor : NULL;
 }
 
 int fabric_api_node_sections(const struct fabric_api_context *ctx, json_object **doctor,
@@ -173,6 +192,7 @@ int fabric_api_node_sections(const struct fabric_api_context *ctx, json_object *
         if (mgmt_address_read("/proc/net/route", &management) < 0)
                 management = (struct mgmt_address){ 0 };
         *doctor = doctor_run(&f);
+        doctor_keep_put(ctx->keep, *doctor);
         *addresses = job_api_addresses(&f, &management);
         fabric_facts_free(&f);
         return 0;

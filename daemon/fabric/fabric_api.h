@@ -10,6 +10,7 @@
 
 #include "daemon/base/api.h"
 #include "daemon/host/gid_watch.h"
+#include "doctor_keep.h"
 #include "fabric_gather.h"
 
 /* What the fabric methods read; it must outlive the API server. */
@@ -49,12 +50,21 @@ struct fabric_api_context {
         void *name_is_shared_userdata;
         json_object *(*name_clashes)(void *userdata);
         void *name_clashes_userdata;
+        /* The doctor's result kept for the readers that may be a little behind (NULL: each
+         * reads it afresh). */
+        struct doctor_keep *keep;
 };
 
-/* The doctor's result from facts read now, as the doctor method gives it (the metrics read it
- * too). */
+/* The doctor's result from facts read now, as the doctor method gives it; it becomes the kept
+ * one too. */
 int fabric_api_doctor(const struct fabric_api_context *context, json_object **out);
-/* The same, and this node's addresses section (job_api.h) from the same facts. */
+/* The doctor run now and nothing kept: the keep's runner (context: the fabric_api_context). */
+int fabric_api_doctor_run(void *context, json_object **out);
+/* The kept result (doctor_keep.h), made first when due: a new reference, NULL when the facts
+ * could not be read. For the status's health line and the metrics. */
+json_object *fabric_api_doctor_kept(const struct fabric_api_context *context);
+/* The doctor run now as fabric_api_doctor (kept too), and this node's addresses section
+ * (job_api.h) from the same facts. */
 int fabric_api_node_sections(const struct fabric_api_context *context, json_object **doctor,
                              json_object **addresses);
 
