@@ -374,3 +374,74 @@ cluster_findings() {
         map=$(topology_of "$1") || return 1
         json_get "$map" "'\n'.join(sorted('%s:%s' % (f['id'], f['status']) for f in d.get('findings', [])))"
 }
+
+# cluster_management_lan NODE...: a LAN beside the fabric, as a Spark's 10GbE or Wi-Fi is: a
+# bridge in a namespace of its own, each node's eth0 on it at 192.168.1.N/24 (N its place in the
+# list) with the default route through 192.168.1.254, the bridge's own address. The job plan
+# takes the default route's address as a node's management address.
+cluster_management_lan() {
+        local lan n i=0
+        lan=$(netns_new lan)
+        ip -n "$lan" link add br0 type bridge
+        ip -n "$lan" addr add 192.168.1.254/24 dev br0
+        ip -n "$lan" link set br0 up
+        for n in "$@"; do
+                i=$((i + 1))
+                ip link add eth0 netns "${CL_NS[$n]}" type veth peer name "lan$i" netns "$lan"
+                ip -n "$lan" link set "lan$i" master br0 up
+                ip -n "${CL_NS[$n]}" addr add "192.168.1.$i/24" dev eth0
+                ip -n "${CL_NS[$n]}" link set eth0 up
+                ip -n "${CL_NS[$n]}" route add default via 192.168.1.254
+        done
+}
+
+# cluster_plan_of NODE PYEXPR: PYEXPR over NODE's job plan `d` (sparkc --json plan).
+cluster_plan_of() { json_get "$(sparkc_of "$1" --json plan 2>/dev/null)" "$2"; }
+
+# cluster_plans_agree SIZE NODE...: every NODE's plan has SIZE members and one digest shared by all.
+cluster_plans_agree() {
+        local size=$1 first="" d n
+        shift
+        for n in "$@"; do
+                d=$(cluster_plan_of "$n" 'str(d["size"]) + " " + d["digest"]') || return 1
+                [ "${d% *}" = "$size" ] || return 1
+                [ -n "$first" ] || first=$d
+                [ "$d" = "$first" ] || return 1
+        done
+}
+
+# cluster_check_ranks HEAD ADDR SIZE NODE...: on every NODE's env --for torchrun, one rendezvous
+# at ADDR, NNODES=SIZE, ranks 0..SIZE-1 once each, HEAD rank 0.
+cluster_check_ranks() {
+        local head=$1 addr=$2 size=$3 n out ranks="" endpoint rank nnodes
+        shift 3
+        for n in "$@"; do
+                out=$(sparkc_of "$n" env --for torchrun 2>/dev/null) || fail "env --for torchrun on $n"
+                out=$(eval "$out"; echo "$MASTER_ADDR:$MASTER_PORT $NODE_RANK $NNODES")
+                echo "$n: $out"
+                read -r endpoint rank nnodes <<<"$out"
+                assert_eq "$endpoint" "$addr:29500" "$n's rendezvous"
+                assert_eq "$nnodes" "$size" "$n's NNODES"
+                [ "$n" != "$head" ] || assert_eq "$rank" 0 "the head's rank"
+                ranks="$ranks$rank "
+        done
+        assert_eq "$(tr ' ' '\n' <<<"$ranks" | grep . | sort -n | tr '\n' ' ')" "$(seq -s ' ' 0 $((size - 1))) " "ranks"
+}
+
+# cluster_ring_planned N: a ring of N Sparks (spark1..sparkN) beside a management LAN, started,
+# every node's plan agreed on N members and every map the ring laid.
+cluster_ring_planned() {
+        local n=$1 i nodes=""
+        cluster_ring "$n" spark
+        for ((i = 1; i <= n; i++)); do nodes="$nodes spark$i"; done
+        # shellcheck disable=SC2086
+        cluster_management_lan $nodes
+        cluster_start
+        # shellcheck disable=SC2086
+        cluster_wait 60 cluster_plans_agree "$n" $nodes || {
+                for i in $nodes; do sparkc_of "$i" plan; done
+                fail "no plan of $n"
+        }
+        # shellcheck disable=SC2086
+        cluster_wait_map ring 60 $nodes
+}

@@ -6,12 +6,14 @@
 ns=$(netns_new a)
 
 step "help and version"
-"$SPARKD" --help | grep -q -- "--check-config" || fail "sparkd --help lacks --check-config"
-"$SPARKD" --version | grep -q "^sparkd " || fail "sparkd --version"
-"$SPARKC" --help | grep -q "watch" || fail "sparkc --help lacks watch"
+# Each output is read whole before it is searched: grep -q stops at the first match, and a help
+# longer than one pipe write would then end the writer by SIGPIPE, which pipefail reports.
+grep -q -- "--check-config" <<<"$("$SPARKD" --help)" || fail "sparkd --help lacks --check-config"
+grep -q "^sparkd " <<<"$("$SPARKD" --version)" || fail "sparkd --version"
+grep -q "watch" <<<"$("$SPARKC" --help)" || fail "sparkc --help lacks watch"
 # Each command answers --help itself, with no daemon to ask.
-"$SPARKC" --socket /nonexistent probe --help | grep -q -- "--peer NAME" || fail "sparkc probe --help"
-"$SPARKC" --socket /nonexistent history --peer b -h | grep -q -- "--limit" || fail "sparkc history -h"
+grep -q -- "--peer NAME" <<<"$("$SPARKC" --socket /nonexistent probe --help)" || fail "sparkc probe --help"
+grep -q -- "--limit" <<<"$("$SPARKC" --socket /nonexistent history --peer b -h)" || fail "sparkc history -h"
 rc=0; "$SPARKD" --no-such-option 2>/dev/null || rc=$?
 assert_eq "$rc" 1 "exit status for an unknown option"
 

@@ -8,35 +8,6 @@
 . "$TESTS_DIR/lib_lldp.sh"
 . "$TESTS_DIR/lib_cluster.sh"
 
-plan_of() { json_get "$(sparkc_of "$1" --json plan 2>/dev/null)" "$2"; }
-# agree SIZE NODE...: every NODE's plan has SIZE members and one digest shared by all.
-agree() {
-        local size=$1 first="" d n
-        shift
-        for n in "$@"; do
-                d=$(plan_of "$n" 'str(d["size"]) + " " + d["digest"]')
-                [ "${d% *}" = "$size" ] || return 1
-                [ -n "$first" ] || first=$d
-                [ "$d" = "$first" ] || return 1
-        done
-}
-# check_ranks HEAD ADDR SIZE NODE...: one rendezvous at ADDR, NNODES=SIZE, ranks 0..SIZE-1 once
-# each, HEAD rank 0, on every NODE's env --for torchrun.
-check_ranks() {
-        local head=$1 addr=$2 size=$3 n out ranks=""
-        shift 3
-        for n in "$@"; do
-                out=$(sparkc_of "$n" env --for torchrun 2>/dev/null) || fail "env --for torchrun on $n"
-                out=$(eval "$out"; echo "$MASTER_ADDR:$MASTER_PORT $NODE_RANK $NNODES")
-                echo "$n: $out"
-                read -r endpoint rank nnodes <<<"$out"
-                assert_eq "$endpoint" "$addr:29500" "$n's rendezvous"
-                assert_eq "$nnodes" "$size" "$n's NNODES"
-                [ "$n" != "$head" ] || assert_eq "$rank" 0 "the head's rank"
-                ranks="$ranks$rank "
-        done
-        assert_eq "$(tr ' ' '\n' <<<"$ranks" | grep . | sort -n | tr '\n' ' ')" "$(seq -s ' ' 0 $((size - 1))) " "ranks"
-}
 
 step "eight Sparks on tor1, [cluster] head = spark6"
 cluster_switch tor1
@@ -47,24 +18,24 @@ done
 cluster_start "[cluster]" "head = spark6"
 ALL="spark1 spark2 spark3 spark4 spark5 spark6 spark7 spark8"
 # shellcheck disable=SC2086
-cluster_wait 90 agree 8 $ALL || { for n in $ALL; do sparkc_of "$n" plan | head -3; done; fail "the eight do not agree on a plan of 8"; }
+cluster_wait 90 cluster_plans_agree 8 $ALL || { for n in $ALL; do sparkc_of "$n" plan | head -3; done; fail "the eight do not agree on a plan of 8"; }
 for n in $ALL; do sparkc_of "$n" plan | head -1; done
-assert_eq "$(plan_of spark2 'd["plane"]')" fabric "the switch's plane"
-assert_eq "$(plan_of spark2 'd["head"]["why"]')" "[cluster] head names it" "the head's why"
+assert_eq "$(cluster_plan_of spark2 'd["plane"]')" fabric "the switch's plane"
+assert_eq "$(cluster_plan_of spark2 'd["head"]["why"]')" "[cluster] head names it" "the head's why"
 # shellcheck disable=SC2086
-check_ranks spark6 10.20.1.6 8 $ALL
-before=$(plan_of spark1 'd["digest"]')
+cluster_check_ranks spark6 10.20.1.6 8 $ALL
+before=$(cluster_plan_of spark1 'd["digest"]')
 
 step "spark3 stopped: the seven others drop it within 15 s with one new digest"
 sparkd_stop spark3
 SEVEN="spark1 spark2 spark4 spark5 spark6 spark7 spark8"
 t0=$(date +%s)
 # shellcheck disable=SC2086
-dropped() { agree 7 $SEVEN && [ "$(plan_of spark1 'd["digest"]')" != "$before" ]; }
+dropped() { cluster_plans_agree 7 $SEVEN && [ "$(cluster_plan_of spark1 'd["digest"]')" != "$before" ]; }
 cluster_wait 15 dropped || fail "the seven others do not agree on a plan of 7 within 15 s"
 echo "dropped after $(($(date +%s) - t0)) s"
-assert_contains "$(plan_of spark8 '[l["reason"] for l in d["left_out"] if l["name"] == "spark3"][0]')" \
+assert_contains "$(cluster_plan_of spark8 '[l["reason"] for l in d["left_out"] if l["name"] == "spark3"][0]')" \
         "its summary is stale" "spark8 names spark3 with why"
 # shellcheck disable=SC2086
-check_ranks spark6 10.20.1.6 7 $SEVEN
+cluster_check_ranks spark6 10.20.1.6 7 $SEVEN
 pass

@@ -4,7 +4,7 @@
 # nothing else. Each node runs its rank in its own network namespace and its own UTS namespace
 # (its own host name, as NCCL and Gloo tell hosts apart). The ranks must form one job of world
 # size N whose all_reduce is correct:
-# - a ring of four Sparks, each also on a management LAN (a bridge, the default route): opposite
+# - a ring of four Sparks, each also on a management LAN (cluster_management_lan): opposite
 #   nodes share no fabric subnet, so the plan puts the rendezvous and the sockets there;
 # - four Sparks on a switch: one fabric subnet, the rendezvous on the fabric.
 # JOB_BACKEND=gloo (default) runs on the CPU (Debian's python3-torch); JOB_BACKEND=nccl with a GPU
@@ -28,51 +28,16 @@ if "$(head -1 "$TORCHRUN" | sed 's/^#!//')" -c 'import torch, sys; sys.exit(0 if
         torchrun_args+=(--redirects 1 --tee 1)
 fi
 
-# management_lan NODE...: a bridge in a namespace of its own, each node's eth0 on it
-# (192.168.77.N/24) with the default route through the bridge's address, as a LAN switch and its
-# router would be.
-management_lan() {
-        local lan n i=0
-        lan=$(netns_new lan)
-        ip -n "$lan" link add br0 type bridge
-        ip -n "$lan" addr add 192.168.77.254/24 dev br0
-        ip -n "$lan" link set br0 up
-        for n in "$@"; do
-                i=$((i + 1))
-                ip link add eth0 netns "${CL_NS[$n]}" type veth peer name "lan$i" netns "$lan"
-                ip -n "$lan" link set "lan$i" master br0
-                ip -n "$lan" link set "lan$i" up
-                ip -n "${CL_NS[$n]}" addr add "192.168.77.$i/24" dev eth0
-                ip -n "${CL_NS[$n]}" link set eth0 up
-                ip -n "${CL_NS[$n]}" route add default via 192.168.77.254
-        done
-}
-
-# plan_digest NODE: NODE's plan as "SIZE DIGEST".
-plan_digest() { json_get "$(sparkc_of "$1" --json plan 2>/dev/null)" 'str(d["size"]) + " " + d["digest"]'; }
-
-# agree SIZE NODE...: every node's plan has SIZE members and one digest.
-agree() {
-        local size=$1 first="" d n
-        shift
-        for n in "$@"; do
-                d=$(plan_digest "$n") || return 1
-                [ "${d% *}" = "$size" ] || return 1
-                [ -n "$first" ] || first=$d
-                [ "$d" = "$first" ] || return 1
-        done
-}
-
 # run_job SHAPE NODE...: every node's rank as the README says, then the checks.
 run_job() {
         local shape=$1 n pid rc=0 out ranks
         shift
         local -a pids=()
-        cluster_wait 60 agree $# "$@" || {
+        cluster_wait 60 cluster_plans_agree $# "$@" || {
                 for n in "$@"; do echo "$n: $(sparkc_of "$n" plan 2>&1 | head -20)"; done
                 fail "$shape: the nodes do not agree on one plan of $# nodes"
         }
-        echo "$shape: every node's plan: $(plan_digest "$1")"
+        echo "$shape: every node's plan: $(cluster_plan_of "$1" 'str(d["size"]) + " " + d["digest"]')"
         for n in "$@"; do
                 # The job's whole set-up is the eval; the job sees nothing else of the test.
                 timeout 180 ip netns exec "${CL_NS[$n]}" unshare --uts env -i PATH="$PATH" HOME="$TEST_TMP" \
@@ -121,7 +86,7 @@ declare -a ring=() switch=()
 if [[ " $shapes " == *" ring "* ]]; then
         cluster_ring 4 r
         ring=(r1 r2 r3 r4)
-        management_lan "${ring[@]}"
+        cluster_management_lan "${ring[@]}"
 fi
 if [[ " $shapes " == *" switch "* ]]; then
         cluster_switch sw
@@ -136,7 +101,7 @@ if [ -n "${FABRIC_RDMA:-}" ]; then cluster_start "[fabric]" "rdma = $FABRIC_RDMA
 if [ ${#ring[@]} -gt 0 ]; then
         step "a ring of four: the rendezvous on the management LAN"
         run_job ring "${ring[@]}"
-        grep -q "192.168.77." "$TEST_TMP/job-ring-r1.out" ||
+        grep -q "192.168.1." "$TEST_TMP/job-ring-r1.out" ||
                 fail "ring: the rendezvous is not on the management LAN: $(grep -ho '"master": "[^"]*"' "$TEST_TMP/job-ring-r1.out")"
 fi
 if [ ${#switch[@]} -gt 0 ]; then
