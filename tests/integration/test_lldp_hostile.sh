@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# A host on the wire without the cluster key sends LLDP frames to n0 of a two-node ring: on p2 a
-# System Name that is not UTF-8 (with an escape sequence and a newline), on p3 a legal 200-byte
-# one. n0's API still answers every command, its neighbour table shows both names cleaned and cut
-# to 63 bytes, and its peer n1 keeps taking n0's summary and neighbour table: n1's doctor does not
-# fail for n0, nothing in either log is refused as not UTF-8, and no raw escape reaches a terminal.
+# A host on the wire without the cluster key sends LLDP frames to n0 of two Sparks cabled port 0
+# to port 0 (the cluster harness): out of n0's port 1 first twin (enp1s0f1np1) a System Name that
+# is not UTF-8 (with an escape sequence and a newline), out of its second twin (enP2p1s0f1np1) a
+# legal 200-byte one. n0's API still answers every command, its neighbour table shows both names
+# cleaned and cut to 63 bytes, and its peer n1 keeps taking n0's summary and neighbour table: n1's
+# doctor does not fail for n0, nothing in either log is refused as not UTF-8, and no raw escape
+# reaches a terminal.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
+. "$TESTS_DIR/lib_cluster.sh"
 
-step "a ring of two with lldpd, and a host on n0's p2 and p3"
-ring_make 2
+step "two Sparks with lldpd, and a host on n0's port 1"
+cluster_node n0
+cluster_node n1
+cluster_cable n0 0 n1 0
 wire=$(netns_new wire)
-veth_pair "${RING_NS[0]}" p2 "$wire" e0 10.79.0.1/24 10.79.0.2/24
-veth_pair "${RING_NS[0]}" p3 "$wire" e1 10.79.1.1/24 10.79.1.2/24
-ring_start 2
-wait_until 30 ports_heard n0 2 || fail "n0 did not hear n1 on both cables"
+cl_veth "${CL_NS[n0]}" enp1s0f1np1 "$(cluster_mac n0 enp1s0f1np1)" "$wire" e0 ""
+cl_veth "${CL_NS[n0]}" enP2p1s0f1np1 "$(cluster_mac n0 enP2p1s0f1np1)" "$wire" e1 ""
+ip -n "${CL_NS[n0]}" addr add 10.79.0.1/24 dev enp1s0f1np1
+ip -n "${CL_NS[n0]}" addr add 10.79.1.1/24 dev enP2p1s0f1np1
+cluster_start
+wait_until 30 ports_heard n0 2 || fail "n0 did not hear n1 on both twins"
 wait_peer_state n1 n0 up 20
 
 step "the host sends its frames"
@@ -23,9 +30,9 @@ DAEMON_PIDS+=("$!")
 wait_until 30 ports_heard n0 4 || fail "n0 did not hear the host: $(sparkd_call n0 neighbours 2>&1 | head -c 2000)"
 
 step "n0's neighbour table holds both names, cleaned and cut"
-assert_eq "$(neighbour_of n0 p2 "nb['sysname']")" "evil??[31m err: fake" "the name that is not UTF-8"
-assert_eq "$(neighbour_of n0 p2 "nb['port_descr']")" "port ?( ]0;title" "its port description"
-assert_eq "$(neighbour_of n0 p3 "(nb['sysname'], len(nb['port_descr']))")" "('$(printf 'L%.0s' $(seq 63))', 63)" \
+assert_eq "$(neighbour_of n0 enp1s0f1np1 "nb['sysname']")" "evil??[31m err: fake" "the name that is not UTF-8"
+assert_eq "$(neighbour_of n0 enp1s0f1np1 "nb['port_descr']")" "port ?( ]0;title" "its port description"
+assert_eq "$(neighbour_of n0 enP2p1s0f1np1 "(nb['sysname'], len(nb['port_descr']))")" "('$(printf 'L%.0s' $(seq 63))', 63)" \
         "the 200-byte name"
 
 step "every command of n0 answers, with no raw escape"
@@ -44,7 +51,7 @@ step "n1 takes n0's summary and neighbour table"
 n0_table_known() {
         local map
         map=$(sparkc_of n1 --json topology) || return 1
-        [ "$(json_get "$map" "sorted(p['netdev'] for n in d['nodes'] if n['name'] == 'n0' for p in n.get('ports', []))")" = "['p0', 'p1', 'p2', 'p3']" ]
+        [ "$(json_get "$map" "sorted(p['netdev'] for n in d['nodes'] if n['name'] == 'n0' for p in n.get('ports', []))")" = "['enP2p1s0f0np0', 'enP2p1s0f1np1', 'enp1s0f0np0', 'enp1s0f1np1']" ]
 }
 wait_until 20 n0_table_known || fail "n1's map lacks n0's table: $(sparkc_of n1 --json topology 2>&1 | head -c 3000)"
 line=$(sparkc_of n1 doctor --format line || true)
