@@ -13,11 +13,12 @@
 "$SPARKC" keygen "$TEST_TMP/cluster.key" >/dev/null
 declare -A NS
 
-# fixture_host NAME ADDRESS: a copy of the spark-twins host for NAME, the RoCE v2 GIDs of its
+# spark_host NAME ADDRESS: a copy of the spark-twins host for NAME, the RoCE v2 GIDs of its
 # active port (rocep1s0f1, under enp1s0f1np1) made ADDRESS's, as the kernel would.
-fixture_host() {
+spark_host() {
         local gid
         cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host-$1"
+        fixture_nccl_as_sparkd "$TEST_TMP/host-$1"
         IFS=. read -r o1 o2 o3 o4 <<<"$2"
         for gid in "$TEST_TMP/host-$1"/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/infiniband/rocep1s0f1/ports/1/gids/[23]; do
                 printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$o1" "$o2" "$o3" "$o4" >"$gid"
@@ -60,7 +61,7 @@ start_node() {
         ip -n "${NS[$n]}" addr add "192.168.177.$((10 + i))/24" dev enp1s0f1np1
         ip -n "${NS[$n]}" link set enp1s0f1np1 up
         for k in 1 2 3 4; do [ "$k" = "$i" ] || static="$static 192.168.177.$((10 + k))"; done
-        fixture_host "$n" "192.168.177.$((10 + i))"
+        spark_host "$n" "192.168.177.$((10 + i))"
         lldp_node_start "$n" "${NS[$n]}" enp1s0f1np1 "$static" "[daemon]" "host_root = $TEST_TMP/host-$n"
 }
 
