@@ -24,6 +24,7 @@ n=0
 for node in a b; do
         n=$((n + 1))
         cp -a "$TESTS_DIR/../fixtures/hosts/spark-twins" "$TEST_TMP/host-$node"
+        fixture_nccl_as_sparkd "$TEST_TMP/host-$node"
         for gid in "$TEST_TMP/host-$node"/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.1/infiniband/rocep1s0f1/ports/1/gids/[23]; do
                 sed -i "s/c0a8:b10b/c0a8:b10$(printf '%x' $((10 + n)))/" "$gid"
         done
@@ -52,7 +53,7 @@ for n in spark-a spark-b; do
         plan=$(sparkc_of $n --json hostfile)
         echo "    $n's plan: head $(json_get "$plan" 'd["head"]'), error: $(json_get "$plan" 'd["error"]')"
         assert_eq "$(json_get "$plan" 'd["head"]')" None "$n's head"
-        assert_contains "$(json_get "$plan" 'd["error"]')" "[cluster] head is spark-b, a name more than one node id carries" "$n's plan"
+        assert_contains "$(json_get "$plan" 'd["error"]')" "[cluster] head is spark-b, which names more than one node of the cluster" "$n's plan"
         rc=0
         env_out=$(sparkc_of $n env --for torchrun 2>&1) || rc=$?
         assert_not_contains "$env_out" "${ADDR[r]}" "$n's env --for torchrun"
