@@ -94,3 +94,19 @@ source_copy() {
                 tar -C "$dest" -xf - || fail "could not copy the source tree to $dest"
         [ -f "$dest/debian/control" ] || fail "$src: git lists no debian/control (not a checkout?)"
 }
+
+# tree_report NAME RC: what the run inside the tree (its log: $tmp/inside.log) showed, its times
+# (t_start, t_tree, then now), and its verdict: a skip inside is a skip, any other failure fails
+# the stage naming the tree, with the log's end.
+tree_report() {
+        local name=$1 rc=$2 t_end
+        t_end=$(date +%s)
+        echo "time: tree $((t_tree - t_start)) s, in the tree $((t_end - t_tree)) s, all $((t_end - t_start)) s"
+        grep -E '^(ok|FAIL|SKIP|cpu|---|    )' "$tmp/inside.log" || true
+        [ "$rc" != 77 ] || skip "$(sed -n 's/^SKIP: //p' "$tmp/inside.log" | tail -n 1)"
+        if [ "$rc" != 0 ]; then
+                echo "--- the last 60 lines of the log:"
+                tail -n 60 "$tmp/inside.log"
+                fail "in the $name tree (status $rc; see above)"
+        fi
+}

@@ -50,13 +50,5 @@ step "in the bookworm tree: arm64 cross build, unit tests under qemu-user, packa
 rc=0
 tree_run --bind-ro="$qemu:/usr/local/bin/qemu-aarch64-static" \
         bash /srv/work/arm64_inside.sh >"$tmp/inside.log" 2>&1 || rc=$?
-t_end=$(date +%s)
-echo "time: tree $((t_tree - t_start)) s, in the tree $((t_end - t_tree)) s, all $((t_end - t_start)) s"
-grep -E '^(ok|FAIL|SKIP|cpu|---|    )' "$tmp/inside.log" || true
-[ "$rc" != 77 ] || skip "$(sed -n 's/^SKIP: //p' "$tmp/inside.log" | tail -n 1)"
-if [ "$rc" != 0 ]; then
-        echo "--- the last 60 lines of the log:"
-        tail -n 60 "$tmp/inside.log"
-        fail "in the arm64 cross tree (status $rc; see above)"
-fi
+tree_report "arm64 cross" "$rc"
 echo "PASS: sparkd cross-builds for arm64 with warnings as errors, its unit tests pass under qemu-user, and dpkg-buildpackage -aarm64 builds it"

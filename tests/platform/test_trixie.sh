@@ -59,13 +59,5 @@ step "in the trixie tree: build, unit tests, package, install (log: inside.log)"
 rc=0
 tree_run --bind="$cache/trixie-apt-archives:/var/cache/apt/archives" \
         bash /srv/work/trixie_inside.sh >"$tmp/inside.log" 2>&1 || rc=$?
-t_end=$(date +%s)
-echo "time: tree $((t_tree - t_start)) s, in the tree $((t_end - t_tree)) s, all $((t_end - t_start)) s"
-grep -E '^(ok|FAIL|cpu|---|    )' "$tmp/inside.log" || true
-[ "$rc" != 77 ] || skip "$(sed -n 's/^SKIP: //p' "$tmp/inside.log" | tail -n 1)"
-if [ "$rc" != 0 ]; then
-        echo "--- the last 60 lines of the log:"
-        tail -n 60 "$tmp/inside.log"
-        fail "in the trixie tree (status $rc; see above)"
-fi
+tree_report "trixie" "$rc"
 echo "PASS: Debian 13 with only Build-Depends builds, tests, packages and installs sparkd"
