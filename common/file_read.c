@@ -56,6 +56,30 @@ ssize_t file_read_once(int fd, void *buf, size_t size)
         }
 }
 
+ssize_t file_read_head(const char *path, void *buf, size_t size)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        size_t have = 0;
+        struct stat st;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        while (have < size) {
+                ssize_t n = file_read_once(fd, (char *)buf + have, size - have);
+
+                if (n < 0)
+                        return n;
+                if (n == 0)
+                        break;
+                have += (size_t)n;
+        }
+        return (ssize_t)have;
+}
+
 static int read_bounded(int fd, size_t max_size, char **data, size_t *len)
 {
         _cleanup_free_ char *buf = NULL;

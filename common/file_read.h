@@ -32,6 +32,11 @@ int file_open_regular(int dirfd, const char *path, int flags, int *ret_fd, struc
 /* One read(2), again when a signal interrupted it: bytes read, 0 at the end, or -errno. */
 ssize_t file_read_once(int fd, void *buf, size_t size);
 
+/* The first size bytes of path (fewer where the file is shorter), opened read-only without
+ * blocking and only when it is a regular file: bytes read, or -errno (-EINVAL: not a regular
+ * file). For readers of a file's header (ELF). */
+ssize_t file_read_head(const char *path, void *buf, size_t size);
+
 /* "a FIFO", "a directory", "a socket", "a character device", "a block device", "a symlink",
  * "a regular file" for a stat mode. */
 const char *file_type_name(unsigned mode);

@@ -61,27 +61,12 @@ int elf_machine_parse(const uint8_t *data, size_t size, struct elf_machine *ret)
 
 int elf_machine_read(const char *path, struct elf_machine *ret)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         uint8_t head[EI_NIDENT + 4];
-        size_t have = 0;
-        struct stat st;
+        ssize_t have = file_read_head(path, head, sizeof(head));
 
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        while (have < sizeof(head)) {
-                ssize_t n = file_read_once(fd, head + have, sizeof(head) - have);
-
-                if (n < 0)
-                        return (int)n;
-                if (n == 0)
-                        break;
-                have += (size_t)n;
-        }
-        return elf_machine_parse(head, have, ret);
+        if (have < 0)
+                return (int)have;
+        return elf_machine_parse(head, (size_t)have, ret);
 }
 
 struct elf_machine elf_machine_self(void)

@@ -124,28 +124,13 @@ int elf_build_id_parse(const uint8_t *data, size_t size, char *hex, size_t hex_s
 
 int elf_build_id_read(const char *path, char *hex, size_t hex_size)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        _cleanup_free_ uint8_t *head = NULL;
-        size_t have = 0;
-        struct stat st;
+        _cleanup_free_ uint8_t *head = malloc(ELF_NOTE_HEAD_MAX);
+        ssize_t have;
 
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        head = malloc(ELF_NOTE_HEAD_MAX);
         if (!head)
                 return -ENOMEM;
-        while (have < ELF_NOTE_HEAD_MAX) {
-                ssize_t n = file_read_once(fd, head + have, ELF_NOTE_HEAD_MAX - have);
-
-                if (n < 0)
-                        return (int)n;
-                if (n == 0)
-                        break;
-                have += (size_t)n;
-        }
-        return elf_build_id_parse(head, have, hex, hex_size);
+        have = file_read_head(path, head, ELF_NOTE_HEAD_MAX);
+        if (have < 0)
+                return (int)have;
+        return elf_build_id_parse(head, (size_t)have, hex, hex_size);
 }
