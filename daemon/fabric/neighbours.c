@@ -230,6 +230,37 @@ static json_object *neighbour_silent_switch(const char *subnet, bool is_lldp_run
         return o;
 }
 
+/* The subnet of the silent switch port links[i] faces (several peers there, no other port of this
+ * node on it), into subnet; false when it faces none. */
+static bool silent_switch_subnet(json_object *links, size_t i, json_object *peers, char *subnet, size_t size)
+{
+        json_object *addresses = jarray(json_object_array_get_idx(links, i), "addresses"), *port = NULL;
+        size_t n_peers;
+
+        return !peer_on_subnet(peers, addresses, &port, &n_peers, subnet, size) && n_peers > 1 &&
+               !is_subnet_shared(links, i, addresses);
+}
+
+/* Both twins of a port reach a silent switch through one QSFP cable, each on a subnet of its own:
+ * they name it by the lesser of the two subnets, so the map draws one cable to one switch, as
+ * every node on it names it alike. */
+static void silent_switch_name(json_object *links, size_t i, json_object *peers, char *subnet, size_t size)
+{
+        const char *twin = jstr(json_object_array_get_idx(links, i), "twin");
+        char theirs[64];
+
+        for (size_t k = 0; twin && k < json_object_array_length(links); k++) {
+                const char *name = jstr(json_object_array_get_idx(links, k), "name");
+
+                if (k == i || !name || strcmp(name, twin) != 0)
+                        continue;
+                if (silent_switch_subnet(links, k, peers, theirs, sizeof(theirs)) &&
+                    strcmp(theirs, subnet) < 0)
+                        snprintf(subnet, size, "%s", theirs);
+                return;
+        }
+}
+
 static const struct lldp_neighbour *lldp_on(const struct lldp_table *t, const char *ifname)
 {
         for (size_t i = 0; i < t->n; i++)
@@ -300,8 +331,10 @@ static json_object *port_json(json_object *links, size_t i, int rail, const stru
                 peer = peer_on_subnet(peers, addresses, &port, &n_peers, subnet, sizeof(subnet));
                 if (peer)
                         neighbour = neighbour_from_peer(peer, port, lldp->status == LLDP_RUNNING);
-                else if (n_peers > 1 && !is_subnet_shared(links, i, addresses))
+                else if (n_peers > 1 && !is_subnet_shared(links, i, addresses)) {
+                        silent_switch_name(links, i, peers, subnet, sizeof(subnet));
                         neighbour = neighbour_silent_switch(subnet, lldp->status == LLDP_RUNNING);
+                }
         }
         json_object_object_add(o, "neighbour", neighbour);
         return o;

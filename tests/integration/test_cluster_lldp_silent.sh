@@ -2,8 +2,9 @@
 # Eight Sparks behind a switch that neither speaks nor forwards LLDP (an unmanaged switch, or one
 # with LLDP off: no lldpd on the bridge, and a Linux bridge does not forward 01:80:c2:00:00:0e),
 # lldpd running on every node, on the cluster harness. Every node hears nothing by LLDP, yet the
-# peer channel reaches every other node through the switch: no doctor fails, and `sparkc
-# hostfile` on every node lists all eight.
+# peer channel reaches every other node through the switch: no doctor fails, `sparkc hostfile` on
+# every node lists all eight, and every node's map draws one switch with one cable to each node
+# (both twins of a port reach it through one QSFP cable, each on a subnet of its own).
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
@@ -47,6 +48,21 @@ for n in $NODES; do
         cluster_wait 20 hostfile_all $n || { sparkc_of $n hostfile --format plain || true; fail "$n's hostfile lacks nodes"; }
 done
 echo "every doctor passes, every hostfile has eight after $((($(date +%s%N) - start) / 1000000)) ms"
-sparkc_of q1 topology || true
-sparkc_of q1 hostfile
+
+step "every map: one switch, one cable per node"
+# one_cable_each NODE: NODE's map is a switch shape of eight links, one per node, each from port
+# 0 (both twins) to one switch, every link ok, no finding.
+one_cable_each() {
+        local map
+        map=$(topology_of "$1") || return 1
+        [ "$(json_get "$map" "(d['shape'], len(d['links']), sorted(l['a']['name'] for l in d['links']),
+                len(set(l['b'].get('chassis_id') for l in d['links'])),
+                all(sorted(l['a']['twins']) == ['enP2p1s0f0np0', 'enp1s0f0np0'] and l['state'] == 'ok' for l in d['links']),
+                d['findings'])")" = \
+                "('switch', 8, ['q1', 'q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8'], 1, True, [])" ]
+}
+for n in $NODES; do
+        cluster_wait 20 one_cable_each $n || { sparkc_of $n topology || true; fail "$n's map is not one cable per node to one switch"; }
+done
+sparkc_of q1 topology
 pass
