@@ -1,11 +1,13 @@
 /* sparkc topology: the cluster's cabling as the daemon's topology method derives it, as a
  * table, JSON, a Graphviz graph, or a node's netplan file from the map's address plan (which
- * sparkd writes when asked, with --write). --from reads a map saved with `sparkc --json
+ * sparkd plans and sparkc, run as root, writes with --write). --from reads a map saved with `sparkc --json
  * topology` instead of asking the daemon: another node's plan, or a picture, offline. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -13,11 +15,14 @@
 #include "common/file_read.h"
 #include "common/json_strict.h"
 #include "common/macro.h"
+#include "common/text_check.h"
 #include "common/text_escape.h"
 #include "common/topology_netplan.h"
 #include "topology_render.h"
 
-#define MAP_MAX_BYTES (16 << 20) /* a map of 254 nodes with 32 ports each is far below */
+#define MAP_MAX_BYTES     (16 << 20) /* a map of 254 nodes with 32 ports each is far below */
+#define NETPLAN_FILE_NAME "60-sparkd-fabric.yaml"
+#define NETPLAN_MAX_BYTES (1 << 20) /* a node's file, 32 netdevs with their addresses, is far below */
 
 const struct command_options topology_options = {
         .short_options = "f:n",
@@ -94,30 +99,146 @@ static int print_netplan(json_object *map, const char *node)
         return EXIT_OK;
 }
 
-/* Asks the daemon to write this node's plan; it says what it wrote and what it refused. */
+/* The daemon's path for the file: its host root's /etc/netplan/60-sparkd-fabric.yaml. sparkc
+ * writes there as root, so it takes nothing else: absolute, that name in a folder named netplan,
+ * no "." or ".." step, no empty step, clean text. */
+static bool is_netplan_path(const char *path)
+{
+        static const char tail[] = "/netplan/" NETPLAN_FILE_NAME;
+        size_t len = strlen(path);
+
+        return path[0] == '/' && len > sizeof(tail) - 1 && len < PATH_MAX &&
+               strcmp(path + len - (sizeof(tail) - 1), tail) == 0 && !strstr(path, "//") &&
+               !strstr(path, "/./") && !strstr(path, "/../") && text_is_clean(path, PATH_MAX);
+}
+
+/* text to path, atomically: a temporary file beside it (never followed through a symlink), mode
+ * 600, synced, renamed over it, the folder synced. A symlink where the file goes is refused, not
+ * replaced: whoever made it meant the file to live elsewhere. */
+static int write_netplan_file(const char *path, const char *text, size_t len)
+{
+        _cleanup_free_ char *dir = strndup(path, strrchr(path, '/') - path);
+        const char *name = strrchr(path, '/') + 1;
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        char tmp[NAME_MAX + 1];
+        struct stat st;
+        size_t done = 0;
+
+        if (!dir)
+                return -ENOMEM;
+        snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) {
+                fprintf(stderr, "sparkc: topology: cannot open %s: %m (is netplan installed?)\n", dir);
+                return -errno;
+        }
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                fprintf(stderr,
+                        "sparkc: topology: %s is a symbolic link: not written through it (remove it to "
+                        "let sparkc write the file)\n",
+                        path);
+                return -ELOOP;
+        }
+        (void)unlinkat(dfd, tmp, 0);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0) {
+                fprintf(stderr, "sparkc: topology: cannot create %s/%s: %m\n", dir, tmp);
+                return -errno;
+        }
+        while (done < len) {
+                ssize_t n = write(fd, text + done, len - done);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                done += (size_t)n;
+        }
+        if (done < len || fchmod(fd, 0600) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+                fd = -EBADF;
+                fprintf(stderr, "sparkc: topology: cannot write %s/%s: %m\n", dir, tmp);
+                (void)unlinkat(dfd, tmp, 0);
+                return -EIO;
+        }
+        fd = -EBADF;
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                fprintf(stderr, "sparkc: topology: cannot rename %s/%s to %s: %m\n", dir, tmp, path);
+                (void)unlinkat(dfd, tmp, 0);
+                return -errno;
+        }
+        /* The rename is durable only once the folder's entry is on disk too. */
+        if (fsync(dfd) < 0) {
+                fprintf(stderr, "sparkc: topology: cannot sync %s: %m\n", dir);
+                return -errno;
+        }
+        return 0;
+}
+
+/* The daemon plans this node's file (it runs as user sparkd and may not write /etc/netplan);
+ * sparkc, run as root, writes what it planned, and says what it wrote and what was refused. */
 static int write_netplan(const struct client_options *o)
 {
+        struct client_options raw;
         struct jsonrpc_response resp;
-        json_object *refused;
-        int r = client_call(o, "topology-netplan-write", NULL, &resp);
+        json_object *refused, *yaml;
+        const char *path;
+        bool is_written = false;
+        int r;
 
+        if (geteuid() != 0) {
+                fprintf(stderr, "sparkc: topology: --write writes /etc/netplan/" NETPLAN_FILE_NAME
+                                ", which only root may: run it with sudo (sparkc topology --netplan "
+                                "prints the file without writing it)\n");
+                return EXIT_DAEMON_ERROR;
+        }
+        /* The file's text as the daemon sent it: not escaped for the terminal, as a reply shown
+         * as text is; what of it is shown is escaped below. */
+        raw = *o;
+        raw.json = true;
+        r = client_call(&raw, "topology-netplan-write", NULL, &resp);
         if (r < 0)
                 return -r;
-        if (o->json)
+        path = client_get_string(resp.result, "path", "");
+        yaml = json_object_object_get(resp.result, "yaml");
+        if (!is_netplan_path(path) ||
+            (yaml && (!json_object_is_type(yaml, json_type_string) ||
+                      (size_t)json_object_get_string_len(yaml) != strlen(json_object_get_string(yaml)) ||
+                      json_object_get_string_len(yaml) > NETPLAN_MAX_BYTES))) {
+                fputs("sparkc: topology: the daemon's plan is not a netplan file for ", stderr);
+                escape_term(stderr, path);
+                fprintf(stderr,
+                        " (expected text of at most %d bytes for a path ending in "
+                        "/netplan/" NETPLAN_FILE_NAME ")\n",
+                        NETPLAN_MAX_BYTES);
+                jsonrpc_response_done(&resp);
+                return EXIT_DAEMON_ERROR;
+        }
+        if (yaml) {
+                r = write_netplan_file(path, json_object_get_string(yaml), json_object_get_string_len(yaml));
+                if (r < 0) {
+                        jsonrpc_response_done(&resp);
+                        return EXIT_DAEMON_ERROR;
+                }
+                is_written = true;
+        }
+        refused = json_object_object_get(resp.result, "refused");
+        if (o->json) {
+                json_object_object_add(resp.result, "written", json_object_new_boolean(is_written));
+                json_object_object_del(resp.result, "yaml");
                 client_print_json(resp.result);
-        else {
-                printf("%s %s\n", client_get_bool(resp.result, "written") ? "wrote" : "did not write",
-                       client_get_string(resp.result, "path", "?"));
-                refused = json_object_object_get(resp.result, "refused");
+        } else {
+                printf("%s %s\n", is_written ? "wrote" : "did not write", path);
                 for (size_t i = 0; refused && i < json_object_array_length(refused); i++) {
                         json_object *one = json_object_array_get_idx(refused, i);
 
-                        printf("refused %s: %s\n", client_get_string(one, "netdev", "?"),
-                               client_get_string(one, "why", ""));
+                        fputs("refused ", stdout);
+                        escape_term(stdout, client_get_string(one, "netdev", "?"));
+                        fputs(": ", stdout);
+                        escape_term(stdout, client_get_string(one, "why", ""));
+                        fputc('\n', stdout);
                 }
         }
-        r = json_object_array_length(json_object_object_get(resp.result, "refused")) ? EXIT_DAEMON_ERROR
-                                                                                     : EXIT_OK;
+        r = refused && json_object_array_length(refused) ? EXIT_DAEMON_ERROR : EXIT_OK;
         jsonrpc_response_done(&resp);
         return r;
 }

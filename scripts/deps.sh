@@ -40,14 +40,15 @@ build_packages=(
 )
 # Everything the tests use, so that none skips for a missing package: the integration tests'
 # tools (mpirun for the jobs test, jq, dot, nft, the openssl command, journald and
-# systemd-socket-activate), promtool and PyYAML for the alert rules, the fuzzers' clang, the
+# systemd-socket-activate), netplan (netplan generate checks the files sparkd plans), promtool
+# and PyYAML for the alert rules, the fuzzers' clang, the
 # package tests (lintian, debootstrap and systemd-nspawn for their Debian trees) and the platform
 # stages (qemu-user-static runs the arm64 build's tests; binfmt-support lets arm64 programs run
 # by hand).
 test_packages=(
         "${build_packages[@]}"
         systemd iproute2 procps util-linux passwd python3 ethtool openssl jq graphviz nftables
-        avahi-daemon avahi-utils dbus lldpd
+        avahi-daemon avahi-utils dbus lldpd netplan.io
         iperf3 prometheus prometheus-node-exporter python3-yaml binutils
         clang-format
         clang libclang-rt-dev valgrind

@@ -210,8 +210,8 @@ static int method_doctor(struct api_request *req, json_object *params, void *use
         return 0;
 }
 
-/* Writes this node's netplan file from the map's address plan, leaving out the netdevs that must
- * keep their addresses (netplan_write.h). */
+/* Plans this node's netplan file from the map's address plan, leaving out the netdevs that must
+ * keep their addresses; sparkc, run as root, writes it (netplan_write.h). */
 static int method_topology_netplan_write(struct api_request *req, json_object *params, void *userdata)
 {
         const struct fabric_api_context *ctx = userdata;
@@ -238,7 +238,7 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
                 fabric_facts_free(&f);
                 return -ENOMEM;
         }
-        r = netplan_write(f.topology, ctx->node_id, &f, path, &result, why, sizeof(why));
+        r = netplan_write_plan(f.topology, ctx->node_id, &f, path, &result, why, sizeof(why));
         fabric_facts_free(&f);
         if (r < 0) {
                 char message[700];
@@ -248,7 +248,7 @@ static int method_topology_netplan_write(struct api_request *req, json_object *p
                 api_request_reply_error(req, RPC_INTERNAL_ERROR, message, NULL);
                 return 0;
         }
-        log_info("topology-netplan-write: %s written with %zu netdevs, %zu refused", path,
+        log_info("topology-netplan-write: %s planned with %zu netdevs, %zu refused", path,
                  json_object_array_length(json_object_object_get(result, "netdevs")),
                  json_object_array_length(json_object_object_get(result, "refused")));
         api_request_reply(req, result);

@@ -1,4 +1,4 @@
-/* This node's netplan file, written when asked, without readdressing a busy netdev. */
+/* This node's netplan file, planned when asked, without readdressing a busy netdev. */
 #include "netplan_write.h"
 
 #include <errno.h>
@@ -9,7 +9,6 @@
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "common/text_check.h"
-#include "daemon/base/store.h"
 
 static bool is_planned(const struct topology_netplan_entry *e, const char *address)
 {
@@ -83,8 +82,8 @@ void netplan_write_refuse_busy(struct topology_netplan *plan, const struct fabri
         plan->n_entries = kept;
 }
 
-int netplan_write(json_object *map, const char *node_id, const struct fabric_facts *f, const char *path,
-                  json_object **result, char *why, size_t why_size)
+int netplan_write_plan(json_object *map, const char *node_id, const struct fabric_facts *f, const char *path,
+                       json_object **result, char *why, size_t why_size)
 {
         json_object *o, *refused = json_object_new_array(), *netdevs = json_object_new_array();
         _cleanup_free_ char *yaml = NULL;
@@ -101,27 +100,23 @@ int netplan_write(json_object *map, const char *node_id, const struct fabric_fac
                 r = topology_netplan_of(map, node_id, own, &plan, why, why_size);
         else
                 snprintf(why, why_size, "out of memory");
+        if (r == 0) {
+                netplan_write_refuse_busy(&plan, f, refused);
+                if (plan.n_entries && !(yaml = topology_netplan_yaml(&plan))) {
+                        snprintf(why, why_size, "out of memory");
+                        r = -ENOMEM;
+                }
+        }
         if (r < 0) {
                 json_object_put(refused);
                 json_object_put(netdevs);
                 return r;
         }
-        netplan_write_refuse_busy(&plan, f, refused);
         for (size_t i = 0; i < plan.n_entries; i++)
                 json_object_array_add(netdevs, json_object_new_string(plan.entries[i].netdev));
-        if (plan.n_entries) {
-                yaml = topology_netplan_yaml(&plan);
-                r = yaml ? store_write_path(path, yaml, strlen(yaml), 0600) : -ENOMEM;
-                if (r < 0) {
-                        snprintf(why, why_size, "%s: %s", path, strerror(-r));
-                        json_object_put(refused);
-                        json_object_put(netdevs);
-                        return r;
-                }
-        }
         o = json_object_new_object();
         json_object_object_add(o, "path", json_object_new_string(path));
-        json_object_object_add(o, "written", json_object_new_boolean(plan.n_entries > 0));
+        json_object_object_add(o, "yaml", yaml ? json_object_new_string(yaml) : NULL);
         json_object_object_add(o, "netdevs", netdevs);
         json_object_object_add(o, "refused", refused);
         *result = o;

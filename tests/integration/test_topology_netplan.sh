@@ -4,8 +4,14 @@
 # root directory where netplan is installed, then its addresses set with ip in namespaces cabled
 # as the fixture (one veth per cable and twin), and every link's far end pinged from its near
 # end through that netdev (an ICMP echo, icmp_echo.py): one subnet per link, each reachable. A
-# sparkd that has no map yet refuses to write a plan.
+# sparkd that has no map yet refuses to write a plan. On a pair of Sparks of the cluster harness,
+# `sparkc topology --netplan --write` run as root writes what sparkd planned (sparkd itself never
+# writes /etc/netplan), mode 600, atomically, that netplan generates; not as root, or through a
+# symlink, it refuses with why.
 source "$(dirname "$0")/lib.sh"
+source "$TESTS_DIR/lib_peers.sh"
+source "$TESTS_DIR/lib_lldp.sh"
+source "$TESTS_DIR/lib_cluster.sh"
 
 EXPECTED="$TESTS_DIR/../fixtures/topology/expected"
 
@@ -87,4 +93,43 @@ sparkd_start w "$w" -c "$TEST_TMP/w.conf"
 rc=0; err=$(sparkc_of w topology --netplan --write 2>&1) || rc=$?
 assert_eq "$rc" 1 "exit status of --write without a link"
 assert_contains "$err" "has addresses in the plan (sparkc topology shows its links)" "--write without a link"
+
+step "a pair of Sparks: sparkd plans the file, sparkc as root writes it"
+cluster_node s1
+cluster_node s2
+cluster_cable s1 0 s2 0
+# The counters looked at every second, so an idle netdev is known idle within seconds.
+cluster_start "[counters]" "period = 1s"
+cluster_wait_map pair 60 s1 s2
+file=$TEST_TMP/s1.host/etc/netplan/60-sparkd-fabric.yaml
+mkdir -p "${file%/*}"
+rc=0; err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$SPARKC" --socket "$(sock_of s1)" \
+        topology --netplan --write 2>&1) || rc=$?
+assert_eq "$rc" 1 "exit status of --write not as root"
+assert_contains "$err" "which only root may: run it with sudo" "--write not as root"
+[ ! -e "$file" ] || fail "a file written for a caller that is not root"
+ln -s "$TEST_TMP/elsewhere.yaml" "$file"
+rc=0; err=$(sparkc_of s1 topology --netplan --write 2>&1) || rc=$?
+assert_eq "$rc" 1 "exit status of --write onto a symlink"
+assert_contains "$err" "is a symbolic link: not written through it" "--write onto a symlink"
+[ -L "$file" ] && [ ! -e "$TEST_TMP/elsewhere.yaml" ] || fail "the symlink was followed or replaced"
+rm "$file"
+# Until the counter watch has looked twice, the netdevs' traffic is not known and they keep
+# their addresses: written once every netdev of the plan is.
+written_all() {
+        out=$(sparkc_of s1 topology --netplan --write 2>&1)
+}
+cluster_wait 30 written_all || fail "sparkc topology --netplan --write on s1: $out"
+echo "$out"
+assert_contains "$out" "wrote $file" "--write's answer"
+assert_eq "$(stat -c '%a %U' "$file")" "600 root" "the file's mode and owner"
+sparkc_of s1 topology --netplan | diff - "$file" || fail "the file written is not the plan sparkc topology --netplan shows"
+[ -z "$(find "${file%/*}" -name '.*')" ] || fail "a temporary file left beside the file: $(ls -a "${file%/*}")"
+if command -v netplan >/dev/null; then
+        netplan generate --root-dir "$TEST_TMP/s1.host" 2>"$TEST_TMP/s1-netplan.err" ||
+                fail "netplan generate refused the file written: $(cat "$TEST_TMP/s1-netplan.err")"
+        for addr in $(plan_addresses "$file" | awk '{print $2}'); do
+                grep -rqs "$addr" "$TEST_TMP/s1.host/run" || fail "netplan generated no configuration with $addr"
+        done
+fi
 pass
