@@ -5,8 +5,10 @@
 # as written, in order, where it says (build: here, on the host; spark1, spark2 or both: in the
 # machines as the user "nvidia" with sudo, each command in a fresh login shell). Then: the key is
 # one, the peers found each other over mDNS, the probe measured; a link flapped from outside gives
-# the link-flapping alert in the journal, systemctl reload keeps the daemon, the watchdog
-# restarts a hung daemon (SIGSTOP), and systemctl stop leaves no process.
+# the link-flapping alert in the journal, `sparkc topology --netplan --write` (as root: the
+# packaged daemon, user sparkd under ProtectSystem=strict, only plans it) writes the file that
+# netplan generates and refuses the user who is not root, systemctl reload keeps the daemon, the
+# watchdog restarts a hung daemon (SIGSTOP), and systemctl stop leaves no process.
 #
 # What stands in for a Spark, and why:
 # - The cable: each machine's enp1s0f0np0 (a Spark's netdev name) is one end of a veth whose other
@@ -26,8 +28,9 @@
 #   machines have no compilers), with sudo as itself when the host runs this as root without
 #   sudo; the package then lies in spark1's home directory, where that block leaves the user.
 # - The firewall step runs as written: the machines have ufw (its rules are added; ufw stays off,
-#   as on a fresh DGX OS). The README's other blocks (netplan, the first NCCL job) need netplan,
-#   GPUs and nccl-tests that the machines do not have; they are not marked.
+#   as on a fresh DGX OS). The README's other blocks (the playbook's netplan, the first NCCL job)
+#   need netplan to configure the cable, GPUs and nccl-tests that the machines do not have; they
+#   are not marked. The machines have netplan.io for `netplan generate` of sparkd's file.
 #
 # The debootstrapped tree is cached (SPARKD_E2E_CACHE, default /var/cache/sparkd-tests) with a
 # stamp; only its first build, and a change in the package's dependencies, need the Debian mirror.
@@ -46,8 +49,9 @@ cache=${SPARKD_E2E_CACHE:-/var/cache/sparkd-tests}
 suite=bookworm
 # What the machines need besides the package's own dependencies: systemd as init, Avahi as the
 # package recommends (installing it later would need the mirror on every run), and what the
-# README's path uses on DGX OS: sudo, SSH (scp), .local names (nss-mdns) and ufw.
-base_packages=systemd,systemd-sysv,dbus,iproute2,procps,avahi-daemon,sudo,openssh-server,openssh-client,libnss-mdns,ufw
+# README's path uses on DGX OS: sudo, SSH (scp), .local names (nss-mdns), ufw and netplan.
+# A new package here makes a new tree (the tree's name is a hash of this list).
+base_packages=systemd,systemd-sysv,dbus,iproute2,procps,avahi-daemon,sudo,openssh-server,openssh-client,libnss-mdns,ufw,netplan.io
 # A tree per package list, so runs of other versions of this test beside this one keep theirs.
 tree=$cache/$suite-$(echo "$base_packages" | sha256sum | cut -c1-12)-TREE
 stamp=$tree.stamp
@@ -369,6 +373,31 @@ probe=${said[a:sparkc probe --peer spark2 --kind all]-}
 grep -qi "gb/s" <<<"$probe" || fail "the probe's output has no Gb/s: $probe"
 ok "one key, peers up and found over mDNS, a probe in Gb/s"
 ! on a sparkc keygen >/dev/null 2>&1 || fail "sparkc keygen replaced the package's key without --force"
+
+step "sparkc topology --netplan --write: sparkd plans, sparkc as root writes, netplan generates"
+netplan_file=/etc/netplan/60-sparkd-fabric.yaml
+rc=0; out=$(on a runuser -l "$user" -c 'sparkc topology --netplan --write' 2>&1 </dev/null) || rc=$?
+[ "$rc" = 1 ] && grep -q "only root may: run it with sudo" <<<"$out" ||
+        fail "--write as $user (not root) exited $rc: $out"
+[ -z "$(on a ls "$netplan_file" 2>/dev/null)" ] || fail "$netplan_file written for a user who is not root"
+# The plan readdresses enp1s0f0np0 (its 169.254/16 address is not the plan's /24): written once
+# the counter watch has seen it idle (a scheduled probe may keep it busy for a while).
+netplan_written() { out=$(on a runuser -l "$user" -c 'sudo sparkc topology --netplan --write' 2>&1 </dev/null); }
+wait_for 90 netplan_written || fail "sudo sparkc topology --netplan --write on spark1: $out"
+netplan_written || fail "sudo sparkc topology --netplan --write on spark1: $out"
+sed 's/^/    /' <<<"$out"
+grep -q "^wrote $netplan_file\$" <<<"$out" || fail "--write did not say it wrote $netplan_file: $out"
+[ "$(on a stat -c '%U %a' "$netplan_file")" = "root 600" ] ||
+        fail "$netplan_file is not root's, mode 600: $(on a ls -l "$netplan_file")"
+on a sparkc topology --netplan | on a cmp -s - "$netplan_file" ||
+        fail "$netplan_file is not the plan sparkc topology --netplan shows: $(on a cat "$netplan_file")"
+planned=$(on a sed -n 's/^ *- "\(169\.254\.[0-9.]*\/24\)"$/\1/p' "$netplan_file")
+[ -n "$planned" ] || fail "no 169.254.X.Y/24 address planned for spark1: $(on a cat "$netplan_file")"
+out=$(on a netplan generate 2>&1) || fail "netplan generate refused sparkd's file: $out"
+on a grep -rqsF "$planned" /run/systemd/network ||
+        fail "netplan generated no configuration with $planned: $(on a ls /run/systemd/network 2>&1)"
+ok "$netplan_file written as root, mode 600, netplan generated $planned from it"
+on a rm -f "$netplan_file"
 
 step "a key user sparkd cannot read: the daemon says which user must own it"
 # As after a copy made with plain cp as root.
