@@ -43,8 +43,10 @@ struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, stru
 {
         struct peer_conn *c = peer_conn_new(ps->base, ps->tls, fd, outbound, &session_ops);
 
-        if (c)
+        if (c) {
+                ps->handshakes++;
                 peer_session_attach(ps, c, p);
+        }
         return c;
 }
 
