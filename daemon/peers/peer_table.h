@@ -108,7 +108,8 @@ struct peers {
         time_t forget_after_sec; /* such an entry down this long is dropped ([peers] forget_after) */
         LIST_HEAD(, peer) peers;
         LIST_HEAD(, peer_conn) conns;
-        unsigned n_pending;
+        unsigned n_pending; /* inbound connections before their hello */
+        unsigned n_dialing; /* outbound ones */
         struct peers_handler {
                 char prefix[32]; /* "" marks a free slot */
                 peers_message_fn fn;
