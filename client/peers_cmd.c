@@ -30,7 +30,7 @@ static void show_peers(json_object *result)
         }
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
                 json_object *p = json_object_array_get_idx(list, i), *via = NULL, *mtu = NULL, *addrs = NULL;
-                char mtu_s[32] = "-";
+                char mtu_s[32] = "-", state[32];
                 const char *name = client_get_string(p, "name", NULL);
 
                 json_object_object_get_ex(p, "via", &via);
@@ -44,9 +44,14 @@ static void show_peers(json_object *result)
                         snprintf(mtu_s, sizeof(mtu_s), "%d/%d%s", client_get_int(mtu, "local"),
                                  client_get_int(mtu, "peer"),
                                  client_get_bool(mtu, "mismatch") ? " MISMATCH" : "");
-                printf("%-16s %-12s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?",
-                       client_get_string(p, "state", "?"), client_get_string(p, "since", "?"),
-                       via ? client_get_string(via, "iface", "-") : "-",
+                /* Up but silent: stopped or starved of CPU there, not gone (its host acknowledges). */
+                if (client_get_bool(p, "slow"))
+                        snprintf(state, sizeof(state), "slow %.1fs",
+                                 (double)client_get_int(p, "silent_ms") / 1000.0);
+                else
+                        snprintf(state, sizeof(state), "%s", client_get_string(p, "state", "?"));
+                printf("%-16s %-12s %-20s %-14s %-16s %-16s %-11s %s\n", name ? name : "?", state,
+                       client_get_string(p, "since", "?"), via ? client_get_string(via, "iface", "-") : "-",
                        via ? client_get_string(via, "local", "-") : "-",
                        via ? client_get_string(via, "remote", "-") : "-", mtu_s,
                        client_get_string(p, "error", ""));

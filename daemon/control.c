@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/json_raw.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
@@ -50,9 +51,8 @@ static void add_state_saved(json_object *o, const struct control_context *ctx)
         json_object_object_add(o, "state_save_error", error);
 }
 
-static int method_status(struct api_request *req, json_object *params, void *userdata)
+static json_object *status_without_uptime(struct control_context *ctx, json_object *health)
 {
-        const struct control_context *ctx = userdata;
         const struct sparkd_config *config = *ctx->config;
         json_object *o, *files;
         char started[64];
@@ -62,7 +62,6 @@ static int method_status(struct api_request *req, json_object *params, void *use
         json_object_object_add(o, "node", json_object_new_string(config->node_name));
         json_object_object_add(o, "node_id", json_object_new_string(ctx->node_id));
         json_object_object_add(o, "version", json_object_new_string(SPARKD_VERSION));
-        json_object_object_add(o, "uptime_sec", json_object_new_double(uptime_sec(ctx)));
         json_object_object_add(o, "started_at", json_object_new_string(started));
         json_object_object_add(o, "mode", json_object_new_string(enforce_mode_to_string(config->mode)));
         json_object_object_add(o, "config_path", json_object_new_string(config->path));
@@ -79,10 +78,82 @@ static int method_status(struct api_request *req, json_object *params, void *use
                                json_object_new_string(ctx->state_dir ? ctx->state_dir : config->state_dir));
         add_state_saved(o, ctx);
         json_object_object_add(o, "gid", gid_watch_to_json(ctx->gid_watch));
-        json_object_object_add(o, "health",
-                               health_of_node(ctx->health, ctx->links, ctx->peers, ctx->fabric));
-        api_request_reply(req, o);
+        json_object_object_add(o, "health", json_object_get(health));
+        return o;
+}
+
+/* What the kept status text was made from: while all of it is the same, so is the text. */
+static struct status_kept status_key_now(const struct control_context *ctx, json_object *health)
+{
+        struct status_kept key = {
+                .health = health,
+                .health_generation = ctx->health ? ctx->health->generation : 0,
+                .gid_generation = gid_watch_generation(ctx->gid_watch),
+                .reloads = *ctx->reloads,
+                .config = *ctx->config,
+        };
+
+        key.store_result = ctx->store ? store_save_failure(ctx->store, &key.store_name) : 0;
+        return key;
+}
+
+static bool status_key_same(const struct status_kept *a, const struct status_kept *b)
+{
+        return a->health == b->health && a->health_generation == b->health_generation &&
+               a->gid_generation == b->gid_generation && a->reloads == b->reloads &&
+               a->config == b->config && a->store_result == b->store_result &&
+               a->store_name == b->store_name;
+}
+
+/* The status is asked for in loops by scripts and dashboards: all of it but the uptime is kept as
+ * the text it is written as, and made again only when something under it moved (the health
+ * line's doctor, the GID tables, a reload, a failed save). Built for each call it was twice the
+ * cost of the API's cheapest answer, and 64 clients polling it had a p99 of 3 ms. A health line
+ * made for one call only (no doctor kept) is never kept. */
+static int method_status(struct api_request *req, json_object *params, void *userdata)
+{
+        struct control_context *ctx = userdata;
+        json_object *health = health_of_node(ctx->health, ctx->links, ctx->peers, ctx->fabric);
+        bool can_keep = ctx->health && health && health == ctx->health->line;
+        struct status_kept key = status_key_now(ctx, health);
+        _cleanup_free_ char *reply = NULL;
+        const char *body;
+
+        if (!can_keep || !ctx->status.text || !status_key_same(&key, &ctx->status)) {
+                json_object *o = status_without_uptime(ctx, health);
+                const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
+                char *copy = text ? strdup(text) : NULL;
+
+                json_object_put(o);
+                if (!copy) {
+                        json_object_put(health);
+                        api_request_reply_error(req, RPC_INTERNAL_ERROR, "out of memory", NULL);
+                        return 0;
+                }
+                free(ctx->status.text);
+                key.text = copy;
+                ctx->status = key;
+                if (!can_keep)
+                        ctx->status.health = NULL; /* never the same as a later call's */
+        }
+        json_object_put(health);
+        /* The kept text is an object, "{...}", never empty: the uptime goes in as its first member. */
+        body = ctx->status.text + 1;
+        if (asprintf(&reply, "{\"uptime_sec\":%.6f%s%s", uptime_sec(ctx), *body == '}' ? "" : ",", body) <
+            0) {
+                reply = NULL;
+                api_request_reply_error(req, RPC_INTERNAL_ERROR, "out of memory", NULL);
+                return 0;
+        }
+        api_request_reply(req, json_raw_take(TAKE_PTR(reply)));
         return 0;
+}
+
+void control_clear(struct control_context *ctx)
+{
+        free(ctx->status.text);
+        ctx->status = (struct status_kept){ 0 };
 }
 
 static int method_version(struct api_request *req, json_object *params, void *userdata)

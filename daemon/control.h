@@ -19,6 +19,18 @@
 #include "daemon/peers/peers.h"
 #include "health.h"
 
+/* The status answer but its uptime, as the text it is written as, and what it was made from. */
+struct status_kept {
+        char *text; /* NULL: not made */
+        const void *health;
+        uint64_t health_generation;
+        uint64_t gid_generation;
+        unsigned reloads;
+        const struct sparkd_config *config;
+        int store_result;
+        const char *store_name;
+};
+
 /* What the control methods read and do; it must outlive the API server. */
 struct control_context {
         struct api_server *api;
@@ -42,6 +54,9 @@ struct control_context {
          * errors says why. */
         int (*reload)(void *userdata, struct conf_errors *errors);
         void *reload_userdata;
+        struct status_kept status; /* the control methods' own */
 };
 
 int control_register(struct control_context *context);
+/* Frees what the methods kept; the context may be registered again after. */
+void control_clear(struct control_context *context);

@@ -489,6 +489,7 @@ void sparkd_free(struct sparkd *d)
         cluster_doctor_free(d->cluster_doctor);
         cluster_feed_free(d->cluster_feed);
         health_kept_clear(&d->health);
+        control_clear(&d->control);
         doctor_keep_clear(&d->doctor_keep);
         cluster_channel_free(d->peers, d->cluster);
         /* After the cluster, which calls it on changes; before the peers and links it reads. */

@@ -10,6 +10,7 @@
 #include "api_params.h"
 #include "api_write.h"
 #include "clock.h"
+#include "common/json_raw.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
@@ -128,11 +129,30 @@ static void conn_free_if_done(struct api_conn *conn)
                 api_conn_free(conn);
 }
 
+/* A result kept as JSON text (json_raw) that holds an object gets the version as its first
+ * member; any other is left as it is. */
+static json_object *raw_result_with_version(json_object *result)
+{
+        const char *text = json_raw_text(result), *body;
+        char *with = NULL;
+
+        if (!text || text[0] != '{')
+                return result;
+        body = text + 1 + strspn(text + 1, " \t\r\n");
+        if (asprintf(&with, "{\"api_version\":%d%s%s", SPARKD_API_VERSION, *body == '}' ? "" : ",", body) <
+            0)
+                return result; /* without memory, the answer goes out without its version */
+        json_object_put(result);
+        return json_raw_take(with);
+}
+
 /* The one place a result gets the API's version: every method's answer carries it. */
 static json_object *result_with_version(json_object *result)
 {
         if (!result)
                 result = json_object_new_object();
+        if (json_raw_text(result))
+                return raw_result_with_version(result);
         if (json_object_is_type(result, json_type_object))
                 json_object_object_add(result, "api_version", json_object_new_int(SPARKD_API_VERSION));
         return result;

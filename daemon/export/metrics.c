@@ -41,6 +41,13 @@ static double num(json_object *o, const char *key)
         return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : 0;
 }
 
+static int64_t int64_of(json_object *o, const char *key)
+{
+        json_object *v;
+
+        return o && json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : 0;
+}
+
 static bool flag(json_object *o, const char *key)
 {
         json_object *v;
@@ -302,7 +309,8 @@ static void port_counter_families(FILE *out, const struct port_counter_list *cou
 
 static char *render(const char *node, const char *version, double uptime_sec,
                     const struct link_states *links, const struct port_counter_list *counters,
-                    json_object *list, json_object *latest, const struct metrics_node_state *state)
+                    json_object *peers, json_object *list, json_object *latest,
+                    const struct metrics_node_state *state)
 {
         char *text = NULL;
         size_t size = 0;
@@ -339,6 +347,18 @@ static char *render(const char *node, const char *version, double uptime_sec,
                 label(out, peer_label(p));
                 fprintf(out, "\"} %d\n", is_up(p));
         }
+        family(out, "sparkd_peer_slow", "gauge",
+               "1 while the peer is up but has sent nothing for two heartbeats or more.");
+        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+                json_object *p = json_object_array_get_idx(list, i);
+
+                fprintf(out, "sparkd_peer_slow{peer=\"");
+                label(out, peer_label(p));
+                fprintf(out, "\"} %d\n", flag(p, "slow"));
+        }
+        family(out, "sparkd_peer_handshakes_total", "counter",
+               "TLS handshakes of the peer channel begun, dialled or accepted, since start.");
+        fprintf(out, "sparkd_peer_handshakes_total %" PRId64 "\n", int64_of(peers, "handshakes"));
         family(out, "sparkd_peer_mtu_mismatch", "gauge",
                "1 when the MTU differs at the two ends of the cable.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
@@ -462,7 +482,7 @@ char *metrics_render(const char *node, const char *version, double uptime_sec,
                 json_object_object_get_ex(peers, "peers", &list);
         unique_list = unique_peers(list);
         unique_latest = unique_results(latest);
-        text = render(node, version, uptime_sec, links, counters, unique_list, unique_latest, state);
+        text = render(node, version, uptime_sec, links, counters, peers, unique_list, unique_latest, state);
         json_object_put(unique_list);
         json_object_put(unique_latest);
         return text;

@@ -21,6 +21,7 @@ struct gid_watch {
         bool has_table;
         struct event *settle;
         unsigned changes;      /* gid-changed events since start */
+        uint64_t generation;   /* moves with every read of the tables and every env served */
         time_t env_changed_at; /* 0: no change since the env was last served */
         bool env_served;       /* the env method has answered since start */
         char env_changed_reason[512];
@@ -191,6 +192,7 @@ void gid_watch_check(struct gid_watch *w)
         gid_table_free(&w->table);
         w->table = now;
         w->has_table = true;
+        w->generation++;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *userdata)
@@ -237,6 +239,12 @@ void gid_watch_env_served(struct gid_watch *w)
         w->env_served = true;
         w->env_changed_at = 0;
         w->env_changed_reason[0] = '\0';
+        w->generation++;
+}
+
+uint64_t gid_watch_generation(const struct gid_watch *w)
+{
+        return w->generation;
 }
 
 unsigned gid_watch_changes(const struct gid_watch *w)

@@ -62,6 +62,9 @@ void gid_watch_check(struct gid_watch *w);
 void gid_watch_env_served(struct gid_watch *w);
 /* gid-changed events since start. */
 unsigned gid_watch_changes(const struct gid_watch *w);
+/* Moves whenever what gid_watch_to_json says may have changed: what is built from it is current
+ * while this is the same. */
+uint64_t gid_watch_generation(const struct gid_watch *w);
 /* True when an environment was served and the table changed after the last one was: jobs
  * started with it may name a GID index that now holds another address. */
 bool gid_watch_env_stale(const struct gid_watch *w);

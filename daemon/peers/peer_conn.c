@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent_ssl.h>
+#include <linux/sockios.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +114,20 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
                 snprintf(why, sizeof(why), "cannot connect: %s", strerror(EVUTIL_SOCKET_ERROR()));
         }
         c->ops->on_handshake_failed(c, why, ssl_err != 0);
+}
+
+bool peer_conn_host_acks(const struct peer_conn *c, uint64_t within_usec)
+{
+        struct tcp_info info = { 0 };
+        socklen_t len = sizeof(info);
+        int fd = c->bev ? bufferevent_getfd(c->bev) : -1, queued = 0;
+
+        /* The send queue holds what is unsent too: with this side's port down nothing is in
+         * flight, and nothing is acknowledged either. */
+        if (fd < 0 || ioctl(fd, SIOCOUTQ, &queued) < 0 ||
+            getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) < 0)
+                return false;
+        return queued == 0 || (uint64_t)info.tcpi_last_ack_recv * 1000 < within_usec;
 }
 
 static void conn_on_deadline(evutil_socket_t fd, short what, void *userdata)

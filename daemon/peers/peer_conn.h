@@ -63,5 +63,10 @@ void peer_conn_send(struct peer_conn *c, json_object *msg);
 void peer_conn_set_deadline(struct peer_conn *c, unsigned sec);
 void peer_conn_clear_deadline(struct peer_conn *c);
 
+/* Whether the far host's TCP acknowledged everything queued on c, or acknowledged something
+ * within the last within_usec: its kernel is there, whatever its sparkd does. False when it
+ * cannot be told. */
+bool peer_conn_host_acks(const struct peer_conn *c, uint64_t within_usec);
+
 uint64_t peer_now_usec(void);
 void peer_format_sockaddr(const struct sockaddr_in *sa, char *buf, size_t size);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/strutil.h"
@@ -82,6 +83,16 @@ static void on_resolved(int result, struct evutil_addrinfo *res, void *userdata)
         peer_dial_address(p, address);
 }
 
+static bool peer_dial_defers_to_lower_id(const struct peer *p)
+{
+        const struct peers *ps = p->owner;
+        time_t grace = (time_t)(DIAL_DEFER_HEARTBEATS * ps->heartbeat_usec / 1000000);
+
+        if (!p->node_id[0] || strcmp(ps->node_id, p->node_id) < 0)
+                return false;
+        return time(NULL) - p->since < (grace < 1 ? 1 : grace);
+}
+
 void peer_dial(struct peer *p)
 {
         struct peers *ps = p->owner;
@@ -89,6 +100,9 @@ void peer_dial(struct peer *p)
         struct in_addr ignored;
 
         if (!ps->tls || !ps->listener || p->conn || p->dialing || p->is_self)
+                return;
+        /* Not dialled now, the tick dials it later: no retry is pending for it. */
+        if (ps->n_dialing >= MAX_DIALING || peer_dial_defers_to_lower_id(p))
                 return;
         if (n == 0 && p->static_spec && inet_pton(AF_INET, p->static_spec, &ignored) != 1 && ps->dns) {
                 struct evutil_addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };

@@ -36,22 +36,35 @@ void peer_session_attach(struct peers *ps, struct peer_conn *c, struct peer *p)
                 ps->wake(ps);
         if (!c->is_outbound)
                 ps->n_pending++;
+        else
+                ps->n_dialing++;
         peer_conn_set_deadline(c, HELLO_TIMEOUT_SEC);
+}
+
+/* c's handshake and hello are over, one way or the other: its place is free. */
+static void peer_session_handshake_over(struct peer_conn *c)
+{
+        if (c->is_outbound)
+                c->owner->n_dialing--;
+        else
+                c->owner->n_pending--;
 }
 
 struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, struct peer *p)
 {
         struct peer_conn *c = peer_conn_new(ps->base, ps->tls, fd, outbound, &session_ops);
 
-        if (c)
+        if (c) {
+                ps->handshakes++;
                 peer_session_attach(ps, c, p);
+        }
         return c;
 }
 
 void peer_session_free(struct peer_conn *c)
 {
-        if (!c->is_outbound && !c->is_hello_done)
-                c->owner->n_pending--;
+        if (!c->is_hello_done)
+                peer_session_handshake_over(c);
         LIST_REMOVE(c, link);
         peer_conn_free(c);
 }
@@ -225,8 +238,7 @@ static void session_up(struct peer_conn *c, struct peer *p)
 
         if (p->dialing == c)
                 p->dialing = NULL;
-        if (!c->is_outbound)
-                c->owner->n_pending--;
+        peer_session_handshake_over(c);
         c->is_hello_done = true;
         peer_conn_clear_deadline(c);
         p->conn = c;

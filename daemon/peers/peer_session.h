@@ -17,6 +17,14 @@
  * it learned of the other one arrives, instead of being lost with it. */
 #define RETIRE_GRACE_SEC    5
 #define MAX_PENDING_INBOUND 64
+/* Dials in their handshake at once: a node that finds 63 peers at start does not begin 63 TLS
+ * handshakes in one turn of the loop, each one's deadline running while the others take the CPU;
+ * the rest are dialled at the next ticks. */
+#define MAX_DIALING 16
+/* A peer whose node id is lower than this node's is left this many heartbeats (at least a second)
+ * to dial first: the connection the lower id starts is the one both keep, so this node's own dial
+ * would be a handshake thrown away. Past it this node dials too (the other may not know it). */
+#define DIAL_DEFER_HEARTBEATS 3
 
 /* A connection on fd (taken over) of the table, for p when dialling; NULL without memory. */
 struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, struct peer *p);

@@ -40,6 +40,10 @@ void peer_set_state(struct peer *p, enum peer_state state)
                 return;
         p->state = state;
         p->since = time(NULL);
+        if (state != PEER_UP) {
+                p->is_slow = false;
+                p->silent_usec = 0;
+        }
 }
 
 struct peer *peer_find_by_id(struct peers *ps, const char *node_id)

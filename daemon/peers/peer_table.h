@@ -70,6 +70,11 @@ struct peer {
         bool is_mtu_mismatch;
         char last_error[1024];
         uint64_t n_send_dropped; /* messages dropped: too much waited to be sent to it */
+        /* Up, but nothing came from it for two heartbeats or more (its host still acknowledges
+         * what is sent there, or the timeout has not passed yet): a node stopped or starved of
+         * CPU, not one gone. */
+        bool is_slow;
+        uint64_t silent_usec; /* at the last tick, while up */
         time_t send_drop_logged;
 };
 
@@ -98,11 +103,13 @@ struct peers {
         void *tick_hook_userdata;
         uint64_t heartbeat_usec;
         uint64_t timeout_usec;
+        uint64_t handshakes;     /* TLS handshakes begun, both ways, since start */
         unsigned max_learned;    /* entries known only from their inbound hello ([peers] max_learned) */
         time_t forget_after_sec; /* such an entry down this long is dropped ([peers] forget_after) */
         LIST_HEAD(, peer) peers;
         LIST_HEAD(, peer_conn) conns;
-        unsigned n_pending;
+        unsigned n_pending; /* inbound connections before their hello */
+        unsigned n_dialing; /* outbound ones */
         struct peers_handler {
                 char prefix[32]; /* "" marks a free slot */
                 peers_message_fn fn;

@@ -24,6 +24,63 @@
 #include "peer_table.h"
 #include "peer_tls.h"
 
+/* A node whose sparkd is stopped or starved of CPU for a few seconds (a job pinning every core,
+ * a debugger, SIGSTOP) still has a kernel that acknowledges what is sent to it: it is slow, not
+ * gone, and a redial would only add a TLS handshake to the load that made it slow. It is closed
+ * once silent for this many timeouts, or at the timeout when its host stops acknowledging. */
+#define PEER_SLOW_LIMIT_TIMEOUTS 10
+
+static void peer_set_slow(struct peer *p, bool is_slow, uint64_t silent_usec)
+{
+        if (p->is_slow == is_slow)
+                return;
+        p->is_slow = is_slow;
+        if (is_slow)
+                log_notice("peer %s is slow: nothing from it for %.1f s, though its host acknowledges "
+                           "what is sent there",
+                           p->name[0] ? p->name : p->node_id, (double)silent_usec / 1e6);
+        else
+                log_info("peer %s answers again", p->name[0] ? p->name : p->node_id);
+}
+
+/* Closes c when its peer is gone; false then. A silent peer whose host still acknowledges is
+ * marked slow until PEER_SLOW_LIMIT_TIMEOUTS timeouts. */
+static bool conn_check_silence(struct peers *ps, struct peer_conn *c, uint64_t now)
+{
+        uint64_t silent = now - c->last_rx_usec;
+        struct peer *p = c->peer && c->peer->conn == c ? c->peer : NULL;
+        bool acks;
+        char why[128];
+
+        if (p) {
+                p->silent_usec = silent;
+                if (silent <= 2 * ps->heartbeat_usec)
+                        peer_set_slow(p, false, silent);
+        }
+        if (silent <= ps->timeout_usec) {
+                if (p && silent > 2 * ps->heartbeat_usec && peer_conn_host_acks(c, 2 * ps->heartbeat_usec))
+                        peer_set_slow(p, true, silent);
+                return true;
+        }
+        acks = peer_conn_host_acks(c, 2 * ps->heartbeat_usec);
+        if (acks && p && silent <= PEER_SLOW_LIMIT_TIMEOUTS * ps->timeout_usec) {
+                peer_set_slow(p, true, silent);
+                return true;
+        }
+        if (acks)
+                snprintf(why, sizeof(why), "no heartbeat for %llu s, though its host acknowledged",
+                         (unsigned long long)(silent / 1000000));
+        else
+                snprintf(why, sizeof(why), "no heartbeat for %llu s",
+                         (unsigned long long)(ps->timeout_usec / 1000000));
+        if (p)
+                p->is_slow = false;
+        /* The caller's next connection may be freed by a duplicate cleanup only through
+         * peer_session_close(c). */
+        peer_session_close(c, why);
+        return false;
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *userdata)
 {
         struct peers *ps = userdata;
@@ -36,15 +93,8 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
                 next = LIST_NEXT(c, link);
                 if (!c->is_hello_done)
                         continue;
-                if (now - c->last_rx_usec > ps->timeout_usec) {
-                        char why[96];
-
-                        snprintf(why, sizeof(why), "no heartbeat for %llu s",
-                                 (unsigned long long)(ps->timeout_usec / 1000000));
-                        /* next may be freed by a duplicate cleanup only through peer_session_close(c). */
-                        peer_session_close(c, why);
+                if (!conn_check_silence(ps, c, now))
                         continue;
-                }
                 peer_session_send_heartbeat(c);
         }
         if (ps->tick_hook)

@@ -21,6 +21,10 @@ static json_object *peer_to_json(const struct peer *p)
         json_object_object_add(o, "state",
                                json_object_new_string(p->is_self ? "self" : peer_state_to_string(p->state)));
         json_object_object_add(o, "since", json_object_new_string(since));
+        json_object_object_add(o, "slow", json_object_new_boolean(p->state == PEER_UP && p->is_slow));
+        json_object_object_add(o, "silent_ms",
+                               p->state == PEER_UP ? json_object_new_int64((int64_t)(p->silent_usec / 1000))
+                                                   : NULL);
         json_object_object_add(o, "static", p->static_spec ? json_object_new_string(p->static_spec) : NULL);
         json_object_object_add(o, "discovered", json_object_new_boolean(p->is_discovered));
         json_object_object_add(o, "addresses", addrs);
@@ -62,6 +66,7 @@ json_object *peers_to_json(struct peers *ps)
         json_object_object_add(o, "peering", json_object_new_boolean(ps->tls && ps->listener));
         json_object_object_add(o, "key_id", ps->tls ? json_object_new_string(ps->key_id) : NULL);
         json_object_object_add(o, "port", json_object_new_int(ps->port));
+        json_object_object_add(o, "handshakes", json_object_new_int64((int64_t)ps->handshakes));
         json_object_object_add(o, "off_reason",
                                ps->tls && ps->listener ? NULL
                                : ps->off_reason[0]     ? json_object_new_string(ps->off_reason)

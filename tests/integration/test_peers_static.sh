@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Two nodes on one cable with [peers] static and mDNS off: they come up over TLS with the cluster
 # key, each through the right local port; a node with another key is rejected on both sides and
-# nothing is learned from it; junk on the peer port leaves the daemon serving; a peer that stops
-# is taken down by the heartbeat and comes back when it returns. sparkc's bash completion offers
+# nothing is learned from it; junk on the peer port leaves the daemon serving; a peer whose sparkd
+# stops is slow, not down; one whose host stops answering is taken down by the heartbeat and comes
+# back when it returns. sparkc's bash completion offers
 # the peer's name.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
@@ -70,11 +71,29 @@ wait_peer_state a b up 3 || fail "b no longer up on a after the junk"
 rejects=$(grep -c "event=peer-rejected" "$(log_of a)")
 [ "$rejects" -le 6 ] || fail "$rejects peer-rejected lines for one burst of junk: not rate limited"
 
-step "a peer that stops is taken down by the heartbeat, and comes back"
+step "a peer whose sparkd stops (its host still acknowledging) is slow, not down, and nothing redials"
+# c, stopped, would be redialled: a's handshakes then count b's alone.
+peer_conf a fa 10.99.0.2
+sparkc_of a reload >/dev/null
+handshakes_before=$(sparkc_of a --json peers | python3 -c 'import json,sys; print(json.load(sys.stdin)["handshakes"])')
 kill -STOP "$(pid_of b)"
-wait_peer_state a b down 5 || fail "b not down on a after it stopped answering"
-grep -q "event=peer-down peer=b" "$(log_of a)" || fail "no peer-down event"
+slow_long() { [ "$(peer_field a b 'p["state"] == "up" and p["slow"] and p["silent_ms"] > 3000')" = True ]; }
+wait_until 8 slow_long || fail "b not slow for 3 s (twice the timeout) on a: $(sparkc_of a --json peers)"
+assert_contains "$(sparkc_of a peers)" "slow" "a's peers table while b is stopped"
+grep -q "peer b is slow" "$(log_of a)" || fail "no line saying b is slow"
+if grep -q "event=peer-down peer=b" "$(log_of a)"; then fail "b went down on a while only stopped"; fi
+assert_eq "$(sparkc_of a metrics | grep '^sparkd_peer_slow{peer="b"}')" 'sparkd_peer_slow{peer="b"} 1' "metric"
 kill -CONT "$(pid_of b)"
+answers_again() { [ "$(peer_field a b 'p["state"] == "up" and not p["slow"]')" = True ]; }
+wait_until 5 answers_again || fail "b still slow on a after it went on: $(sparkc_of a --json peers)"
+handshakes_after=$(sparkc_of a --json peers | python3 -c 'import json,sys; print(json.load(sys.stdin)["handshakes"])')
+assert_eq "$handshakes_after" "$handshakes_before" "a's handshakes across b's stop"
+
+step "a peer whose host stops acknowledging is taken down by the heartbeat, and comes back"
+ip -n "$b" link set fb down
+wait_peer_state a b down 5 || fail "b not down on a after its port went down: $(sparkc_of a --json peers)"
+grep -q "event=peer-down peer=b" "$(log_of a)" || fail "no peer-down event"
+ip -n "$b" link set fb up
 wait_peer_state a b up 10 || fail "b not back up on a"
 wait_peer_state b a up 10 || fail "a not back up on b"
 sparkd_stop a
