@@ -14,7 +14,7 @@
 #include "common/file_read.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
-#include "launcher_export.h"
+#include "launcher_check.h"
 
 #define MAX_FILE_BYTES (64 * 1024)
 

@@ -1,7 +1,7 @@
 /* The gate: a launcher's file compared with what the plan makes of it, each difference named
- * with its fix (launcher_export.h). Both are read by one small reader of the two formats: keys
+ * with its fix (common/launcher_export.h). Both are read by one small reader of the two formats: keys
  * and their values, sparkrun's hosts list joined by ','. */
-#include "launcher_export.h"
+#include "launcher_check.h"
 
 #include <errno.h>
 #include <stdlib.h>

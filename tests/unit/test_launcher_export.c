@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/launcher_export.h"
+#include "client/launcher_check.h"
+#include "common/launcher_export.h"
 #include "common/text_escape.h"
 #include "golden.h"
 #include "test.h"

@@ -5,13 +5,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/macro.h"
-#include "common/text_escape.h"
+#include "macro.h"
+#include "text_escape.h"
 
 #define REFUSE(...) (snprintf(why, size, __VA_ARGS__), -EINVAL)
-
-/* sparkrun's rules for a cluster name, and the transfer interfaces it takes. */
-#define SPARKRUN_NAME_MAX 64
 
 int launcher_format_from_string(const char *s, enum launcher_format *out)
 {
@@ -207,10 +204,10 @@ static int sparkrun_topology(const struct launcher_plan *p, const char **topolog
                       p->shape[0] ? p->shape : "not known (no fabric, or no neighbours seen yet)");
 }
 
-static bool is_sparkrun_name(const char *s)
+bool launcher_sparkrun_name_ok(const char *s)
 {
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')) ||
-            strlen(s) > SPARKRUN_NAME_MAX)
+            strlen(s) > LAUNCHER_SPARKRUN_NAME_MAX)
                 return false;
         for (; *s; s++)
                 if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
@@ -226,10 +223,10 @@ int launcher_write_sparkrun(FILE *out, const struct launcher_plan *p, const char
         char description[64];
         int r;
 
-        if (!is_sparkrun_name(name))
+        if (!launcher_sparkrun_name_ok(name))
                 return REFUSE("sparkrun takes a cluster name of letters, digits, '_' and '-', a letter or "
                               "digit first, at most %d, not \"%.64s\"",
-                              SPARKRUN_NAME_MAX, name);
+                              LAUNCHER_SPARKRUN_NAME_MAX, name);
         if ((r = need_plan(p, why, size)) < 0 || (r = sparkrun_topology(p, &topology, why, size)) < 0)
                 return r;
         snprintf(description, sizeof(description), "sparkd job plan %s", p->digest);

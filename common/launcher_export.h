@@ -1,7 +1,8 @@
 /*
- * The job plan in the files the launchers read (sparkc export), and the gate that compares such
- * a file with the plan (sparkc env --check --for sparkrun|svd FILE). Pure: the daemon's replies
- * in, text out, so the golden tests render exactly what sparkc writes.
+ * The job plan in the files the launchers read: what sparkc export writes, what sparkd keeps
+ * current ([export] directory) and what the gate (sparkc env --check --for sparkrun|svd FILE)
+ * compares a file with. Pure: the plan (job-nodes) and this node's env (env --for torchrun) in,
+ * text out, so sparkc and sparkd write the same bytes and the golden tests render exactly them.
  *
  * The formats, as the launchers' own readers take them:
  * - sparkrun (~/.config/sparkrun/clusters/NAME.yaml, read with yaml.safe_load): name (letters,
@@ -22,6 +23,8 @@
 
 #define LAUNCHER_MAX_NODES     64
 #define LAUNCHER_MAX_VARIABLES 64
+/* sparkrun's cluster names: letters, digits, '_' and '-', a letter or digit first. */
+#define LAUNCHER_SPARKRUN_NAME_MAX 64
 
 enum launcher_format { LAUNCHER_SPARKRUN, LAUNCHER_SVD };
 
@@ -45,6 +48,7 @@ struct launcher_plan {
         int self_rank; /* -1: this node is no member */
 };
 
+bool launcher_sparkrun_name_ok(const char *s);
 int launcher_format_from_string(const char *s, enum launcher_format *out);
 /* Reads and checks the replies; env may be NULL (no fabric). -EINVAL with why. */
 int launcher_plan_read(json_object *plan, json_object *env, struct launcher_plan *p, char *why, size_t size);
@@ -52,7 +56,3 @@ int launcher_plan_read(json_object *plan, json_object *env, struct launcher_plan
 int launcher_write_sparkrun(FILE *out, const struct launcher_plan *p, const char *name, char *why,
                             size_t size);
 int launcher_write_svd(FILE *out, const struct launcher_plan *p, char *why, size_t size);
-/* Writes each difference between text (the file at path) and what the plan makes, with its fix;
- * returns how many, or -EINVAL with the reason written when the plan has no file to compare. */
-int launcher_check(FILE *report, enum launcher_format format, const char *text, const char *path,
-                   const struct launcher_plan *p);
