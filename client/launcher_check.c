@@ -197,7 +197,7 @@ static int compare_members(FILE *out, const char *path, const char *key, const s
         }
         if (n == 0 && strcmp(have->value, want) != 0) {
                 fprintf(out,
-                        "%s:%d: %s is in another order than the plan's ranks (%s, the head first): the "
+                        "%s:%d: %s is in another order than the plan's (%s): the "
                         "head or a rank moved; fix: %s\n",
                         path, have->line, key, want, fix);
                 n++;
@@ -232,7 +232,7 @@ static int compare(FILE *out, const char *path, enum launcher_format format, str
                                 put(out, other->name);
                                 fputs("'s, copied to this node", out);
                         } else if (strcmp(w->key, "topology") == 0 || strcmp(w->key, "ETH_IF") == 0 ||
-                                   strcmp(w->key, "IB_IF") == 0)
+                                   strcmp(w->key, "IB_IF") == 0 || strcmp(w->key, "CLUSTER_LINKS") == 0)
                                 fputs("the cabling changed (a cable moved, a port went down)", out);
                         else if (strcmp(w->key, "description") == 0)
                                 fputs("the file was written from another plan", out);

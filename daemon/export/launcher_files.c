@@ -116,7 +116,7 @@ static void write_one(struct launcher_files *w, const struct launcher_plan *p, e
 static void write_files(struct launcher_files *w)
 {
         _cleanup_free_ struct launcher_plan *p = NULL;
-        json_object *plan = NULL, *env = NULL;
+        json_object *plan = NULL, *env = NULL, *map = NULL;
         char why[512];
         const char *plan_why = NULL;
         int r;
@@ -130,11 +130,14 @@ static void write_files(struct launcher_files *w)
                 return;
         }
         p = calloc(1, sizeof(*p));
-        if (!p || fabric_api_job_files_input(w->fabric, &plan, &env) < 0)
+        if (!p || fabric_api_job_files_input(w->fabric, &plan, &env, &map) < 0)
                 return;
         r = launcher_plan_read(plan, env, p, why, sizeof(why));
+        if (r == 0)
+                r = launcher_plan_read_map(map, p, why, sizeof(why));
         json_object_put(plan);
         json_object_put(env);
+        json_object_put(map);
         if (r < 0)
                 plan_why = why;
         write_one(w, p, LAUNCHER_SPARKRUN, plan_why);

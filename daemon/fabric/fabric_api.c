@@ -155,7 +155,8 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         return 0;
 }
 
-int fabric_api_job_files_input(const struct fabric_api_context *ctx, json_object **plan, json_object **env)
+int fabric_api_job_files_input(const struct fabric_api_context *ctx, json_object **plan, json_object **env,
+                               json_object **map)
 {
         struct fabric_facts f;
         int r;
@@ -167,10 +168,12 @@ int fabric_api_job_files_input(const struct fabric_api_context *ctx, json_object
         gid_watch_env_served(ctx->gid_watch);
         *plan = job_api_plan(ctx, &f);
         *env = env_of(ctx, &f, ENV_MODE_AUTO, "torchrun");
+        *map = json_object_get(f.topology);
         fabric_facts_free(&f);
         if (!*plan || !*env) {
                 json_object_put(*plan);
                 json_object_put(*env);
+                json_object_put(*map);
                 return -ENOMEM;
         }
         return 0;
