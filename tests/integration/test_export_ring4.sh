@@ -13,13 +13,13 @@
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
 . "$TESTS_DIR/lib_cluster.sh"
+. "$TESTS_DIR/lib_export.sh"
 
-dir_of() { echo "$TEST_TMP/$1.export"; }
-for i in 1 2 3 4; do CL_EXTRA[spark$i]=$(printf '[export]\ndirectory = %s' "$(dir_of "spark$i")"); done
+export_config spark1 spark2 spark3 spark4
 
 # kept NODE: NODE's kept .env is what export svd writes there now.
 kept() {
-        sparkc_of "$1" export svd --output "$TEST_TMP/want-$1.env" >/dev/null && cmp -s "$TEST_TMP/want-$1.env" "$(dir_of "$1")/svd.env"
+        sparkc_of "$1" export svd --output "$TEST_TMP/want-$1.env" >/dev/null && cmp -s "$TEST_TMP/want-$1.env" "$(export_dir "$1")/svd.env"
 }
 
 step "a ring of four: no sparkrun file, refused saying why"
@@ -37,11 +37,11 @@ echo "$err"
 
 step "each node's .env: the ring from this node, every cable's twins in CLUSTER_LINKS"
 for i in 1 2 3 4; do
-        cluster_wait 30 kept "spark$i" || fail "spark$i's kept .env: $(cat "$(dir_of "spark$i")/svd.env" 2>&1)"
-        [ ! -e "$(dir_of "spark$i")/sparkd.yaml" ] || fail "spark$i keeps a sparkrun file for a ring of four"
-        sparkc_of "spark$i" env --check --for svd "$(dir_of "spark$i")/svd.env" || fail "the gate fails spark$i's .env"
+        cluster_wait 30 kept "spark$i" || fail "spark$i's kept .env: $(cat "$(export_dir "spark$i")/svd.env" 2>&1)"
+        [ ! -e "$(export_dir "spark$i")/sparkd.yaml" ] || fail "spark$i keeps a sparkrun file for a ring of four"
+        sparkc_of "spark$i" env --check --for svd "$(export_dir "spark$i")/svd.env" || fail "the gate fails spark$i's .env"
 done
-cat "$(dir_of spark1)/svd.env"
+cat "$(export_dir spark1)/svd.env"
 # The harness cables node i's port 0 to node i+1's port 1, cable i's twins on 10.10.i.0/24 and
 # 10.11.i.0/24 (.1 at node i); the management LAN has node i at 192.168.1.i.
 python3 - "$TEST_TMP" <<'PY' || fail "the .env files are not the ring as laid"
@@ -71,18 +71,18 @@ PY
 
 step "another node's .env copied: exit 2, naming the node it came from"
 set +e
-out=$(sparkc_of spark2 env --check --for svd "$(dir_of spark3)/svd.env")
+out=$(sparkc_of spark2 env --check --for svd "$(export_dir spark3)/svd.env")
 rc=$?
 set -e
 echo "$out"
 assert_eq "$rc" 2 "the gate's exit on spark3's .env on spark2"
 assert_contains "$out" "this .env is spark3's, copied to this node" "the gate names the copy"
-cp "$(dir_of spark1)/svd.env" "$TEST_TMP/old.env"
+cp "$(export_dir spark1)/svd.env" "$TEST_TMP/old.env"
 
 step "spark4 stopped: no ring, no node keeps a .env, the gate says why"
 sparkd_stop spark4
-gone() { for i in 1 2 3; do [ ! -e "$(dir_of "spark$i")/svd.env" ] || return 1; done; }
-cluster_wait 30 gone || fail "a kept .env outlived the ring: $(ls "$(dir_of spark1)")"
+gone() { for i in 1 2 3; do [ ! -e "$(export_dir "spark$i")/svd.env" ] || return 1; done; }
+cluster_wait 30 gone || fail "a kept .env outlived the ring: $(ls "$(export_dir spark1)")"
 grep 'export: no svd file' "$(log_of spark1)" | tail -1
 set +e
 out=$(sparkc_of spark1 env --check --for svd "$TEST_TMP/old.env")
