@@ -310,7 +310,7 @@ static void cables_moved(json_object *map)
 static void check_links(const char *env, const char *nodes, size_t want_links)
 {
         char links[4096], list[256], *s;
-        const char *nodev[8];
+        const char *nodev[16];
         size_t n = 0;
         json_object *j;
 
@@ -323,7 +323,7 @@ static void check_links(const char *env, const char *nodes, size_t want_links)
         CHECK(j && json_object_is_type(j, json_type_array));
         CHECK(json_object_array_length(j) == want_links);
         snprintf(list, sizeof(list), "%s", nodes);
-        for (char *t = strtok(list, ","); t && n < 8; t = strtok(NULL, ","))
+        for (char *t = strtok(list, ","); t && n < 16; t = strtok(NULL, ","))
                 nodev[n++] = t;
         for (size_t i = 0; i < json_object_array_length(j); i++) {
                 json_object *l = json_object_array_get_idx(j, i);
@@ -407,6 +407,112 @@ static void test_svd_ring(void)
         CHECK(read_plan_map("ring4", NULL, unaddressed_cable, p) == 0);
         env = render(p, LAUNCHER_SVD, NULL);
         CHECK(strstr(env, "refused: spark1 has 0 neighbours over cables with an IPv4 address") != NULL);
+        free(env);
+        free(p);
+}
+
+static int gate(enum launcher_format format, const char *text, const struct launcher_plan *p,
+                const char *want);
+
+/* A ring of n built here (cabled in name order, node i's port 0 to node i+1's port 1, each
+ * cable's twins on 10.1T.I.0/24), seen from node self: the plan, env and map as sparkd gives
+ * them. */
+static int read_ring(int n, int self, struct launcher_plan *p)
+{
+        json_object *plan = load("ring4", "plan.json"), *env = load("ring4", "env.json");
+        json_object *nodes = json_object_new_array(), *map = json_object_new_object();
+        json_object *map_nodes = json_object_new_array(), *links = json_object_new_array();
+        char why[512];
+        int r;
+
+        for (int i = 0; i < n; i++) {
+                json_object *node = json_object_new_object(), *m = json_object_new_object(),
+                            *ports = json_object_new_array();
+                char id[40], name[16], addr[16];
+
+                snprintf(id, sizeof(id), "%032d", i + 1);
+                snprintf(name, sizeof(name), "spark%02d", i + 1);
+                snprintf(addr, sizeof(addr), "192.168.1.%d", i + 1);
+                json_object_object_add(node, "name", json_object_new_string(name));
+                json_object_object_add(node, "node_id", json_object_new_string(id));
+                json_object_object_add(node, "address", json_object_new_string(addr));
+                json_object_object_add(node, "ifname", json_object_new_string("enP7s7"));
+                json_object_object_add(node, "self", json_object_new_boolean(i == self));
+                json_object_array_add(nodes, node);
+                for (int port = 0; port < 2; port++)
+                        for (int t = 0; t < 2; t++) {
+                                json_object *po = json_object_new_object(), *a = json_object_new_array();
+                                char netdev[20], ip[24];
+                                int cable = port == 0 ? i + 1 : (i + n - 1) % n + 1;
+
+                                snprintf(netdev, sizeof(netdev), t ? "enP2p1s0f%dnp%d" : "enp1s0f%dnp%d",
+                                         port, port);
+                                snprintf(ip, sizeof(ip), "10.%d.%d.%d/24", 10 + t, cable, port == 0 ? 1 : 2);
+                                json_object_array_add(a, json_object_new_string(ip));
+                                json_object_object_add(po, "netdev", json_object_new_string(netdev));
+                                json_object_object_add(po, "addresses", a);
+                                json_object_array_add(ports, po);
+                        }
+                json_object_object_add(m, "node_id", json_object_new_string(id));
+                json_object_object_add(m, "ports", ports);
+                json_object_array_add(map_nodes, m);
+        }
+        for (int i = 0; i < n; i++) {
+                json_object *l = json_object_new_object(), *a = json_object_new_object(),
+                            *b = json_object_new_object(), *twins = json_object_new_array();
+                char ida[40], idb[40];
+
+                snprintf(ida, sizeof(ida), "%032d", i + 1);
+                snprintf(idb, sizeof(idb), "%032d", (i + 1) % n + 1);
+                json_object_object_add(a, "node_id", json_object_new_string(ida));
+                json_object_object_add(b, "node_id", json_object_new_string(idb));
+                json_object_object_add(l, "a", a);
+                json_object_object_add(l, "b", b);
+                for (int t = 0; t < 2; t++) {
+                        json_object *tw = json_object_new_object();
+
+                        json_object_object_add(tw, "a",
+                                               json_object_new_string(t ? "enP2p1s0f0np0" : "enp1s0f0np0"));
+                        json_object_object_add(tw, "b",
+                                               json_object_new_string(t ? "enP2p1s0f1np1" : "enp1s0f1np1"));
+                        json_object_array_add(twins, tw);
+                }
+                json_object_object_add(l, "twin_subnets", twins);
+                json_object_array_add(links, l);
+        }
+        json_object_object_add(map, "nodes", map_nodes);
+        json_object_object_add(map, "links", links);
+        json_object_object_add(plan, "nodes", nodes);
+        json_object_object_add(json_object_object_get(env, "topology"), "nodes", json_object_new_int(n));
+        r = launcher_plan_read(plan, env, p, why, sizeof(why));
+        if (r == 0)
+                r = launcher_plan_read_map(map, p, why, sizeof(why));
+        json_object_put(plan);
+        json_object_put(env);
+        json_object_put(map);
+        return r;
+}
+
+/* A ring of ten: its CLUSTER_LINKS line is over a kilobyte, and the gate still reads it whole. */
+static void test_svd_ring10(void)
+{
+        struct launcher_plan *p = calloc(1, sizeof(*p));
+        char *env, *edited, nodes[256], *at;
+
+        CHECK(read_ring(10, 2, p) == 0);
+        env = render(p, LAUNCHER_SVD, NULL);
+        value_of(env, "CLUSTER_NODES=", nodes, sizeof(nodes));
+        CHECK_STREQ(nodes, "192.168.1.3,192.168.1.4,192.168.1.5,192.168.1.6,192.168.1.7,192.168.1.8,"
+                           "192.168.1.9,192.168.1.10,192.168.1.1,192.168.1.2");
+        check_links(env, nodes, 20);
+        CHECK(strcspn(strstr(env, "CLUSTER_LINKS="), "\n") > 1100);
+        CHECK(gate(LAUNCHER_SVD, env, p, "matches the plan") == 0);
+        /* the last twin's address changed, past the first kilobyte of the line */
+        edited = strdup(env);
+        CHECK(edited && (at = strstr(edited, "\"10.11.10.2\"")) != NULL);
+        memcpy(at, "\"10.11.10.9\"", 12);
+        CHECK(gate(LAUNCHER_SVD, edited, p, "CLUSTER_LINKS is") == 1);
+        free(edited);
         free(env);
         free(p);
 }
@@ -513,6 +619,7 @@ int main(void)
         RUN(test_sparkrun_rules);
         RUN(test_svd_rules);
         RUN(test_svd_ring);
+        RUN(test_svd_ring10);
         RUN(test_yaml_quote);
         RUN(test_gate);
         return test_result();
