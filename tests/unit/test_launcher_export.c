@@ -428,7 +428,7 @@ static int read_ring(int n, int self, struct launcher_plan *p)
         for (int i = 0; i < n; i++) {
                 json_object *node = json_object_new_object(), *m = json_object_new_object(),
                             *ports = json_object_new_array();
-                char id[40], name[16], addr[16];
+                char id[48], name[24], addr[24];
 
                 snprintf(id, sizeof(id), "%032d", i + 1);
                 snprintf(name, sizeof(name), "spark%02d", i + 1);
@@ -460,7 +460,7 @@ static int read_ring(int n, int self, struct launcher_plan *p)
         for (int i = 0; i < n; i++) {
                 json_object *l = json_object_new_object(), *a = json_object_new_object(),
                             *b = json_object_new_object(), *twins = json_object_new_array();
-                char ida[40], idb[40];
+                char ida[48], idb[48];
 
                 snprintf(ida, sizeof(ida), "%032d", i + 1);
                 snprintf(idb, sizeof(idb), "%032d", (i + 1) % n + 1);
