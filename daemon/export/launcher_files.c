@@ -127,7 +127,8 @@ static void write_files(struct launcher_files *w)
 
         if (!w->directory)
                 return;
-        if (mkdir(w->directory, 0755) < 0 && errno != EEXIST) {
+        /* Made readable to the launchers' users whatever the umask (the unit's is 0027). */
+        if (mkdir(w->directory, 0755) == 0 ? chmod(w->directory, 0755) < 0 : errno != EEXIST) {
                 if (!w->files[0].is_failed)
                         log_warning("export: cannot make %s: %m", w->directory);
                 w->files[0].is_failed = w->files[1].is_failed = true;
