@@ -14,7 +14,7 @@
 #include "common/file_read.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
-#include "launcher_export.h"
+#include "launcher_check.h"
 
 #define MAX_FILE_BYTES (64 * 1024)
 
@@ -32,7 +32,7 @@ const struct command_options export_options = {
 /* The plan and this node's variables for it, from the daemon. */
 static int fetch_plan(const struct client_options *o, struct launcher_plan *p)
 {
-        struct jsonrpc_response plan, env;
+        struct jsonrpc_response plan, env, map;
         json_object *params = json_object_new_object();
         char why[512];
         int r;
@@ -50,10 +50,15 @@ static int fetch_plan(const struct client_options *o, struct launcher_plan *p)
                 return r;
         }
         r = launcher_plan_read(plan.result, env.result, p, why, sizeof(why));
-        if (r < 0)
-                fprintf(stderr, "sparkc: the daemon's plan: %s\n", why);
         jsonrpc_response_done(&plan);
         jsonrpc_response_done(&env);
+        /* The cabling map: each cable's addresses, for CLUSTER_LINKS on a ring. */
+        if (r == 0 && client_call(o, "topology", NULL, &map) == 0) {
+                r = launcher_plan_read_map(map.result, p, why, sizeof(why));
+                jsonrpc_response_done(&map);
+        }
+        if (r < 0)
+                fprintf(stderr, "sparkc: the daemon's plan: %s\n", why);
         return r;
 }
 

@@ -1,7 +1,7 @@
 /* The gate: a launcher's file compared with what the plan makes of it, each difference named
- * with its fix (launcher_export.h). Both are read by one small reader of the two formats: keys
+ * with its fix (common/launcher_export.h). Both are read by one small reader of the two formats: keys
  * and their values, sparkrun's hosts list joined by ','. */
-#include "launcher_export.h"
+#include "launcher_check.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +12,8 @@
 #define MAX_KEYS 128
 
 struct entry {
-        char key[80], value[1100];
+        char key[80];
+        char *value; /* as long as the line: CLUSTER_LINKS of a large ring is kilobytes */
         int line;
 };
 
@@ -73,44 +74,68 @@ static void unquote(const char *s, size_t len, bool yaml, char *out, size_t size
         out[n] = '\0';
 }
 
-static void add(struct entries *e, const char *key, size_t key_len, const char *value, int line)
+static void entries_free(struct entries *e)
+{
+        for (size_t i = 0; e && i < e->n; i++)
+                free(e->v[i].value);
+        free(e);
+}
+
+static int add(struct entries *e, const char *key, size_t key_len, const char *value, int line)
 {
         struct entry *x = NULL;
+        char *copy;
 
         for (size_t i = 0; i < e->n; i++) /* the last one wins, as for both readers */
                 if (strlen(e->v[i].key) == key_len && strncmp(e->v[i].key, key, key_len) == 0)
                         x = &e->v[i];
         if (!x && e->n == MAX_KEYS)
-                return;
+                return 0;
+        copy = strdup(value);
+        if (!copy)
+                return -ENOMEM;
         if (!x)
                 x = &e->v[e->n++];
+        free(x->value);
+        x->value = copy;
         snprintf(x->key, sizeof(x->key), "%.*s", (int)key_len, key);
-        snprintf(x->value, sizeof(x->value), "%s", value);
         x->line = line;
+        return 0;
 }
 
-static void parse(const char *text, enum launcher_format format, struct entries *e)
+/* item appended to sparkrun's hosts, joined by ','. */
+static int add_host(struct entry *h, const char *item)
+{
+        size_t n = strlen(h->value);
+        char *more = realloc(h->value, n + strlen(item) + 2);
+
+        if (!more)
+                return -ENOMEM;
+        h->value = more;
+        snprintf(more + n, strlen(item) + 2, "%s%s", n ? "," : "", item);
+        return 0;
+}
+
+static int parse(const char *text, enum launcher_format format, struct entries *e)
 {
         bool in_hosts = false;
-        int line = 0;
+        int line = 0, r = 0;
 
-        e->n = 0;
-        for (const char *s = text; *s;) {
+        for (const char *s = text; *s && r == 0;) {
                 size_t len = strcspn(s, "\n"), key;
-                char value[1024];
+                _cleanup_free_ char *value = malloc(len + 1);
 
+                if (!value)
+                        return -ENOMEM;
                 line++;
                 if (format == LAUNCHER_SPARKRUN && in_hosts && len >= 2 && strspn(s, " ") < len &&
                     s[strspn(s, " ")] == '-') {
                         struct entry *h = find(e, "hosts");
                         size_t at = strspn(s, " ") + 1;
 
-                        unquote(s + at, len - at, true, value, sizeof(value));
-                        if (h && strlen(h->value) + strlen(value) + 2 < sizeof(h->value)) {
-                                if (h->value[0])
-                                        strcat(h->value, ",");
-                                strcat(h->value, value);
-                        }
+                        unquote(s + at, len - at, true, value, len + 1);
+                        if (h)
+                                r = add_host(h, value);
                 } else if (len && *s != '#' && *s != ' ') {
                         const char *sep = format == LAUNCHER_SPARKRUN ? ":" : "=";
 
@@ -120,8 +145,8 @@ static void parse(const char *text, enum launcher_format format, struct entries 
                         in_hosts = false;
                         if (key < len) {
                                 unquote(s + key + 1, len - key - 1, format == LAUNCHER_SPARKRUN, value,
-                                        sizeof(value));
-                                add(e, s, key, value, line);
+                                        len + 1);
+                                r = add(e, s, key, value, line);
                                 in_hosts = format == LAUNCHER_SPARKRUN && key == 5 &&
                                            strncmp(s, "hosts", 5) == 0;
                         }
@@ -130,6 +155,7 @@ static void parse(const char *text, enum launcher_format format, struct entries 
                 if (*s == '\n')
                         s++;
         }
+        return r;
 }
 
 /* Text from a file or another node, to the terminal: control bytes as '?'. */
@@ -197,7 +223,7 @@ static int compare_members(FILE *out, const char *path, const char *key, const s
         }
         if (n == 0 && strcmp(have->value, want) != 0) {
                 fprintf(out,
-                        "%s:%d: %s is in another order than the plan's ranks (%s, the head first): the "
+                        "%s:%d: %s is in another order than the plan's (%s): the "
                         "head or a rank moved; fix: %s\n",
                         path, have->line, key, want, fix);
                 n++;
@@ -232,7 +258,7 @@ static int compare(FILE *out, const char *path, enum launcher_format format, str
                                 put(out, other->name);
                                 fputs("'s, copied to this node", out);
                         } else if (strcmp(w->key, "topology") == 0 || strcmp(w->key, "ETH_IF") == 0 ||
-                                   strcmp(w->key, "IB_IF") == 0)
+                                   strcmp(w->key, "IB_IF") == 0 || strcmp(w->key, "CLUSTER_LINKS") == 0)
                                 fputs("the cabling changed (a cable moved, a port went down)", out);
                         else if (strcmp(w->key, "description") == 0)
                                 fputs("the file was written from another plan", out);
@@ -253,19 +279,17 @@ static int compare(FILE *out, const char *path, enum launcher_format format, str
         return n;
 }
 
-int launcher_check(FILE *report, enum launcher_format format, const char *text, const char *path,
-                   const struct launcher_plan *p)
+static int check_with(FILE *report, enum launcher_format format, const char *text, const char *path,
+                      const struct launcher_plan *p, struct entries *have, struct entries *want)
 {
-        _cleanup_free_ struct entries *have = calloc(1, sizeof(*have)), *want = calloc(1, sizeof(*want));
         _cleanup_free_ char *expected = NULL;
         size_t size = 0;
         char why[512];
         FILE *f;
         int r;
 
-        if (!have || !want)
+        if (parse(text, format, have) < 0)
                 return -ENOMEM;
-        parse(text, format, have);
         f = open_memstream(&expected, &size);
         if (!f)
                 return -ENOMEM;
@@ -281,9 +305,21 @@ int launcher_check(FILE *report, enum launcher_format format, const char *text, 
                 fprintf(report, "%s: not checked: %s\n", path, why);
                 return r;
         }
-        parse(expected, format, want);
+        if (parse(expected, format, want) < 0)
+                return -ENOMEM;
         r = compare(report, path, format, have, want, p);
         if (r == 0)
                 fprintf(report, "%s: matches the plan %s\n", path, p->digest);
+        return r;
+}
+
+int launcher_check(FILE *report, enum launcher_format format, const char *text, const char *path,
+                   const struct launcher_plan *p)
+{
+        struct entries *have = calloc(1, sizeof(*have)), *want = calloc(1, sizeof(*want));
+        int r = have && want ? check_with(report, format, text, path, p, have, want) : -ENOMEM;
+
+        entries_free(have);
+        entries_free(want);
         return r;
 }

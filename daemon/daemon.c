@@ -191,6 +191,9 @@ static int sparkd_reload(struct sparkd *d, struct conf_errors *errors)
         r = metrics_writer_configure(d->metrics, d->config);
         if (r < 0)
                 log_warning("metrics: cannot take the new config: %s", strerror(-r));
+        r = launcher_files_configure(d->launcher_files, d->config);
+        if (r < 0)
+                log_warning("export: cannot take the new config: %s", strerror(-r));
         return 0;
 }
 
@@ -288,6 +291,19 @@ static int sparkd_start_metrics(struct sparkd *d)
         };
 
         return metrics_writer_new(d->base, &sources, d->config, &d->metrics);
+}
+
+static void on_cluster_for_launcher_files(void *userdata)
+{
+        launcher_files_plan_changed(userdata);
+}
+
+/* The plan is the cluster view's: the launchers' files follow its changes. */
+static int sparkd_start_launcher_files(struct sparkd *d)
+{
+        int r = launcher_files_new(d->base, &d->fabric_api, d->config, &d->launcher_files);
+
+        return r < 0 ? r : cluster_watch(d->cluster, on_cluster_for_launcher_files, d->launcher_files);
 }
 
 static int reload_config(void *daemon, struct conf_errors *errors)
@@ -423,6 +439,9 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = sparkd_start_metrics(d);
         if (r < 0)
                 goto fail;
+        r = sparkd_start_launcher_files(d);
+        if (r < 0)
+                goto fail;
         sparkd_wire_control(d);
         r = control_register(&d->control);
         if (r >= 0)
@@ -486,6 +505,7 @@ void sparkd_free(struct sparkd *d)
         /* Before the modules whose checks it runs. */
         recheck_free(d->recheck);
         metrics_writer_free(d->metrics);
+        launcher_files_free(d->launcher_files);
         cluster_doctor_free(d->cluster_doctor);
         cluster_feed_free(d->cluster_feed);
         health_kept_clear(&d->health);

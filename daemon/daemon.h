@@ -21,6 +21,7 @@
 #include "daemon/cluster/cluster_api.h"
 #include "daemon/cluster/cluster_doctor.h"
 #include "daemon/config/conf.h"
+#include "daemon/export/launcher_files.h"
 #include "daemon/export/metrics_writer.h"
 #include "daemon/fabric/fabric_api.h"
 #include "daemon/fabric/fabric_gather.h"
@@ -67,7 +68,8 @@ struct sparkd {
         unsigned recheck_links, recheck_sysctls, recheck_gids;
         struct port_errors *port_errors; /* the fabric ports' error counters */
         struct metrics_writer *metrics;
-        struct fabric_sources fabric_sources; /* its config follows reloads */
+        struct launcher_files *launcher_files; /* [export]: the launchers' files */
+        struct fabric_sources fabric_sources;  /* its config follows reloads */
         struct fabric_api_context fabric_api;
         struct doctor_keep doctor_keep; /* the doctor's result for status, metrics, cluster */
         struct health_kept health;

@@ -171,7 +171,11 @@ static int write_atomic(int dirfd, const char *name, store_writer_t writer, void
         fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
-        r = write_stream(fd, writer, userdata);
+        /* The mode asked for, whatever the umask (the unit's is 0027): a file others read stays
+         * readable to them. */
+        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r == 0)
+                r = write_stream(fd, writer, userdata);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (r == 0) {

@@ -424,6 +424,7 @@ void conf_free(struct sparkd_config *c)
         free(c->probe_helper_dir);
         free(c->cluster_head);
         free(c->metrics_textfile);
+        free(c->export_directory);
         strv_free(c->static_peers);
         strv_free(c->probe_kinds);
         strv_free(c->counters_fatal);

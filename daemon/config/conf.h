@@ -112,6 +112,10 @@ struct sparkd_config {
         /* [metrics] */
         char *metrics_textfile; /* NULL: not written */
 
+        /* [export]: the launchers' files kept current with the job plan */
+        char *export_directory;        /* NULL: not written */
+        char export_sparkrun_name[65]; /* "": "sparkd" */
+
         /* [sysctl]: name (dotted) and wanted value, in file order; a later file replaces */
         struct conf_sysctl *sysctls;
         size_t n_sysctls;

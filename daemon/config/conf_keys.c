@@ -12,6 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common/launcher_export.h"
 #include "common/strutil.h"
 #include "conf_lists.h"
 #include "daemon/base/log.h"
@@ -307,6 +308,33 @@ static int parse_textfile(struct conf_parse *p, const char *value, const char **
         return conf_replace_string(&p->config->metrics_textfile, value);
 }
 
+static int parse_export_directory(struct conf_parse *p, const char *value, const char **why)
+{
+        int r;
+
+        if (!*value) {
+                free(p->config->export_directory);
+                p->config->export_directory = NULL;
+                return 0;
+        }
+        r = parse_absolute_path(value, PATH_MAX - 2 * LAUNCHER_SPARKRUN_NAME_MAX, why);
+        if (r < 0)
+                return r;
+        *why = "an absolute path other than /";
+        if (strcmp(value, "/") == 0)
+                return -EINVAL;
+        return conf_replace_string(&p->config->export_directory, value);
+}
+
+static int parse_sparkrun_name(struct conf_parse *p, const char *value, const char **why)
+{
+        *why = "a sparkrun cluster name: letters, digits, '_' and '-', a letter or digit first, at most 64";
+        if (!launcher_sparkrun_name_ok(value))
+                return -EINVAL;
+        snprintf(p->config->export_sparkrun_name, sizeof(p->config->export_sparkrun_name), "%s", value);
+        return 0;
+}
+
 enum conf_value_type {
         CONF_VALUE_CUSTOM,   /* parse decides */
         CONF_VALUE_UINT,     /* a decimal number in [min, max] */
@@ -450,6 +478,8 @@ static const struct conf_key keys[] = {
         { "counters", "pause_frames_per_sec", REAL_KEY(counters_pause_frames_per_sec, 0, 1e9, 0),
           .why = "pause frames per second from 0 (no threshold) to 1000000000" },
         { "metrics", "textfile",          CUSTOM_KEY(parse_textfile) },
+        { "export", "directory",          CUSTOM_KEY(parse_export_directory) },
+        { "export", "sparkrun_name",      CUSTOM_KEY(parse_sparkrun_name) },
         { "api", "socket",                CUSTOM_KEY(parse_socket_path) },
         { "api", "socket_mode",           OCTAL_KEY(socket_mode, 0, 0777, 0660),
           .why = "an octal file mode such as 0660" },

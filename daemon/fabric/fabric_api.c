@@ -119,13 +119,26 @@ static void add_plan(const struct fabric_api_context *ctx, const struct fabric_f
         json_object_put(plan);
 }
 
+/* env's answer from facts read now: envgen's, and a framework's (NULL: the plan's shape alone). */
+static json_object *env_of(const struct fabric_api_context *ctx, const struct fabric_facts *f,
+                           enum env_mode mode, const char *framework)
+{
+        json_object *o = envgen_build(f, mode);
+
+        json_object_object_add(o, "node", json_object_new_string(ctx->sources->config->node_name));
+        if (framework)
+                add_framework(ctx, f, o, framework);
+        else
+                add_plan(ctx, f, o);
+        return o;
+}
+
 static int method_env(struct api_request *req, json_object *params, void *userdata)
 {
         const struct fabric_api_context *ctx = userdata;
         enum env_mode mode = ENV_MODE_AUTO;
         const char *mode_s = NULL, *framework = NULL;
         struct fabric_facts f;
-        json_object *o;
         int r;
 
         if (jsonrpc_param_string(params, "mode", &mode_s) > 0)
@@ -137,14 +150,32 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         if (r < 0)
                 return r;
         gid_watch_env_served(ctx->gid_watch);
-        o = envgen_build(&f, mode);
-        json_object_object_add(o, "node", json_object_new_string(ctx->sources->config->node_name));
-        if (framework)
-                add_framework(ctx, &f, o, framework);
-        else
-                add_plan(ctx, &f, o);
-        api_request_reply(req, o);
+        api_request_reply(req, env_of(ctx, &f, mode, framework));
         fabric_facts_free(&f);
+        return 0;
+}
+
+int fabric_api_job_files_input(const struct fabric_api_context *ctx, json_object **plan, json_object **env,
+                               json_object **map)
+{
+        struct fabric_facts f;
+        int r;
+
+        gid_watch_check(ctx->gid_watch);
+        r = read_facts(ctx, &f);
+        if (r < 0)
+                return r;
+        gid_watch_env_served(ctx->gid_watch);
+        *plan = job_api_plan(ctx, &f);
+        *env = env_of(ctx, &f, ENV_MODE_AUTO, "torchrun");
+        *map = json_object_get(f.topology);
+        fabric_facts_free(&f);
+        if (!*plan || !*env) {
+                json_object_put(*plan);
+                json_object_put(*env);
+                json_object_put(*map);
+                return -ENOMEM;
+        }
         return 0;
 }
 

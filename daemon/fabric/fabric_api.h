@@ -68,4 +68,9 @@ json_object *fabric_api_doctor_kept(const struct fabric_api_context *context);
 int fabric_api_node_sections(const struct fabric_api_context *context, json_object **doctor,
                              json_object **addresses);
 
+/* What the launchers' files are made of, from facts read now: the plan (job-nodes's answer),
+ * this node's env --for torchrun (env's answer) and the cabling map (NULL when not known), as
+ * sparkc export asks for them. */
+int fabric_api_job_files_input(const struct fabric_api_context *context, json_object **plan,
+                               json_object **env, json_object **map);
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);

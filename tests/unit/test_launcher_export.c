@@ -1,11 +1,13 @@
-/* sparkc export and its gate: golden files for a pair, a switch and rings of three and four, each
- * field against the launcher's rules, the same bytes for the same plan, and the gate's verdict on
+/* sparkc export (and sparkd's kept files) and the gate: golden files for a pair, a switch and
+ * rings of three and four, each field against the launcher's rules (CLUSTER_LINKS against those
+ * of launch-cluster.sh's reader), the same bytes for the same plan, and the gate's verdict on
  * each stale file. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/launcher_export.h"
+#include "client/launcher_check.h"
+#include "common/launcher_export.h"
 #include "common/text_escape.h"
 #include "golden.h"
 #include "test.h"
@@ -20,21 +22,34 @@ static json_object *load(const char *shape, const char *file)
         return json_object_from_file(path);
 }
 
-/* The plan of a fixture, with edit applied to its JSON before it is read. */
-static int read_plan(const char *shape, void (*edit)(json_object *plan, json_object *env),
-                     struct launcher_plan *p)
+/* The plan of a fixture (with its cabling map where it has one), with edit and edit_map applied
+ * to its JSON before it is read. */
+static int read_plan_map(const char *shape, void (*edit)(json_object *plan, json_object *env),
+                         void (*edit_map)(json_object *map), struct launcher_plan *p)
 {
-        json_object *plan = load(shape, "plan.json"), *env = load(shape, "env.json");
+        json_object *plan = load(shape, "plan.json"), *env = load(shape, "env.json"),
+                    *map = load(shape, "map.json");
         char why[512];
         int r;
 
         CHECK(plan && env);
         if (edit)
                 edit(plan, env);
+        if (edit_map)
+                edit_map(map);
         r = launcher_plan_read(plan, env, p, why, sizeof(why));
+        if (r == 0)
+                r = launcher_plan_read_map(map, p, why, sizeof(why));
         json_object_put(plan);
         json_object_put(env);
+        json_object_put(map);
         return r;
+}
+
+static int read_plan(const char *shape, void (*edit)(json_object *plan, json_object *env),
+                     struct launcher_plan *p)
+{
+        return read_plan_map(shape, edit, NULL, p);
 }
 
 /* The file, or "refused: WHY" */
@@ -235,6 +250,273 @@ static void test_svd_rules(void)
         free(p);
 }
 
+static void self_rank_0(json_object *plan, json_object *env)
+{
+        json_object *nodes = json_object_object_get(plan, "nodes");
+
+        (void)env;
+        for (size_t i = 0; i < json_object_array_length(nodes); i++)
+                json_object_object_add(json_object_array_get_idx(nodes, i), "self",
+                                       json_object_new_boolean(i == 0));
+}
+
+static void drop_last_node_from_plan(json_object *plan, json_object *env)
+{
+        json_object *nodes = json_object_object_get(plan, "nodes");
+
+        (void)env;
+        json_object_array_del_idx(nodes, json_object_array_length(nodes) - 1, 1);
+}
+
+/* The first cable's first twin loses its address at one end. */
+static void unaddressed_cable(json_object *map)
+{
+        json_object *node = json_object_array_get_idx(json_object_object_get(map, "nodes"), 0);
+        json_object *ports = json_object_object_get(node, "ports");
+
+        for (size_t i = 0; i < json_object_array_length(ports); i++)
+                json_object_object_add(json_object_array_get_idx(ports, i), "addresses",
+                                       json_object_new_array());
+}
+
+/* spark2's cables and spark3's trade places: the ring is 1-2-3-4 now, not 1-3-2-4. */
+static void swap_ids(json_object *o)
+{
+        static const char *const id2 = "00000000000000000000000000000002",
+                                 *const id3 = "00000000000000000000000000000003";
+        const char *id = json_object_get_string(json_object_object_get(o, "node_id"));
+
+        if (id && (strcmp(id, id2) == 0 || strcmp(id, id3) == 0))
+                json_object_object_add(o, "node_id",
+                                       json_object_new_string(strcmp(id, id2) == 0 ? id3 : id2));
+}
+
+static void cables_moved(json_object *map)
+{
+        json_object *nodes = json_object_object_get(map, "nodes"),
+                    *links = json_object_object_get(map, "links");
+
+        for (size_t i = 0; i < json_object_array_length(nodes); i++)
+                swap_ids(json_object_array_get_idx(nodes, i));
+        for (size_t i = 0; i < json_object_array_length(links); i++) {
+                swap_ids(json_object_object_get(json_object_array_get_idx(links, i), "a"));
+                swap_ids(json_object_object_get(json_object_array_get_idx(links, i), "b"));
+        }
+}
+
+/* CLUSTER_LINKS against the rules of launch-cluster.sh's reader: a JSON list of objects of two
+ * ends, each end a CLUSTER_NODES address mapped to an IPv4 address no other node has, no link
+ * twice, and each pair of neighbours in CLUSTER_NODES (round the ring) joined by a link. */
+static void check_links(const char *env, const char *nodes, size_t want_links)
+{
+        char links[4096], list[256], *s;
+        const char *nodev[16];
+        size_t n = 0;
+        json_object *j;
+
+        CHECK((s = strstr(env, "\nCLUSTER_LINKS='")) != NULL);
+        snprintf(links, sizeof(links), "%s", s + 16);
+        CHECK((s = strstr(links, "'\n")) != NULL);
+        *s = '\0';
+        CHECK(strspn(links, "[]{}\":,.0123456789") == strlen(links)); /* nothing bash would expand */
+        j = json_tokener_parse(links);
+        CHECK(j && json_object_is_type(j, json_type_array));
+        CHECK(json_object_array_length(j) == want_links);
+        snprintf(list, sizeof(list), "%s", nodes);
+        for (char *t = strtok(list, ","); t && n < 16; t = strtok(NULL, ","))
+                nodev[n++] = t;
+        for (size_t i = 0; i < json_object_array_length(j); i++) {
+                json_object *l = json_object_array_get_idx(j, i);
+                int ends = 0;
+
+                CHECK(json_object_object_length(l) == 2);
+                json_object_object_foreach(l, key, value) {
+                        bool in = false;
+
+                        for (size_t k = 0; k < n; k++)
+                                in |= strcmp(nodev[k], key) == 0;
+                        CHECK(in);
+                        CHECK(json_object_is_type(value, json_type_string));
+                        /* an address belongs to one node */
+                        for (size_t m = 0; m < json_object_array_length(j); m++) {
+                                json_object *o = json_object_array_get_idx(j, m);
+
+                                json_object_object_foreach(o, k2, v2)
+                                        CHECK(strcmp(json_object_get_string(v2),
+                                                     json_object_get_string(value)) != 0 ||
+                                              strcmp(k2, key) == 0);
+                        }
+                        ends++;
+                }
+                CHECK(ends == 2);
+                for (size_t m = 0; m < i; m++)
+                        CHECK(strcmp(json_object_to_json_string(l),
+                                     json_object_to_json_string(json_object_array_get_idx(j, m))) != 0);
+        }
+        for (size_t k = 0; k < n; k++) {
+                const char *x = nodev[k], *y = nodev[(k + 1) % n];
+                bool joined = false;
+
+                for (size_t i = 0; i < json_object_array_length(j); i++) {
+                        json_object *l = json_object_array_get_idx(j, i);
+
+                        joined |= json_object_object_get_ex(l, x, NULL) &&
+                                  json_object_object_get_ex(l, y, NULL);
+                }
+                CHECK(joined);
+        }
+        json_object_put(j);
+}
+
+/* A ring of four: CLUSTER_NODES round the ring from this node, CLUSTER_LINKS each cable's twins. */
+static void test_svd_ring(void)
+{
+        struct launcher_plan *p = calloc(1, sizeof(*p));
+        char *env, nodes[256], local[64];
+
+        CHECK(read_plan("ring4", NULL, p) == 0);
+        CHECK(p->n_links == 8); /* four cables, two twins each */
+        env = render(p, LAUNCHER_SVD, NULL);
+        value_of(env, "CLUSTER_NODES=", nodes, sizeof(nodes));
+        value_of(env, "LOCAL_IP=", local, sizeof(local));
+        /* cabled 1-3-2-4-1: from the head toward its lower-ranked neighbour (spark3), this node
+         * (spark2) first */
+        CHECK_STREQ(nodes, "192.168.1.12,192.168.1.14,192.168.1.11,192.168.1.13");
+        CHECK_STREQ(local, "192.168.1.12");
+        check_links(env, nodes, 8);
+        free(env);
+        /* on the head: the same ring, the head first */
+        CHECK(read_plan("ring4", self_rank_0, p) == 0);
+        env = render(p, LAUNCHER_SVD, NULL);
+        value_of(env, "CLUSTER_NODES=", nodes, sizeof(nodes));
+        CHECK_STREQ(nodes, "192.168.1.11,192.168.1.13,192.168.1.12,192.168.1.14");
+        check_links(env, nodes, 8);
+        free(env);
+        /* a node left out of the plan: the ring does not close */
+        CHECK(read_plan("ring4", drop_last_node_from_plan, p) == 0);
+        env = render(p, LAUNCHER_SVD, NULL);
+        CHECK(strstr(env, "refused: the plan has 3 of the ring's 4 nodes") != NULL);
+        free(env);
+        /* a ring with a node missing from the map is no ring: NCCL would meet pairs no cable links */
+        CHECK(read_plan("ring4", NULL, p) == 0);
+        snprintf(p->shape, sizeof(p->shape), "mixed");
+        env = render(p, LAUNCHER_SVD, NULL);
+        CHECK(strstr(env, "refused: sparkd's cabling map is mixed") != NULL);
+        free(env);
+        /* a cable without addresses at one end carries nothing launch-cluster.sh can name */
+        CHECK(read_plan_map("ring4", NULL, unaddressed_cable, p) == 0);
+        env = render(p, LAUNCHER_SVD, NULL);
+        CHECK(strstr(env, "refused: spark1 has 0 neighbours over cables with an IPv4 address") != NULL);
+        free(env);
+        free(p);
+}
+
+static int gate(enum launcher_format format, const char *text, const struct launcher_plan *p,
+                const char *want);
+
+/* A ring of n built here (cabled in name order, node i's port 0 to node i+1's port 1, each
+ * cable's twins on 10.1T.I.0/24), seen from node self: the plan, env and map as sparkd gives
+ * them. */
+static int read_ring(int n, int self, struct launcher_plan *p)
+{
+        json_object *plan = load("ring4", "plan.json"), *env = load("ring4", "env.json");
+        json_object *nodes = json_object_new_array(), *map = json_object_new_object();
+        json_object *map_nodes = json_object_new_array(), *links = json_object_new_array();
+        char why[512];
+        int r;
+
+        for (int i = 0; i < n; i++) {
+                json_object *node = json_object_new_object(), *m = json_object_new_object(),
+                            *ports = json_object_new_array();
+                char id[48], name[24], addr[24];
+
+                snprintf(id, sizeof(id), "%032d", i + 1);
+                snprintf(name, sizeof(name), "spark%02d", i + 1);
+                snprintf(addr, sizeof(addr), "192.168.1.%d", i + 1);
+                json_object_object_add(node, "name", json_object_new_string(name));
+                json_object_object_add(node, "node_id", json_object_new_string(id));
+                json_object_object_add(node, "address", json_object_new_string(addr));
+                json_object_object_add(node, "ifname", json_object_new_string("enP7s7"));
+                json_object_object_add(node, "self", json_object_new_boolean(i == self));
+                json_object_array_add(nodes, node);
+                for (int port = 0; port < 2; port++)
+                        for (int t = 0; t < 2; t++) {
+                                json_object *po = json_object_new_object(), *a = json_object_new_array();
+                                char netdev[20], ip[24];
+                                int cable = port == 0 ? i + 1 : (i + n - 1) % n + 1;
+
+                                snprintf(netdev, sizeof(netdev), t ? "enP2p1s0f%dnp%d" : "enp1s0f%dnp%d",
+                                         port, port);
+                                snprintf(ip, sizeof(ip), "10.%d.%d.%d/24", 10 + t, cable, port == 0 ? 1 : 2);
+                                json_object_array_add(a, json_object_new_string(ip));
+                                json_object_object_add(po, "netdev", json_object_new_string(netdev));
+                                json_object_object_add(po, "addresses", a);
+                                json_object_array_add(ports, po);
+                        }
+                json_object_object_add(m, "node_id", json_object_new_string(id));
+                json_object_object_add(m, "ports", ports);
+                json_object_array_add(map_nodes, m);
+        }
+        for (int i = 0; i < n; i++) {
+                json_object *l = json_object_new_object(), *a = json_object_new_object(),
+                            *b = json_object_new_object(), *twins = json_object_new_array();
+                char ida[48], idb[48];
+
+                snprintf(ida, sizeof(ida), "%032d", i + 1);
+                snprintf(idb, sizeof(idb), "%032d", (i + 1) % n + 1);
+                json_object_object_add(a, "node_id", json_object_new_string(ida));
+                json_object_object_add(b, "node_id", json_object_new_string(idb));
+                json_object_object_add(l, "a", a);
+                json_object_object_add(l, "b", b);
+                for (int t = 0; t < 2; t++) {
+                        json_object *tw = json_object_new_object();
+
+                        json_object_object_add(tw, "a",
+                                               json_object_new_string(t ? "enP2p1s0f0np0" : "enp1s0f0np0"));
+                        json_object_object_add(tw, "b",
+                                               json_object_new_string(t ? "enP2p1s0f1np1" : "enp1s0f1np1"));
+                        json_object_array_add(twins, tw);
+                }
+                json_object_object_add(l, "twin_subnets", twins);
+                json_object_array_add(links, l);
+        }
+        json_object_object_add(map, "nodes", map_nodes);
+        json_object_object_add(map, "links", links);
+        json_object_object_add(plan, "nodes", nodes);
+        json_object_object_add(json_object_object_get(env, "topology"), "nodes", json_object_new_int(n));
+        r = launcher_plan_read(plan, env, p, why, sizeof(why));
+        if (r == 0)
+                r = launcher_plan_read_map(map, p, why, sizeof(why));
+        json_object_put(plan);
+        json_object_put(env);
+        json_object_put(map);
+        return r;
+}
+
+/* A ring of ten: its CLUSTER_LINKS line is over a kilobyte, and the gate still reads it whole. */
+static void test_svd_ring10(void)
+{
+        struct launcher_plan *p = calloc(1, sizeof(*p));
+        char *env, *edited, nodes[256], *at;
+
+        CHECK(read_ring(10, 2, p) == 0);
+        env = render(p, LAUNCHER_SVD, NULL);
+        value_of(env, "CLUSTER_NODES=", nodes, sizeof(nodes));
+        CHECK_STREQ(nodes, "192.168.1.3,192.168.1.4,192.168.1.5,192.168.1.6,192.168.1.7,192.168.1.8,"
+                           "192.168.1.9,192.168.1.10,192.168.1.1,192.168.1.2");
+        check_links(env, nodes, 20);
+        CHECK(strcspn(strstr(env, "CLUSTER_LINKS="), "\n") > 1100);
+        CHECK(gate(LAUNCHER_SVD, env, p, "matches the plan") == 0);
+        /* the last twin's address changed, past the first kilobyte of the line */
+        edited = strdup(env);
+        CHECK(edited && (at = strstr(edited, "\"10.11.10.2\"")) != NULL);
+        memcpy(at, "\"10.11.10.9\"", 12);
+        CHECK(gate(LAUNCHER_SVD, edited, p, "CLUSTER_LINKS is") == 1);
+        free(edited);
+        free(env);
+        free(p);
+}
+
 static void test_yaml_quote(void)
 {
         char *text = NULL;
@@ -266,16 +548,6 @@ static int gate(enum launcher_format format, const char *text, const struct laun
         }
         free(report);
         return r;
-}
-
-static void self_rank_0(json_object *plan, json_object *env)
-{
-        json_object *nodes = json_object_object_get(plan, "nodes");
-
-        (void)env;
-        for (size_t i = 0; i < json_object_array_length(nodes); i++)
-                json_object_object_add(json_object_array_get_idx(nodes, i), "self",
-                                       json_object_new_boolean(i == 0));
 }
 
 static void test_gate(void)
@@ -316,6 +588,15 @@ static void test_gate(void)
         CHECK(gate(LAUNCHER_SVD, env, now, "this .env is spark1's, copied to this node") >= 1);
         free(env);
 
+        /* cables moved on a ring of four: CLUSTER_NODES and CLUSTER_LINKS are not the map's */
+        CHECK(read_plan("ring4", NULL, old) == 0);
+        CHECK(read_plan_map("ring4", NULL, cables_moved, now) == 0);
+        env = render(old, LAUNCHER_SVD, NULL);
+        CHECK(gate(LAUNCHER_SVD, env, now, "the cabling changed") >= 1);
+        CHECK(gate(LAUNCHER_SVD, env, now, "CLUSTER_LINKS is") >= 1);
+        free(env);
+        CHECK(read_plan("ring3", NULL, now) == 0);
+
         /* a hand-set NCCL variable the plan does not set */
         env = render(now, LAUNCHER_SVD, NULL);
         {
@@ -337,6 +618,8 @@ int main(void)
         RUN(test_byte_stable);
         RUN(test_sparkrun_rules);
         RUN(test_svd_rules);
+        RUN(test_svd_ring);
+        RUN(test_svd_ring10);
         RUN(test_yaml_quote);
         RUN(test_gate);
         return test_result();

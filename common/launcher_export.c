@@ -5,13 +5,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/macro.h"
-#include "common/text_escape.h"
+#include "macro.h"
+#include "text_escape.h"
 
 #define REFUSE(...) (snprintf(why, size, __VA_ARGS__), -EINVAL)
-
-/* sparkrun's rules for a cluster name, and the transfer interfaces it takes. */
-#define SPARKRUN_NAME_MAX 64
 
 int launcher_format_from_string(const char *s, enum launcher_format *out)
 {
@@ -73,6 +70,9 @@ static int read_node(json_object *e, size_t rank, struct launcher_node *n, char 
                 if ((unsigned char)*c < ' ' || *c == 0x7f)
                         *c = '?';
         snprintf(n->address, sizeof(n->address), "%s", address);
+        if (text_of(e, "node_id") && strlen(text_of(e, "node_id")) < sizeof(n->node_id) &&
+            strspn(text_of(e, "node_id"), "0123456789abcdef") == strlen(text_of(e, "node_id")))
+                snprintf(n->node_id, sizeof(n->node_id), "%s", text_of(e, "node_id"));
         if (ifname && is_ifname(ifname))
                 snprintf(n->ifname, sizeof(n->ifname), "%s", ifname);
         n->is_self = json_object_object_get_ex(e, "self", &self) && json_object_get_boolean(self);
@@ -172,6 +172,90 @@ int launcher_plan_read(json_object *plan, json_object *env, struct launcher_plan
         return env ? read_env(env, p, why, size) : 0;
 }
 
+static int member_of(const struct launcher_plan *p, const char *node_id)
+{
+        for (size_t i = 0; node_id && node_id[0] && i < p->n_nodes; i++)
+                if (strcmp(p->nodes[i].node_id, node_id) == 0)
+                        return (int)i;
+        return -1;
+}
+
+/* The first IPv4 address of node_id's netdev in the map's nodes, without its prefix. */
+static bool map_address(json_object *map_nodes, const char *node_id, const char *netdev, char *out,
+                        size_t size)
+{
+        for (size_t i = 0; i < json_object_array_length(map_nodes); i++) {
+                json_object *n = json_object_array_get_idx(map_nodes, i), *ports = NULL;
+
+                if (!text_of(n, "node_id") || strcmp(text_of(n, "node_id"), node_id) != 0 ||
+                    !json_object_object_get_ex(n, "ports", &ports) ||
+                    !json_object_is_type(ports, json_type_array))
+                        continue;
+                for (size_t j = 0; j < json_object_array_length(ports); j++) {
+                        json_object *port = json_object_array_get_idx(ports, j), *addresses = NULL;
+
+                        if (!text_of(port, "netdev") || strcmp(text_of(port, "netdev"), netdev) != 0 ||
+                            !json_object_object_get_ex(port, "addresses", &addresses) ||
+                            !json_object_is_type(addresses, json_type_array))
+                                continue;
+                        for (size_t k = 0; k < json_object_array_length(addresses); k++) {
+                                const char *a =
+                                        json_object_get_string(json_object_array_get_idx(addresses, k));
+                                char ip[16];
+                                struct in_addr in;
+
+                                if (!a || strcspn(a, "/") >= sizeof(ip))
+                                        continue;
+                                snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(a, "/"), a);
+                                if (inet_pton(AF_INET, ip, &in) == 1) {
+                                        snprintf(out, size, "%s", ip);
+                                        return true;
+                                }
+                        }
+                }
+        }
+        return false;
+}
+
+int launcher_plan_read_map(json_object *topology, struct launcher_plan *p, char *why, size_t size)
+{
+        json_object *links = NULL, *map_nodes = NULL;
+
+        p->n_links = 0;
+        if (!topology || !json_object_object_get_ex(topology, "links", &links) ||
+            !json_object_object_get_ex(topology, "nodes", &map_nodes))
+                return 0; /* no map yet: no links */
+        if (!json_object_is_type(links, json_type_array) || !json_object_is_type(map_nodes, json_type_array))
+                return REFUSE("the cabling map's links or nodes are not lists");
+        for (size_t i = 0; i < json_object_array_length(links); i++) {
+                json_object *l = json_object_array_get_idx(links, i), *a = NULL, *b = NULL, *twins = NULL;
+                int ia, ib;
+
+                if (!json_object_object_get_ex(l, "a", &a) || !json_object_object_get_ex(l, "b", &b))
+                        return REFUSE("the cabling map's link %zu has no ends", i);
+                ia = member_of(p, text_of(a, "node_id"));
+                ib = member_of(p, text_of(b, "node_id"));
+                if (ia < 0 || ib < 0 || ia == ib || !json_object_object_get_ex(l, "twin_subnets", &twins) ||
+                    !json_object_is_type(twins, json_type_array))
+                        continue; /* a switch, or a node the plan leaves out */
+                for (size_t t = 0; t < json_object_array_length(twins); t++) {
+                        json_object *tw = json_object_array_get_idx(twins, t);
+                        struct launcher_link k = { .a = (size_t)ia, .b = (size_t)ib };
+
+                        if (!text_of(tw, "a") || !text_of(tw, "b") ||
+                            !map_address(map_nodes, p->nodes[ia].node_id, text_of(tw, "a"), k.a_address,
+                                         sizeof(k.a_address)) ||
+                            !map_address(map_nodes, p->nodes[ib].node_id, text_of(tw, "b"), k.b_address,
+                                         sizeof(k.b_address)))
+                                continue; /* a twin without an address at both ends carries nothing */
+                        if (p->n_links == LAUNCHER_MAX_LINKS)
+                                return REFUSE("the cabling map has more than %d links", LAUNCHER_MAX_LINKS);
+                        p->links[p->n_links++] = k;
+                }
+        }
+        return 0;
+}
+
 /* What every format needs: a head and this node a member. */
 static int need_plan(const struct launcher_plan *p, char *why, size_t size)
 {
@@ -207,10 +291,10 @@ static int sparkrun_topology(const struct launcher_plan *p, const char **topolog
                       p->shape[0] ? p->shape : "not known (no fabric, or no neighbours seen yet)");
 }
 
-static bool is_sparkrun_name(const char *s)
+bool launcher_sparkrun_name_ok(const char *s)
 {
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')) ||
-            strlen(s) > SPARKRUN_NAME_MAX)
+            strlen(s) > LAUNCHER_SPARKRUN_NAME_MAX)
                 return false;
         for (; *s; s++)
                 if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
@@ -226,10 +310,10 @@ int launcher_write_sparkrun(FILE *out, const struct launcher_plan *p, const char
         char description[64];
         int r;
 
-        if (!is_sparkrun_name(name))
+        if (!launcher_sparkrun_name_ok(name))
                 return REFUSE("sparkrun takes a cluster name of letters, digits, '_' and '-', a letter or "
                               "digit first, at most %d, not \"%.64s\"",
-                              SPARKRUN_NAME_MAX, name);
+                              LAUNCHER_SPARKRUN_NAME_MAX, name);
         if ((r = need_plan(p, why, size)) < 0 || (r = sparkrun_topology(p, &topology, why, size)) < 0)
                 return r;
         snprintf(description, sizeof(description), "sparkd job plan %s", p->digest);
@@ -267,10 +351,85 @@ static int env_line(FILE *out, const char *prefix, const char *name, const char 
         return 0;
 }
 
+/* A ring of four or more as launch-cluster.sh takes it: CLUSTER_NODES round the ring in cable
+ * order, this node first, in the direction the head's lower-ranked neighbour lies; every node of
+ * the ring a member and each with two neighbours over addressed cables. */
+static int ring_order(const struct launcher_plan *p, size_t *order, char *why, size_t size)
+{
+        size_t next[LAUNCHER_MAX_NODES][2], n_next[LAUNCHER_MAX_NODES] = { 0 }, prev, cur, n = 0;
+
+        if (p->n_nodes != (size_t)p->shape_nodes)
+                return REFUSE("the plan has %zu of the ring's %d nodes: launch-cluster.sh's CLUSTER_LINKS "
+                              "must close the ring (sparkc plan says why a node is left out)",
+                              p->n_nodes, p->shape_nodes);
+        for (size_t i = 0; i < p->n_links; i++) {
+                const struct launcher_link *l = &p->links[i];
+                size_t ends[2][2] = { { l->a, l->b }, { l->b, l->a } };
+
+                for (int e = 0; e < 2; e++) {
+                        size_t from = ends[e][0], to = ends[e][1];
+                        bool known = false;
+
+                        for (size_t j = 0; j < n_next[from]; j++)
+                                known |= next[from][j] == to;
+                        if (known)
+                                continue;
+                        if (n_next[from] == 2)
+                                return REFUSE("%s has cables to more than two nodes: not a ring",
+                                              p->nodes[from].name);
+                        next[from][n_next[from]++] = to;
+                }
+        }
+        for (size_t i = 0; i < p->n_nodes; i++)
+                if (n_next[i] != 2)
+                        return REFUSE(
+                                "%s has %zu neighbours over cables with an IPv4 address at both ends, a "
+                                "ring needs two: launch-cluster.sh's CLUSTER_LINKS names each cable's "
+                                "addresses (sparkc topology --netplan gives them)",
+                                p->nodes[i].name, n_next[i]);
+        /* From the head toward its lower-ranked neighbour, round to the head again. */
+        prev = 0;
+        cur = next[0][0] < next[0][1] ? next[0][0] : next[0][1];
+        order[n++] = 0;
+        while (cur != 0 && n < p->n_nodes) {
+                size_t to = next[cur][0] == prev ? next[cur][1] : next[cur][0];
+
+                order[n++] = cur;
+                prev = cur;
+                cur = to;
+        }
+        if (cur != 0 || n != p->n_nodes)
+                return REFUSE("the cables between the plan's nodes make more than one ring");
+        /* LOCAL_IP first: launch-cluster.sh makes the node it runs on the head. */
+        while (order[0] != (size_t)p->self_rank) {
+                size_t first = order[0];
+
+                memmove(order, order + 1, (p->n_nodes - 1) * sizeof(*order));
+                order[p->n_nodes - 1] = first;
+        }
+        return 0;
+}
+
+/* CLUSTER_LINKS: JSON of IPv4 addresses only (read and checked with inet_pton), single-quoted,
+ * which bash and launch-cluster.sh's quote-stripping reader both take as written. */
+static int links_line(FILE *out, const struct launcher_plan *p, char *why, size_t size)
+{
+        fputs("CLUSTER_LINKS='[", out);
+        for (size_t i = 0; i < p->n_links; i++) {
+                const struct launcher_link *l = &p->links[i];
+
+                fprintf(out, "%s{\"%s\":\"%s\",\"%s\":\"%s\"}", i ? "," : "", p->nodes[l->a].address,
+                        l->a_address, p->nodes[l->b].address, l->b_address);
+        }
+        fputs("]'\n", out);
+        return 0;
+}
+
 int launcher_write_svd(FILE *out, const struct launcher_plan *p, char *why, size_t size)
 {
         char nodes[LAUNCHER_MAX_NODES * 17] = "";
-        size_t len = 0;
+        size_t len = 0, order[LAUNCHER_MAX_NODES];
+        bool is_ring;
         int r;
 
         if ((r = need_plan(p, why, size)) < 0)
@@ -279,12 +438,18 @@ int launcher_write_svd(FILE *out, const struct launcher_plan *p, char *why, size
                 return REFUSE(
                         "this node is not a member of the plan (sparkc plan says why): LOCAL_IP must be "
                         "one of CLUSTER_NODES");
-        if (strcmp(p->shape, "ring") == 0 && p->shape_nodes >= 4)
-                return REFUSE("sparkd's cabling map is a ring of %d: launch-cluster.sh's config takes no "
-                              "per-link map, and one ETH_IF and IB_IF for every rank cannot reach the pairs "
-                              "no cable links",
-                              p->shape_nodes);
-        for (size_t i = 0; i < p->n_nodes; i++) {
+        if (strcmp(p->shape, "mixed") == 0)
+                return REFUSE("sparkd's cabling map is mixed (a ring with a node missing, or cables of more "
+                              "than one kind): launch-cluster.sh would start NCCL between nodes no cable "
+                              "links (sparkc topology shows the map)");
+        is_ring = strcmp(p->shape, "ring") == 0 && p->shape_nodes >= 4;
+        for (size_t i = 0; i < p->n_nodes; i++)
+                order[i] = i;
+        if (is_ring && (r = ring_order(p, order, why, size)) < 0)
+                return r;
+        for (size_t k = 0; k < p->n_nodes; k++) {
+                size_t i = order[k];
+
                 if (!p->nodes[i].ifname[0] || strcmp(p->nodes[i].ifname, p->nodes[0].ifname) != 0)
                         return REFUSE(
                                 "ETH_IF is one netdev for every rank, but the plan's %s uses %s and %s "
@@ -292,7 +457,7 @@ int launcher_write_svd(FILE *out, const struct launcher_plan *p, char *why, size
                                 "on each node",
                                 p->nodes[0].name, p->nodes[0].ifname, p->nodes[i].name,
                                 p->nodes[i].ifname[0] ? p->nodes[i].ifname : "no netdev");
-                len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%s", i ? "," : "",
+                len += (size_t)snprintf(nodes + len, sizeof(nodes) - len, "%s%s", k ? "," : "",
                                         p->nodes[i].address);
         }
         if (!p->ib_if[0])
@@ -305,12 +470,16 @@ int launcher_write_svd(FILE *out, const struct launcher_plan *p, char *why, size
                 p->self_rank);
         fprintf(out, "# launch-cluster.sh makes the node it runs on the head: run it on rank 0, %s.\n",
                 p->nodes[0].address);
+        if (is_ring)
+                fprintf(out, "# A ring of %d: CLUSTER_NODES goes round the ring from this node.\n",
+                        p->shape_nodes);
         fputs("# Check it before a launch: sparkc env --check --for svd FILE\n", out);
         if ((r = env_line(out, "", "CLUSTER_NODES", nodes, why, size)) < 0 ||
             (r = env_line(out, "", "LOCAL_IP", p->nodes[p->self_rank].address, why, size)) < 0 ||
             (r = env_line(out, "", "ETH_IF", p->nodes[0].ifname, why, size)) < 0 ||
             (r = env_line(out, "", "IB_IF", p->ib_if, why, size)) < 0 ||
-            (r = env_line(out, "", "MASTER_PORT", p->master_port, why, size)) < 0)
+            (r = env_line(out, "", "MASTER_PORT", p->master_port, why, size)) < 0 ||
+            (is_ring && (r = links_line(out, p, why, size)) < 0))
                 return r;
         for (size_t i = 0; i < p->n_variables; i++)
                 if ((r = env_line(out, "CONTAINER_", p->variables[i].name, p->variables[i].value, why,
