@@ -120,6 +120,16 @@ static void conn_on_deadline(evutil_socket_t fd, short what, void *userdata)
         c->ops->on_deadline(c);
 }
 
+int peer_conn_binding(struct peer_conn *c, unsigned char out[PEER_CONN_BINDING_LEN])
+{
+        SSL *ssl = c->bev ? bufferevent_openssl_get_ssl(c->bev) : NULL;
+
+        if (!ssl || SSL_export_keying_material(ssl, out, PEER_CONN_BINDING_LEN, PEER_CONN_BINDING_LABEL,
+                                               strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) != 1)
+                return -EPROTO;
+        return 0;
+}
+
 struct peer_conn *peer_conn_new(struct event_base *base, SSL_CTX *tls, int fd, bool outbound,
                                 const struct peer_conn_ops *ops)
 {
