@@ -34,14 +34,15 @@ for node in a b; do
 done
 wait_pairs up 15 "spark-a spark-b" "spark-b spark-a"
 b_id=$(tr -d '\n' <"$TEST_TMP/spark-b.state/node-id")
-rogue_id=ffffffffffffffffffffffffffffffff
+rogue_key=$TEST_TMP/rogue.nodekey
+rogue_id=$(python3 "$TESTS_DIR/peer_keyed.py" id "$rogue_key")
 
 step "before: [cluster] head = spark-b is spark-b"
 head_is_b() { [ "$(json_get "$(sparkc_of spark-a --json hostfile)" '(d["head"] or {}).get("node_id")')" = "$b_id" ]; }
 wait_until 10 head_is_b || fail "spark-a's head is not spark-b: $(sparkc_of spark-a --json hostfile)"
 
 step "a keyed peer that calls itself spark-b"
-ip netns exec "${NS[r]}" python3 "$TESTS_DIR/peer_rogue.py" "${ADDR[a]}" 7471 "$TEST_TMP/cluster.key" "$rogue_id" spark-b 90 \
+ip netns exec "${NS[r]}" python3 "$TESTS_DIR/peer_rogue.py" "${ADDR[a]}" 7471 "$TEST_TMP/cluster.key" "$rogue_key" spark-b 90 \
         >"$TEST_TMP/rogue.out" 2>&1 &
 rogue=$!
 wait_peer_state spark-a "${ADDR[r]}" up 10 || fail "spark-a does not see the rogue up: $(sparkc_of spark-a peers)"
