@@ -2,8 +2,7 @@
  * A keyed peer's TLS for the test programs that speak the peer protocol: connects to a sparkd
  * with the cluster key as sparkd's peer channel does, writes "binding HEX" (the session's
  * exporter value a hello signs, peer_conn_binding) as its first line, then passes stdin to the
- * daemon and what the daemon sends to stdout, line for line. At the end of stdin it waits up to
- * 2 s for the daemon to close.
+ * daemon and what the daemon sends to stdout. At the end of stdin it reads 2 s more and ends.
  * Usage: peer-pipe ADDRESS PORT KEY_FILE
  */
 #include <arpa/inet.h>
@@ -13,11 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cluster_key.h"
 #include "daemon/peers/peer_conn.h"
 #include "daemon/peers/peer_tls.h"
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int write_all(int fd, const char *p, size_t n)
 {
@@ -39,6 +47,7 @@ int main(int argc, char **argv)
         struct cluster_key key;
         char why[256] = "", buf[65536];
         bool is_stdin_open = true;
+        int64_t end_ms = 0;
         SSL_CTX *ctx;
         SSL *ssl;
         int fd;
@@ -72,10 +81,11 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;) {
                 struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
-                int n = poll(p, is_stdin_open ? 2 : 1, is_stdin_open ? -1 : 2000);
+                int64_t left = is_stdin_open ? -1 : end_ms - now_ms();
+                int n = left == 0 || left < -1 ? 0 : poll(p, is_stdin_open ? 2 : 1, (int)left);
 
                 if (n == 0)
-                        break; /* stdin ended and the daemon said nothing more for 2 s */
+                        break; /* stdin ended 2 s ago: what the daemon sends since is not read */
                 if (p[0].revents || SSL_pending(ssl)) {
                         int k = SSL_read(ssl, buf, sizeof(buf));
 
@@ -87,9 +97,10 @@ int main(int argc, char **argv)
                 if (is_stdin_open && p[1].revents) {
                         ssize_t k = read(0, buf, sizeof(buf));
 
-                        if (k <= 0)
+                        if (k <= 0) {
                                 is_stdin_open = false;
-                        else if (SSL_write(ssl, buf, (int)k) <= 0)
+                                end_ms = now_ms() + 2000;
+                        } else if (SSL_write(ssl, buf, (int)k) <= 0)
                                 break;
                 }
         }
