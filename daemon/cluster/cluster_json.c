@@ -9,6 +9,7 @@
 #include "common/json_raw.h"
 #include "common/macro.h"
 #include "links_view.h"
+#include "summary.h"
 
 static int by_key(const void *a, const void *b)
 {
@@ -46,7 +47,7 @@ static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int6
         json_object_object_add(o, "node_id", json_object_new_string(n->node_id));
         json_object_object_add(o, "name", json_object_new_string(n->name));
         json_object_object_add(o, "instance", json_object_new_string(is_self ? c->instance : n->instance));
-        json_object_object_add(o, "format", json_object_new_int64(is_self ? 1 : n->format));
+        json_object_object_add(o, "format", json_object_new_int64(is_self ? SUMMARY_FORMAT : n->format));
         json_object_object_add(o, "age_s", json_object_new_double((double)(age / 1000) / 1000.0));
         json_object_object_add(o, "stale", json_object_new_boolean(cluster_node_is_stale(c, n, now)));
         /* A stale node's uptime is unknown: the one it last told is kept as such. */

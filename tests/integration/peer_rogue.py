@@ -3,9 +3,12 @@
 peer channel is) and its own node key (NODE_KEY_FILE, made when missing: peer_keyed.py id gives
 its id), and says what it likes: a hello and a summary under its id and NAME, then, with INVENT,
 that many nodes nobody else knows, each with a fresh key of its own, a section of PAD bytes and,
-with NCCL, a software section of an NCCL version in a build of its own. It stays up for
-SECONDS, beating and saying its summary again each second, then goes.
-Usage: peer_rogue.py ADDRESS PORT KEY_FILE NODE_KEY_FILE NAME SECONDS [INVENT PAD [NCCL]]"""
+with NCCL, a software section of an NCCL version in a build of its own; the invented nodes
+are kept fresh with alives of their own. With ALTER (a node id), each summary of that node the
+daemon sends it is passed back altered (a section changed, its signature kept), 10 times. It
+stays up for SECONDS, beating and saying its summary again each second, then goes.
+Usage: peer_rogue.py ADDRESS PORT KEY_FILE NODE_KEY_FILE NAME SECONDS [INVENT PAD [NCCL [ALTER]]]"""
+import json
 import sys
 import threading
 import time
@@ -15,7 +18,10 @@ import peer_keyed
 addr, port, key_file, node_key_file, name, seconds = sys.argv[1:7]
 invent = int(sys.argv[7]) if len(sys.argv) > 7 else 0
 pad = int(sys.argv[8]) if len(sys.argv) > 8 else 0
-nccl = sys.argv[9] if len(sys.argv) > 9 else None
+nccl = sys.argv[9] if len(sys.argv) > 9 and sys.argv[9] != "-" else None
+alter = sys.argv[10] if len(sys.argv) > 10 else None
+altered = []
+lock = threading.Lock()
 me = peer_keyed.NodeKey(node_key_file)
 peer = peer_keyed.Peer(addr, port, key_file)
 send = peer.send
@@ -36,15 +42,31 @@ def summary(key, node_name, seq, sections):
 send(peer.hello(me, name))
 if not tls.stdout.readline():
     sys.exit("no answer from %s:%s" % (addr, port))
-# What the daemon sends from now on is read and dropped: a full pipe would stop s_client.
-threading.Thread(target=lambda: [None for _ in tls.stdout], daemon=True).start()
+
+
+def read_all():
+    # What the daemon sends is read (a full pipe would stop peer-pipe); ALTER's summaries kept.
+    for line in tls.stdout:
+        if not alter or b'"cluster-summary"' not in line:
+            continue
+        m = json.loads(line)
+        if json.loads(m["body"])["origin"] != alter:
+            continue
+        m["body"] = m["body"].replace('"verdict":"', '"verdict":"forged-', 1)
+        with lock:
+            altered.extend([m] * (10 - len(altered)))
+
+
+threading.Thread(target=read_all, daemon=True).start()
 own = {"doctor": {"verdict": "ok", "checks": []}}
 send(summary(me, name, 1, own))
+ghosts = []
 for i in range(invent):
     sections = {"pad": {"x": "x" * pad}}
     if nccl:
         sections["software"] = SOFTWARE_OF(i)
-    send(summary(peer_keyed.NodeKey(), "ghost-%d" % i, 1, sections))
+    ghosts.append(peer_keyed.NodeKey())
+    send(summary(ghosts[-1], "ghost-%d" % i, 1, sections))
     if i % 16 == 15:
         send({"type": "heartbeat", "ports": []})
 end = time.monotonic() + float(seconds)
@@ -53,6 +75,14 @@ while time.monotonic() < end:
     seq += 1
     send({"type": "heartbeat", "ports": []})
     send(summary(me, name, seq, own))
+    if seq % 4 == 0:
+        for i, g in enumerate(ghosts):
+            send(peer_keyed.signed(g, "cluster-alive", {
+                "type": "cluster-alive", "format": 2, "origin": g.id, "name": "ghost-%d" % i,
+                "instance": g.id[::-1], "seq": 1, "uptime_ms": 1000 + 250 * seq}))
+    with lock:
+        while altered:
+            send(altered.pop())
     time.sleep(0.25)
 tls.stdin.close()
 tls.wait(timeout=10)
