@@ -21,6 +21,7 @@ pad = int(sys.argv[8]) if len(sys.argv) > 8 else 0
 nccl = sys.argv[9] if len(sys.argv) > 9 and sys.argv[9] != "-" else None
 alter = sys.argv[10] if len(sys.argv) > 10 else None
 altered = []
+queued = []
 lock = threading.Lock()
 me = peer_keyed.NodeKey(node_key_file)
 peer = peer_keyed.Peer(addr, port, key_file)
@@ -54,7 +55,9 @@ def read_all():
             continue
         m["body"] = m["body"].replace('"verdict":"', '"verdict":"forged-', 1)
         with lock:
-            altered.extend([m] * (10 - len(altered)))
+            if not queued:
+                altered.extend([m] * 10)
+                queued.append(1)
 
 
 threading.Thread(target=read_all, daemon=True).start()
@@ -69,6 +72,7 @@ for i in range(invent):
     send(summary(ghosts[-1], "ghost-%d" % i, 1, sections))
     if i % 16 == 15:
         send({"type": "heartbeat", "ports": []})
+n_altered = 0
 end = time.monotonic() + float(seconds)
 seq = 1
 while time.monotonic() < end:
@@ -83,6 +87,9 @@ while time.monotonic() < end:
     with lock:
         while altered:
             send(altered.pop())
+            n_altered += 1
+            if n_altered == 10:
+                print("altered 10", flush=True)
     time.sleep(0.25)
 tls.stdin.close()
 tls.wait(timeout=10)
