@@ -86,7 +86,8 @@ static int key_make(struct store *store, EVP_PKEY **ret)
         return 0;
 }
 
-/* node-id says the id, for people and scripts; one from before ids came from keys is replaced. */
+/* node-id says the id, for people and scripts; one from before ids came from keys is replaced,
+ * a damaged one moved aside first. */
 static void id_file_update(struct store *store, const char *id)
 {
         _cleanup_free_ char *data = NULL;
@@ -96,10 +97,19 @@ static void id_file_update(struct store *store, const char *id)
 
         if (r == 0 && node_id_check(data, len) == 0 && strncmp(data, id, NODE_ID_LEN) == 0)
                 return;
-        if (r == 0 && node_id_check(data, len) == 0)
+        if (r == 0 && node_id_check(data, len) == 0) {
                 log_notice("node id %.32s becomes %s, the id this node's key (%s/%s) names: a node id "
                            "is now proven with its key; peers see a new node and forget the old one",
                            data, id, store_path(store), NODE_KEY_FILE);
+        } else if (r == 0 || r == -EFBIG || r == -EBADMSG) {
+                struct log_field f[] = { { "file", NODE_ID_FILE } };
+
+                r = store_quarantine(store, NODE_ID_FILE);
+                event_emit(EVENT_STATE_QUARANTINED, f, ARRAY_SIZE(f),
+                           "state file %s/%s is damaged; moved aside to %s.corrupt%s (the id is %s's)",
+                           store_path(store), NODE_ID_FILE, NODE_ID_FILE, r < 0 ? " (failed)" : "",
+                           NODE_KEY_FILE);
+        }
         snprintf(line, sizeof(line), "%s\n", id);
         r = store_write(store, NODE_ID_FILE, line, strlen(line));
         if (r < 0)
