@@ -38,18 +38,32 @@ void peer_conn_send(struct peer_conn *c, json_object *msg)
         json_object_put(msg);
 }
 
+/* What one read callback handles before it lets the loop serve others: a peer that sends a
+ * thousand requests in one burst (each answered with work: a probe request reads the peer
+ * table) otherwise held the loop, and the API, for the whole burst. */
+#define CONN_READ_BUDGET_LINES 64
+#define CONN_READ_BUDGET_USEC  4000
+
 static void conn_on_read(struct bufferevent *bev, void *userdata)
 {
         struct peer_conn *c = userdata;
         struct evbuffer *in = bufferevent_get_input(bev);
+        uint64_t start = peer_now_usec();
 
-        c->last_rx_usec = peer_now_usec();
-        for (;;) {
+        c->last_rx_usec = start;
+        for (unsigned n = 0;; n++) {
                 size_t eol_len = 0;
                 struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
                 char *line;
                 int r;
 
+                if (eol.pos >= 0 &&
+                    (n >= CONN_READ_BUDGET_LINES || peer_now_usec() - start >= CONN_READ_BUDGET_USEC)) {
+                        /* The rest on a later turn of the loop, after what else is ready. */
+                        bufferevent_trigger(bev, EV_READ,
+                                            BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+                        return;
+                }
                 if (eol.pos < 0) {
                         if (evbuffer_get_length(in) > SPARKD_MAX_LINE)
                                 c->ops->on_broken(c, "peer sent a message longer than 64 KiB");
