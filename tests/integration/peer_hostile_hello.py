@@ -3,7 +3,10 @@
 channel is) and says hello under NAME, a name with an escape sequence and a newline, then stays
 HOLD seconds, heartbeating, and leaves. Prints "closed" as soon as the daemon closes the
 connection (it refused the hello), "held" when it kept it open the whole time.
-Usage: peer_hostile_hello.py ADDRESS PORT KEY_FILE NAME HOLD"""
+With MODE "replay" the hello is signed for another TLS session (a binding of zeros), as a hello
+replayed from another connection would be; with "proto1" it is a hello of the protocol before
+node keys, without key or signature.
+Usage: peer_hostile_hello.py ADDRESS PORT KEY_FILE NAME HOLD [MODE]"""
 import os
 import sys
 import threading
@@ -16,7 +19,14 @@ peer = peer_keyed.Peer(addr, port, key_file)
 send = peer.send
 tls = peer.proc
 
-send(peer.hello(peer_keyed.NodeKey(), name))
+mode = sys.argv[6] if len(sys.argv) > 6 else "name"
+if mode == "replay":
+    peer.binding = "00" * 32
+hello = peer.hello(peer_keyed.NodeKey(), name)
+if mode == "proto1":
+    hello["proto"] = 1
+    del hello["key"], hello["sig"]
+send(hello)
 
 
 def read_until_closed():
