@@ -315,10 +315,9 @@ static int session_report_duplicate_id(struct peer_conn *c, const struct peer_he
 static int session_handle_hello(struct peer_conn *c, json_object *m)
 {
         struct peers *ps = c->owner;
+        unsigned char binding[PEER_CONN_BINDING_LEN];
         struct peer_hello hello;
         struct peer *p;
-
-        unsigned char binding[PEER_CONN_BINDING_LEN];
         int r;
 
         if (peer_message_read_hello(m, &hello) < 0)
