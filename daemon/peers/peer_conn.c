@@ -138,9 +138,14 @@ int peer_conn_binding(struct peer_conn *c, unsigned char out[PEER_CONN_BINDING_L
 {
         SSL *ssl = c->bev ? bufferevent_openssl_get_ssl(c->bev) : NULL;
 
-        if (!ssl || SSL_export_keying_material(ssl, out, PEER_CONN_BINDING_LEN, PEER_CONN_BINDING_LABEL,
-                                               strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) != 1)
-                return -EPROTO;
+        if (!c->has_binding) {
+                if (!ssl || SSL_export_keying_material(ssl, c->binding, PEER_CONN_BINDING_LEN,
+                                                       PEER_CONN_BINDING_LABEL,
+                                                       strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) != 1)
+                        return -EPROTO;
+                c->has_binding = true;
+        }
+        memcpy(out, c->binding, PEER_CONN_BINDING_LEN);
         return 0;
 }
 

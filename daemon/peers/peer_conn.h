@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#define PEER_CONN_BINDING_LEN   32
+#define PEER_CONN_BINDING_LABEL "EXPORTER-sparkd-hello"
+
 struct peer_conn;
 struct peer;
 struct peers;
@@ -51,6 +54,8 @@ struct peer_conn {
         bool is_hello_done;
         bool is_retiring;  /* replaced by a duplicate: read a while longer, only heartbeats sent */
         char refusal[320]; /* why its hello was refused, for the log */
+        unsigned char binding[PEER_CONN_BINDING_LEN]; /* peer_conn_binding's, once asked */
+        bool has_binding;
 };
 
 /* Takes fd over; NULL without memory. */
@@ -65,8 +70,6 @@ void peer_conn_set_deadline(struct peer_conn *c, unsigned sec);
 void peer_conn_clear_deadline(struct peer_conn *c);
 /* What binds a signature to this TLS session, the same at both ends and at no other session
  * (TLS exporter, RFC 8446 7.5, label PEER_CONN_BINDING_LABEL); after the handshake. */
-#define PEER_CONN_BINDING_LEN   32
-#define PEER_CONN_BINDING_LABEL "EXPORTER-sparkd-hello"
 int peer_conn_binding(struct peer_conn *c, unsigned char out[PEER_CONN_BINDING_LEN]);
 
 uint64_t peer_now_usec(void);
