@@ -237,7 +237,7 @@ static int sparkd_open_state(struct sparkd *d)
         if (r < 0)
                 log_error("state directory %s is unusable: %s; running without saved state",
                           sparkd_state_dir(d), strerror(-r));
-        return node_id_load(d->store, d->node_id);
+        return node_id_load(d->store, d->node_id, &d->node_key);
 }
 
 static void freshen_cluster_sections(void *feed)
@@ -389,6 +389,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = peers_new(d->base, d->links, d->node_id, sparkd_state_dir(d), &d->peers);
         if (r < 0)
                 goto fail;
+        peers_set_node_key(d->peers, d->node_key);
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
@@ -398,6 +399,7 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = cluster_channel_new(d->base, d->peers, d->node_id, config->node_name, &d->cluster);
         if (r < 0)
                 goto fail;
+        cluster_set_node_key(d->cluster, d->node_key);
         r = lldp_watch_new(d->base, &d->lldp);
         if (r < 0)
                 goto fail;
@@ -530,6 +532,7 @@ void sparkd_free(struct sparkd *d)
         if (d->watchdog)
                 event_free(d->watchdog);
         store_close(d->store);
+        EVP_PKEY_free(d->node_key);
         conf_free(d->config);
         heap_trim_teardown();
         if (d->base) {

@@ -75,6 +75,7 @@ struct sparkd {
         struct health_kept health;
         struct control_context control;
         char node_id[NODE_ID_LEN + 1];
+        EVP_PKEY *node_key; /* whose public key node_id names (node_id.h) */
         struct timespec started_monotonic;
         time_t started_wall;
         unsigned reloads;

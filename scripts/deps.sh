@@ -47,7 +47,7 @@ build_packages=(
 # by hand).
 test_packages=(
         "${build_packages[@]}"
-        systemd iproute2 procps util-linux passwd python3 ethtool openssl jq graphviz nftables
+        systemd iproute2 procps util-linux passwd python3 python3-cryptography ethtool openssl jq graphviz nftables
         avahi-daemon avahi-utils dbus lldpd netplan.io
         iperf3 prometheus prometheus-node-exporter python3-yaml binutils
         clang-format

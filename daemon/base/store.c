@@ -232,6 +232,15 @@ int store_write_with(struct store *s, const char *name, store_writer_t writer, v
         return r;
 }
 
+int store_write_private(struct store *s, const char *name, const void *data, size_t len)
+{
+        struct buffer_writer b = { .data = data, .len = len };
+        int r = write_atomic(s->dirfd, name, write_buffer, &b, 0600);
+
+        remember_save(s, name, r);
+        return r;
+}
+
 int store_last_save(const struct store *s, const char *name)
 {
         for (size_t i = 0; i < s->n_saves; i++)

@@ -21,6 +21,8 @@ const char *store_path(const struct store *store);
 
 /* Also remembered as name's last save (see store_save_failure). */
 int store_write(struct store *store, const char *name, const void *data, size_t len);
+/* The same with mode 0600, for a secret (the node's private key). */
+int store_write_private(struct store *store, const char *name, const void *data, size_t len);
 /* Writes the content for store_write_with into f: 0, or a negative errno that abandons the
  * write. An error of f itself is found after it returns. */
 typedef int (*store_writer_t)(FILE *f, void *userdata);

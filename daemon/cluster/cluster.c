@@ -320,20 +320,6 @@ int cluster_section_text(struct cluster *c, const char *node_id, const char *nam
         return 0;
 }
 
-void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
-{
-        struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
-        int64_t now = cluster_now_usec();
-        size_t n = c->nodes.n;
-
-        fn(c->self_id, cluster_self(c)->name, 0, false, userdata);
-        for (size_t i = 0; sorted && i < n; i++)
-                if (sorted[i]->msg)
-                        fn(sorted[i]->node_id, sorted[i]->name, cluster_node_age(sorted[i], now),
-                           cluster_node_is_stale(c, sorted[i], now), userdata);
-        free(sorted);
-}
-
 /* The section "peers": the ids this node is up with, sorted, so others relay only where needed. */
 static void set_peers_section(struct cluster *c)
 {
@@ -470,6 +456,11 @@ int cluster_new(struct event_base *base, const char *node_id, const char *name,
 fail:
         cluster_free(c);
         return r;
+}
+
+void cluster_set_node_key(struct cluster *c, EVP_PKEY *key)
+{
+        c->node_key = key;
 }
 
 void cluster_free(struct cluster *c)

@@ -18,6 +18,7 @@
 
 #include <event2/event.h>
 #include <json-c/json.h>
+#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,7 +39,8 @@ int cluster_set_section_lazily(struct cluster *c, const char *name, json_object 
  * NULL. */
 json_object *cluster_get_section(struct cluster *c, const char *node_id, const char *name,
                                  uint64_t *age_usec, bool *is_stale);
-/* Every known node, this node first, then by name. */
+/* Every confirmed node (cluster_confirm.h), this node first, then by name: what verdicts and the
+ * job plan weigh. A node only its relay speaks of is shown (cluster_nodes_to_json), not walked. */
 typedef void (*cluster_node_fn)(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
                                 void *userdata);
 void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata);
@@ -68,6 +70,9 @@ struct cluster_transport {
 int cluster_new(struct event_base *base, const char *node_id, const char *name,
                 const struct cluster_transport *transport, struct cluster **ret);
 void cluster_free(struct cluster *c);
+/* The key (borrowed) this node signs its summaries with; node_id must be the id it names
+ * (common/node_key.h). Without one nothing this node says is sent. */
+void cluster_set_node_key(struct cluster *c, EVP_PKEY *key);
 /* This node's name, the refresh interval (the peer heartbeat) and how long a silent node is kept. */
 void cluster_configure(struct cluster *c, const char *name, uint64_t refresh_usec,
                        uint64_t forget_after_usec);
@@ -110,12 +115,12 @@ json_object *cluster_links_to_json(struct cluster *c);
 /* The alerts view (alerts_view.h) of nodes, the "nodes" of cluster_nodes_to_json made now, in
  * the same way: made again only after a change. */
 json_object *cluster_alerts_to_json(struct cluster *c, json_object *nodes);
-/* The names two or more node ids carry in the view: [{name, node_ids: [...]}] by name, each
+/* The names two or more confirmed node ids carry in the view: [{name, node_ids: [...]}] by name, each
  * node's ids sorted; an empty array when every name is unique. */
 json_object *cluster_name_clashes(struct cluster *c);
-/* Whether exactly one node of the view (this one included) carries name. */
+/* Whether exactly one confirmed node of the view (this one included) carries name. */
 bool cluster_name_is_unique(struct cluster *c, const char *name);
-/* How many nodes of the view carry name. */
+/* How many confirmed nodes of the view carry name. */
 size_t cluster_name_count(struct cluster *c, const char *name);
 /* The node whose name or id (or a unique prefix of the id) is what: its id into node_id.
  * -ENOENT when none, -EADDRNOTAVAIL when several match. */

@@ -16,6 +16,20 @@ bool cluster_is_confirmed(struct cluster *c, const char *origin, const char *rel
         return false;
 }
 
+bool cluster_node_counts(struct cluster *c, struct cluster_node *n)
+{
+        if (!n->msg || n->was_confirmed)
+                return true;
+        n->was_confirmed = cluster_is_confirmed(c, n->node_id, n->via);
+        return n->was_confirmed;
+}
+
+void cluster_confirm_all(struct cluster *c)
+{
+        for (size_t i = 1; i < c->nodes.n; i++)
+                (void)cluster_node_counts(c, &c->nodes.v[i]);
+}
+
 /* The unconfirmed nodes held that came through relay. */
 static size_t count_brought_by(struct cluster *c, const char *relay)
 {
@@ -24,7 +38,7 @@ static size_t count_brought_by(struct cluster *c, const char *relay)
         for (size_t i = 1; i < c->nodes.n; i++) {
                 struct cluster_node *node = &c->nodes.v[i];
 
-                if (strcmp(node->via, relay) == 0 && !cluster_is_confirmed(c, node->node_id, node->via))
+                if (strcmp(node->via, relay) == 0 && !cluster_node_counts(c, node))
                         n++;
         }
         return n;
@@ -38,8 +52,7 @@ static struct cluster_node *oldest_unconfirmed(struct cluster *c)
         for (size_t i = 1; i < c->nodes.n; i++) {
                 struct cluster_node *node = &c->nodes.v[i];
 
-                if (!cluster_is_confirmed(c, node->node_id, node->via) &&
-                    (!oldest || node->made_usec < oldest->made_usec))
+                if (!cluster_node_counts(c, node) && (!oldest || node->made_usec < oldest->made_usec))
                         oldest = node;
         }
         return oldest;

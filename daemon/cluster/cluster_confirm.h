@@ -18,6 +18,13 @@
 
 /* Whether the node origin (held or not) is confirmed, its summary having come through relay. */
 bool cluster_is_confirmed(struct cluster *c, const char *origin, const char *relay);
+/* Whether the node held n counts (verdicts, the job plan, name clashes): this node, or one
+ * confirmed now or at any time since it was first held. Its summaries are signed by its own key,
+ * so once a peer other than its relay vouched for it, what comes in its name is its own word;
+ * a node that went silent still counts while it is remembered. */
+bool cluster_node_counts(struct cluster *c, struct cluster_node *n);
+/* Every node held judged again (after a summary came: it may vouch for others). */
+void cluster_confirm_all(struct cluster *c);
 /* Room for a new node origin heard through relay: 0 when it may be added (an unconfirmed node
  * dropped to make room for a confirmed one when the view is full); -ENOSPC with why when not. */
 int cluster_make_room(struct cluster *c, const char *origin, const char *relay, char *why, size_t size);

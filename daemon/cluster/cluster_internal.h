@@ -1,6 +1,8 @@
 /* The cluster view's state, shared by its files (cluster.c keeps it, cluster_json.c reads it). */
 #pragma once
 
+#include <openssl/evp.h>
+
 #include "cluster.h"
 #include "cluster_table.h"
 #include "fanout.h"
@@ -37,6 +39,7 @@ struct cluster {
         struct cluster_transport transport;
         struct cluster_table nodes; /* this node's entry included (msg NULL) */
         char self_id[33];
+        EVP_PKEY *node_key; /* signs this node's summaries and alives (borrowed) */
         char instance[33];
         uint64_t seq;
         bool is_own_oversized;  /* said once until it fits again */

@@ -9,6 +9,7 @@
 #include "common/json_raw.h"
 #include "common/macro.h"
 #include "links_view.h"
+#include "summary.h"
 
 static int by_key(const void *a, const void *b)
 {
@@ -46,7 +47,7 @@ static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int6
         json_object_object_add(o, "node_id", json_object_new_string(n->node_id));
         json_object_object_add(o, "name", json_object_new_string(n->name));
         json_object_object_add(o, "instance", json_object_new_string(is_self ? c->instance : n->instance));
-        json_object_object_add(o, "format", json_object_new_int64(is_self ? 1 : n->format));
+        json_object_object_add(o, "format", json_object_new_int64(is_self ? SUMMARY_FORMAT : n->format));
         json_object_object_add(o, "age_s", json_object_new_double((double)(age / 1000) / 1000.0));
         json_object_object_add(o, "stale", json_object_new_boolean(cluster_node_is_stale(c, n, now)));
         /* A stale node's uptime is unknown: the one it last told is kept as such. */
@@ -54,8 +55,7 @@ static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int6
                 o, "uptime_s",
                 json_object_new_int64(
                         (int64_t)((cluster_node_is_stale(c, n, now) ? n->uptime_ms : uptime_ms) / 1000)));
-        json_object_object_add(o, "confirmed",
-                               json_object_new_boolean(cluster_is_confirmed(c, n->node_id, n->via)));
+        json_object_object_add(o, "confirmed", json_object_new_boolean(cluster_node_counts(c, n)));
         json_object_object_add(o, "sections", sorted_sections(n->sections, with_results));
         return o;
 }
@@ -84,21 +84,54 @@ static json_object *clashes_of_sorted(struct cluster_node **sorted, size_t n)
         return list;
 }
 
+/* The confirmed nodes of sorted moved to its front, in order: how many. A node only its relay
+ * speaks of counts for nothing: not in a name clash, a verdict or the job plan. */
+static size_t only_confirmed(struct cluster *c, struct cluster_node **sorted, size_t n)
+{
+        size_t kept = 0;
+
+        for (size_t i = 0; sorted && i < n; i++)
+                if (cluster_node_counts(c, sorted[i]))
+                        sorted[kept++] = sorted[i];
+        return kept;
+}
+
+void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
+{
+        struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
+        int64_t now = cluster_now_usec();
+        size_t n = only_confirmed(c, sorted, c->nodes.n);
+
+        fn(c->self_id, cluster_self(c)->name, 0, false, userdata);
+        for (size_t i = 0; sorted && i < n; i++)
+                if (sorted[i]->msg)
+                        fn(sorted[i]->node_id, sorted[i]->name, cluster_node_age(sorted[i], now),
+                           cluster_node_is_stale(c, sorted[i], now), userdata);
+        free(sorted);
+}
+
 json_object *cluster_name_clashes(struct cluster *c)
 {
         _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
 
-        return clashes_of_sorted(sorted, sorted ? c->nodes.n : 0);
+        return clashes_of_sorted(sorted, only_confirmed(c, sorted, sorted ? c->nodes.n : 0));
 }
 
 size_t cluster_name_count(struct cluster *c, const char *name)
 {
-        return cluster_table_name_count(&c->nodes, name);
+        size_t n = 0;
+
+        for (size_t i = 0; i < c->nodes.n; i++) {
+                struct cluster_node *node = &c->nodes.v[i];
+
+                n += strcmp(node->name, name) == 0 && cluster_node_counts(c, node);
+        }
+        return n;
 }
 
 bool cluster_name_is_unique(struct cluster *c, const char *name)
 {
-        return cluster_table_name_is_unique(&c->nodes, name);
+        return cluster_name_count(c, name) == 1;
 }
 
 json_object *cluster_nodes_to_json(struct cluster *c, bool with_results)
@@ -111,7 +144,7 @@ json_object *cluster_nodes_to_json(struct cluster *c, bool with_results)
                 json_object_array_add(list, node_to_json(c, sorted[i], now, with_results));
         json_object_object_add(o, "self", json_object_new_string(c->self_id));
         json_object_object_add(o, "nodes", list);
-        json_object_object_add(o, "name_clashes", clashes_of_sorted(sorted, sorted ? c->nodes.n : 0));
+        json_object_object_add(o, "name_clashes", cluster_name_clashes(c));
         free(sorted);
         return o;
 }

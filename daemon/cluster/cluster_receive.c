@@ -107,7 +107,8 @@ static int check_origin(struct cluster *c, const char *peer_id, const struct sum
         return 1;
 }
 
-/* msg read as a summary (or an alive) and its origin judged: as check_origin. */
+/* msg read as a summary (or an alive), its signature checked, and its origin judged: as
+ * check_origin; when 1, s holds the body (summary_clear). */
 static int read_believed(struct cluster *c, const char *peer_id, json_object *msg, bool is_alive,
                          struct summary *s)
 {
@@ -115,7 +116,12 @@ static int read_believed(struct cluster *c, const char *peer_id, json_object *ms
         int r = is_alive ? summary_check_alive(msg, s, why, sizeof(why))
                          : summary_check(msg, s, why, sizeof(why));
 
-        return r < 0 ? refuse(c, peer_id, r, why) : check_origin(c, peer_id, s);
+        if (r < 0)
+                return refuse(c, peer_id, r, why);
+        r = check_origin(c, peer_id, s);
+        if (r <= 0)
+                summary_clear(s);
+        return r;
 }
 
 /* Every section as the text it arrived as (json_raw.h), read back only where one is asked for:
@@ -160,60 +166,79 @@ static bool sections_equal(json_object *a, json_object *b)
         return true;
 }
 
+/* s, newer than what is held of its origin, kept: -ENOSPC, refused, when there is no room. */
+static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct summary *s, int64_t made)
+{
+        int64_t now = cluster_now_usec();
+        struct cluster_node *n = cluster_table_find(&c->nodes, s->origin);
+        char why[256];
+        bool is_changed;
+        int r;
+
+        if (!n && cluster_make_room(c, s->origin, peer_id, why, sizeof(why)) < 0)
+                return refuse(c, peer_id, -ENOSPC, why);
+        /* Held compact: every section as its text, the results read into rows only for the links
+         * view (result_rows.h). */
+        r = hold_sections_as_text(s->sections);
+        if (r < 0)
+                return r;
+        if (!n) {
+                n = cluster_table_add(&c->nodes, s->origin);
+                if (!n)
+                        return -ENOMEM;
+                log_info("cluster: heard of node %s (%s) through peer %s", s->name, s->origin, peer_id);
+        }
+        is_changed = !n->msg || !sections_equal(n->sections, s->sections) || strcmp(n->name, s->name) != 0 ||
+                     n->is_stale;
+        if (n->msg) {
+                json_object_put(n->msg);
+                json_object_put(n->body);
+                json_object_put(n->alive);
+                n->alive = NULL;
+                /* The summary replaced, and the message's tree once the peer channel is done with
+                 * it: what a busy cluster frees most often, between texts that stay. */
+                heap_trim_soon();
+        }
+        n->msg = json_object_get(msg);
+        n->body = s->body;
+        n->sections = s->sections;
+        s->body = NULL;
+        cluster_table_summary_replaced(n);
+        snprintf(n->name, sizeof(n->name), "%s", s->name);
+        snprintf(n->instance, sizeof(n->instance), "%s", s->instance);
+        snprintf(n->via, sizeof(n->via), "%s", peer_id);
+        n->seq = s->seq;
+        n->format = s->format;
+        n->uptime_ms = s->uptime_ms;
+        n->made_usec = made;
+        n->is_stale = cluster_node_is_stale(c, n, now);
+        /* What it says may vouch for nodes held, itself among them. */
+        cluster_confirm_all(c);
+        if (is_changed)
+                cluster_changed(c);
+        relay(c, peer_id, n);
+        return 0;
+}
+
 int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
 {
         int64_t now = cluster_now_usec(), made;
         struct cluster_node *n;
         struct summary s;
-        char why[256];
-        bool is_changed;
         int r;
 
         r = read_believed(c, peer_id, msg, false, &s);
         if (r <= 0)
                 return r;
         made = now - (int64_t)s.age_ms * 1000;
-        if (s.age_ms * 1000 > c->forget_after_usec)
-                return 0; /* older than what is kept: nothing to show, nothing to pass on */
         n = cluster_table_find(&c->nodes, s.origin);
-        if (n && !is_newer(n, &s, made))
-                return 0;
-        if (!n && cluster_make_room(c, s.origin, peer_id, why, sizeof(why)) < 0)
-                return refuse(c, peer_id, -ENOSPC, why);
-        /* Held compact: every section as its text, the results read into rows only for the links
-         * view (result_rows.h). */
-        r = hold_sections_as_text(s.sections);
-        if (r < 0)
-                return r;
-        if (!n) {
-                n = cluster_table_add(&c->nodes, s.origin);
-                if (!n)
-                        return -ENOMEM;
-                log_info("cluster: heard of node %s (%s) through peer %s", s.name, s.origin, peer_id);
-        }
-        is_changed = !n->msg || !sections_equal(n->sections, s.sections) || strcmp(n->name, s.name) != 0 ||
-                     n->is_stale;
-        if (n->msg) {
-                json_object_put(n->msg);
-                /* The summary replaced, and the message's tree once the peer channel is done with
-                 * it: what a busy cluster frees most often, between texts that stay. */
-                heap_trim_soon();
-        }
-        n->msg = json_object_get(msg);
-        n->sections = s.sections;
-        cluster_table_summary_replaced(n);
-        snprintf(n->name, sizeof(n->name), "%s", s.name);
-        snprintf(n->instance, sizeof(n->instance), "%s", s.instance);
-        snprintf(n->via, sizeof(n->via), "%s", peer_id);
-        n->seq = s.seq;
-        n->format = s.format;
-        n->uptime_ms = s.uptime_ms;
-        n->made_usec = made;
-        n->is_stale = cluster_node_is_stale(c, n, now);
-        if (is_changed)
-                cluster_changed(c);
-        relay(c, peer_id, n);
-        return 0;
+        /* Older than what is kept (nothing to show, nothing to pass on), or not newer. */
+        if (s.age_ms * 1000 > c->forget_after_usec || (n && !is_newer(n, &s, made)))
+                r = 0;
+        else
+                r = keep(c, peer_id, msg, &s, made);
+        summary_clear(&s);
+        return r;
 }
 
 int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *msg)
@@ -234,13 +259,18 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
 
                 json_object_object_add(want, "type", json_object_new_string(SUMMARY_WANT_TYPE));
                 json_object_object_add(want, "origin", json_object_new_string(s.origin));
+                summary_clear(&s);
                 return c->transport.send(c->transport.userdata, peer_id, want);
         }
         made = now - (int64_t)s.age_ms * 1000;
+        summary_clear(&s);
         if (made <= n->made_usec)
                 return 0;
         n->made_usec = made;
         n->uptime_ms = s.uptime_ms;
+        /* Passed on as it came: its origin signed it. */
+        json_object_put(n->alive);
+        n->alive = json_object_get(msg);
         was_stale = n->is_stale;
         n->is_stale = cluster_node_is_stale(c, n, now);
         if (was_stale != n->is_stale)

@@ -12,9 +12,15 @@
 static json_object *own_message(struct cluster *c, int64_t now)
 {
         struct cluster_node *self = cluster_self(c);
-        json_object *msg = summary_new(c->self_id, self->name, c->instance, c->seq,
-                                       (uint64_t)(now - c->started_usec) / 1000, self->sections);
-        size_t len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
+        json_object *msg = c->node_key
+                                   ? summary_new(c->node_key, c->self_id, self->name, c->instance, c->seq,
+                                                 (uint64_t)(now - c->started_usec) / 1000, self->sections)
+                                   : NULL;
+        size_t len;
+
+        if (!msg)
+                return NULL;
+        len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
 
         if (len <= SUMMARY_MAX_BYTES) {
                 c->is_own_oversized = false;
@@ -47,17 +53,26 @@ static json_object *members_shared(json_object *held)
         return msg;
 }
 
+/* held as it came, with its age now: a relay changes nothing of what its origin signed. */
+static json_object *relayed(json_object *held, const struct cluster_node *n, int64_t now)
+{
+        json_object *msg = members_shared(held);
+
+        if (msg)
+                json_object_object_add(msg, "age_ms",
+                                       json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
+        return msg;
+}
+
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
 {
         int64_t now = cluster_now_usec();
         json_object *msg;
 
         if (n->msg) {
-                msg = members_shared(n->msg);
+                msg = relayed(n->msg, n, now);
                 if (!msg)
                         return -ENOMEM;
-                json_object_object_add(msg, "age_ms",
-                                       json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
         } else {
                 msg = own_message(c, now);
                 if (!msg)
@@ -66,17 +81,30 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
 
+/* This node's alive now, signed; NULL without a key or memory. */
+static json_object *own_alive(struct cluster *c, int64_t now)
+{
+        if (!c->node_key)
+                return NULL;
+        return summary_new_alive(c->node_key, c->self_id, cluster_self(c)->name, c->instance, c->seq,
+                                 (uint64_t)(now - c->started_usec) / 1000);
+}
+
 int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n)
 {
         int64_t now = cluster_now_usec();
-        bool is_self = !n->msg;
-        json_object *msg = summary_new_alive(
-                n->node_id, n->name, is_self ? c->instance : n->instance, is_self ? c->seq : n->seq,
-                is_self ? (uint64_t)(now - c->started_usec) / 1000 : n->uptime_ms);
+        json_object *msg;
 
-        if (!is_self)
-                json_object_object_add(msg, "age_ms",
-                                       json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
+        if (n->msg) {
+                /* Only an alive its origin signed goes on; without one, nothing. */
+                if (!n->alive)
+                        return 0;
+                msg = relayed(n->alive, n, now);
+        } else {
+                msg = own_alive(c, now);
+        }
+        if (!msg)
+                return -ENOMEM;
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
 
@@ -106,7 +134,17 @@ void cluster_send_alives(struct cluster *c)
 {
         /* A peer still to get the summary of the fan-out would hear of a summary it does not
          * hold yet, and ask for it. */
-        for (size_t i = 0; i < c->n_up; i++)
-                if (!fanout_is_pending(c->fanout, c->up[i]))
-                        (void)cluster_send_alive(c, c->up[i], cluster_self(c));
+        json_object *msg = NULL;
+
+        for (size_t i = 0; i < c->n_up; i++) {
+                if (fanout_is_pending(c->fanout, c->up[i]))
+                        continue;
+                /* Signed once for every peer: one signature a refresh, not one a peer. */
+                if (!msg)
+                        msg = own_alive(c, cluster_now_usec());
+                if (!msg)
+                        return;
+                (void)c->transport.send(c->transport.userdata, c->up[i], json_object_get(msg));
+        }
+        json_object_put(msg);
 }

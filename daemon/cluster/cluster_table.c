@@ -54,10 +54,13 @@ void cluster_table_summary_replaced(struct cluster_node *n)
 static void node_clear(struct cluster_node *n)
 {
         cluster_table_summary_replaced(n);
-        if (n->msg)
+        if (n->msg) {
                 json_object_put(n->msg);
-        else
+                json_object_put(n->body);
+                json_object_put(n->alive);
+        } else {
                 json_object_put(n->sections);
+        }
 }
 
 void cluster_table_remove(struct cluster_table *t, struct cluster_node *n)

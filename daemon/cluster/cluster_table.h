@@ -18,10 +18,13 @@ struct cluster_node {
         int64_t format;
         uint64_t uptime_ms;    /* the origin's uptime when it made the summary */
         json_object *msg;      /* the summary as received, unknown fields kept; NULL for this node */
+        json_object *body;     /* a held summary's signed body as read, holding its sections */
         json_object *sections; /* a held summary's sections are held as their text (json_raw.h) */
+        json_object *alive;    /* the newest alive for the summary held, passed on as it came */
         int64_t made_usec;     /* when its origin made it, on this node's monotonic clock */
         bool is_stale;         /* as last told to the watchers */
         char via[33];          /* the peer it came from */
+        bool was_confirmed;    /* confirmed once (cluster_confirm.h): it counts from then on */
         /* Its section "peers" read into ids, sorted, when first asked after the summary came
          * (cluster_table_summary_replaced forgets them): asked of every up peer at every summary
          * and alive passed on. */

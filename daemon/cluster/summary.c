@@ -7,6 +7,7 @@
 
 #include "common/json_get.h"
 #include "common/json_strict.h"
+#include "common/node_key.h"
 #include "common/text_check.h"
 
 bool summary_is_id(const char *s)
@@ -70,12 +71,42 @@ static int check_sections(json_object *sections, char *why, size_t why_size)
         return 0;
 }
 
-/* The fields a summary and an alive share; type is the one expected. */
-static int check_envelope(json_object *msg, const char *type_wanted, struct summary *s, char *why,
-                          size_t why_size)
+/* The fields a summary's and an alive's bodies share; type is the one expected. */
+static int check_body_fields(json_object *body, const char *type_wanted, struct summary *s, char *why,
+                             size_t why_size)
 {
         const char *type;
         uint64_t format;
+
+        if (!json_object_is_type(body, json_type_object))
+                REFUSE("its \"body\" is not a JSON object");
+        if (get_string(body, "type", &type) < 0 || strcmp(type, type_wanted) != 0)
+                REFUSE("its body's \"type\" is not \"%s\"", type_wanted);
+        if (get_uint(body, "format", 1, INT32_MAX, &format) < 0)
+                REFUSE("\"format\" is not a format number from 1");
+        s->format = (int64_t)format;
+        if (get_string(body, "origin", &s->origin) < 0 || !summary_is_id(s->origin))
+                REFUSE("\"origin\" is not a node id of %d hex digits", SUMMARY_ID_LEN);
+        if (get_string(body, "instance", &s->instance) < 0 || !summary_is_id(s->instance))
+                REFUSE("\"instance\" is not an id of %d hex digits", SUMMARY_ID_LEN);
+        if (get_string(body, "name", &s->name) < 0 || !text_is_node_name(s->name))
+                REFUSE("\"name\" is not a node name of 1 to %d letters, digits, '-', '_' or '.'",
+                       SUMMARY_NODE_NAME_MAX);
+        if (get_uint(body, "seq", 1, INT64_MAX, &s->seq) < 0)
+                REFUSE("\"seq\" is not a sequence number from 1");
+        if (get_uint(body, "uptime_ms", 0, INT64_MAX, &s->uptime_ms) < 0)
+                REFUSE("\"uptime_ms\" is not a number of milliseconds");
+        return 0;
+}
+
+/* The envelope: its size, type, age, key and signature, and the body read strictly into
+ * s->body (a new reference, put on failure). */
+static int check_envelope(json_object *msg, const char *type_wanted, struct summary *s, char *why,
+                          size_t why_size)
+{
+        enum json_strict_error error;
+        json_object *v;
+        const char *type;
         size_t len;
 
         if (!json_object_is_type(msg, json_type_object))
@@ -87,51 +118,87 @@ static int check_envelope(json_object *msg, const char *type_wanted, struct summ
         }
         if (get_string(msg, "type", &type) < 0 || strcmp(type, type_wanted) != 0)
                 REFUSE("\"type\" is not \"%s\"", type_wanted);
-        if (get_uint(msg, "format", 1, INT32_MAX, &format) < 0)
-                REFUSE("\"format\" is not a format number from 1");
-        s->format = (int64_t)format;
-        if (get_string(msg, "origin", &s->origin) < 0 || !summary_is_id(s->origin))
-                REFUSE("\"origin\" is not a node id of %d hex digits", SUMMARY_ID_LEN);
-        if (get_string(msg, "instance", &s->instance) < 0 || !summary_is_id(s->instance))
-                REFUSE("\"instance\" is not an id of %d hex digits", SUMMARY_ID_LEN);
-        if (get_string(msg, "name", &s->name) < 0 || !text_is_node_name(s->name))
-                REFUSE("\"name\" is not a node name of 1 to %d letters, digits, '-', '_' or '.'",
-                       SUMMARY_NODE_NAME_MAX);
-        if (get_uint(msg, "seq", 1, INT64_MAX, &s->seq) < 0)
-                REFUSE("\"seq\" is not a sequence number from 1");
+        if (!json_object_object_get_ex(msg, "body", &v) || !json_object_is_type(v, json_type_string))
+                REFUSE("no signed \"body\" text: it is from a sparkd older than this one (summary format "
+                       "1, unsigned), which this version does not take; run one version on every node");
+        s->body_text = json_object_get_string(v);
+        s->body_len = (size_t)json_object_get_string_len(v);
+        if (get_string(msg, "key", &s->key) < 0 || !node_key_is_hex(s->key, NODE_KEY_HEX_LEN))
+                REFUSE("\"key\" is not an Ed25519 public key of %d hex digits", NODE_KEY_HEX_LEN);
+        if (get_string(msg, "sig", &s->sig) < 0 || !node_key_is_hex(s->sig, NODE_SIG_HEX_LEN))
+                REFUSE("\"sig\" is not an Ed25519 signature of %d hex digits", NODE_SIG_HEX_LEN);
         if (get_uint(msg, "age_ms", 0, SUMMARY_MAX_AGE_MS, &s->age_ms) < 0)
                 REFUSE("\"age_ms\" is not milliseconds from 0 to %" PRIu64, (uint64_t)SUMMARY_MAX_AGE_MS);
-        if (get_uint(msg, "uptime_ms", 0, INT64_MAX, &s->uptime_ms) < 0)
-                REFUSE("\"uptime_ms\" is not a number of milliseconds");
+        /* The body object and the section objects add two levels to a section's own nesting. */
+        if (json_strict_parse(s->body_text, s->body_len, SUMMARY_MAX_DEPTH + 2, &s->body, &error, why,
+                              why_size) < 0) {
+                if (error == JSON_STRICT_SYNTAX)
+                        snprintf(why, why_size, "its \"body\" is not JSON");
+                return -EBADMSG;
+        }
+        return 0;
+}
+
+/* Whether the body is its origin's word: the key names the origin's id and signed the body's
+ * very bytes. Checked last: the cheaper refusals come first. */
+static int check_signature(const struct summary *s, char *why, size_t why_size)
+{
+        char id[NODE_KEY_ID_LEN + 1];
+
+        if (node_key_id_of(s->key, id) < 0 || strcmp(id, s->origin) != 0)
+                REFUSE("its key is not node %s's (that key names node %s)", s->origin, id);
+        if (node_key_verify(s->key, s->body_text, s->body_len, s->sig) < 0)
+                REFUSE("its signature does not verify with node %s's key: the body was altered or "
+                       "not signed by that node",
+                       s->origin);
+        return 0;
+}
+
+static int check_message(json_object *msg, bool is_alive, struct summary *ret, char *why, size_t why_size)
+{
+        struct summary s = { .msg = msg, .is_alive = is_alive };
+        int r = check_envelope(msg, is_alive ? SUMMARY_ALIVE_TYPE : SUMMARY_TYPE, &s, why, why_size);
+
+        if (r < 0)
+                return r;
+        r = check_body_fields(s.body, is_alive ? SUMMARY_ALIVE_TYPE : SUMMARY_TYPE, &s, why, why_size);
+        if (r == 0 && is_alive && json_object_object_get_ex(s.body, "sections", NULL)) {
+                snprintf(why, why_size, "an alive with \"sections\"");
+                r = -EBADMSG;
+        }
+        if (r == 0 && !is_alive) {
+                if (!json_object_object_get_ex(s.body, "sections", &s.sections)) {
+                        snprintf(why, why_size, "no \"sections\"");
+                        r = -EBADMSG;
+                } else {
+                        r = check_sections(s.sections, why, why_size);
+                }
+        }
+        if (r == 0)
+                r = check_signature(&s, why, why_size);
+        if (r < 0) {
+                json_object_put(s.body);
+                return r;
+        }
+        *ret = s;
         return 0;
 }
 
 int summary_check(json_object *msg, struct summary *ret, char *why, size_t why_size)
 {
-        struct summary s = { .msg = msg };
-        int r = check_envelope(msg, SUMMARY_TYPE, &s, why, why_size);
-
-        if (r < 0)
-                return r;
-        if (!json_object_object_get_ex(msg, "sections", &s.sections))
-                REFUSE("no \"sections\"");
-        if (check_sections(s.sections, why, why_size) < 0)
-                return -EBADMSG;
-        *ret = s;
-        return 0;
+        return check_message(msg, false, ret, why, why_size);
 }
 
 int summary_check_alive(json_object *msg, struct summary *ret, char *why, size_t why_size)
 {
-        struct summary s = { .msg = msg, .is_alive = true };
-        int r = check_envelope(msg, SUMMARY_ALIVE_TYPE, &s, why, why_size);
+        return check_message(msg, true, ret, why, why_size);
+}
 
-        if (r < 0)
-                return r;
-        if (json_object_object_get_ex(msg, "sections", NULL))
-                REFUSE("an alive with \"sections\"");
-        *ret = s;
-        return 0;
+void summary_clear(struct summary *s)
+{
+        json_object_put(s->body);
+        s->body = NULL;
+        s->sections = NULL;
 }
 
 int summary_parse(const char *text, size_t len, struct summary *ret, char *why, size_t why_size)
@@ -144,8 +211,7 @@ int summary_parse(const char *text, size_t len, struct summary *ret, char *why, 
                 snprintf(why, why_size, "%zu bytes, over the limit of %d bytes", len, SUMMARY_MAX_BYTES);
                 return -EMSGSIZE;
         }
-        /* The envelope and the section objects add two levels to a section's own nesting. */
-        if (json_strict_parse(text, len, SUMMARY_MAX_DEPTH + 2, &msg, &error, why, why_size) < 0) {
+        if (json_strict_parse(text, len, 2, &msg, &error, why, why_size) < 0) {
                 if (error == JSON_STRICT_SYNTAX)
                         snprintf(why, why_size, "not JSON");
                 return -EBADMSG;
@@ -156,8 +222,29 @@ int summary_parse(const char *text, size_t len, struct summary *ret, char *why, 
         return r;
 }
 
-static json_object *envelope_new(const char *type, const char *origin, const char *name,
-                                 const char *instance, uint64_t seq, uint64_t uptime_ms)
+/* The signed message for body (taken over): the body's text as written here, once, is what is
+ * signed and what every relay passes on. NULL without memory or when signing fails. */
+static json_object *signed_new(EVP_PKEY *key, const char *type, json_object *body)
+{
+        char public_hex[NODE_KEY_HEX_LEN + 1], sig[NODE_SIG_HEX_LEN + 1];
+        json_object *m = NULL;
+        const char *text = json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+        size_t len = text ? strlen(text) : 0;
+
+        if (text && node_key_public_hex(key, public_hex) == 0 && node_key_sign(key, text, len, sig) == 0) {
+                m = json_object_new_object();
+                json_object_object_add(m, "type", json_object_new_string(type));
+                json_object_object_add(m, "body", json_object_new_string_len(text, (int)len));
+                json_object_object_add(m, "key", json_object_new_string(public_hex));
+                json_object_object_add(m, "sig", json_object_new_string(sig));
+                json_object_object_add(m, "age_ms", json_object_new_int64(0));
+        }
+        json_object_put(body);
+        return m;
+}
+
+static json_object *body_new(const char *type, const char *origin, const char *name, const char *instance,
+                             uint64_t seq, uint64_t uptime_ms)
 {
         json_object *m = json_object_new_object();
 
@@ -167,22 +254,22 @@ static json_object *envelope_new(const char *type, const char *origin, const cha
         json_object_object_add(m, "name", json_object_new_string(name));
         json_object_object_add(m, "instance", json_object_new_string(instance));
         json_object_object_add(m, "seq", json_object_new_int64((int64_t)seq));
-        json_object_object_add(m, "age_ms", json_object_new_int64(0));
         json_object_object_add(m, "uptime_ms", json_object_new_int64((int64_t)uptime_ms));
         return m;
 }
 
-json_object *summary_new(const char *origin, const char *name, const char *instance, uint64_t seq,
-                         uint64_t uptime_ms, json_object *sections)
+json_object *summary_new(EVP_PKEY *key, const char *origin, const char *name, const char *instance,
+                         uint64_t seq, uint64_t uptime_ms, json_object *sections)
 {
-        json_object *m = envelope_new(SUMMARY_TYPE, origin, name, instance, seq, uptime_ms);
+        json_object *body = body_new(SUMMARY_TYPE, origin, name, instance, seq, uptime_ms);
 
-        json_object_object_add(m, "sections", json_object_get(sections));
-        return m;
+        json_object_object_add(body, "sections", json_object_get(sections));
+        return signed_new(key, SUMMARY_TYPE, body);
 }
 
-json_object *summary_new_alive(const char *origin, const char *name, const char *instance, uint64_t seq,
-                               uint64_t uptime_ms)
+json_object *summary_new_alive(EVP_PKEY *key, const char *origin, const char *name, const char *instance,
+                               uint64_t seq, uint64_t uptime_ms)
 {
-        return envelope_new(SUMMARY_ALIVE_TYPE, origin, name, instance, seq, uptime_ms);
+        return signed_new(key, SUMMARY_ALIVE_TYPE,
+                          body_new(SUMMARY_ALIVE_TYPE, origin, name, instance, seq, uptime_ms));
 }

@@ -41,18 +41,32 @@ void peer_conn_send(struct peer_conn *c, json_object *msg)
         json_object_put(msg);
 }
 
+/* What one read callback handles before it lets the loop serve others: a peer that sends a
+ * thousand requests in one burst (each answered with work: a probe request reads the peer
+ * table) otherwise held the loop, and the API, for the whole burst. */
+#define CONN_READ_BUDGET_LINES 64
+#define CONN_READ_BUDGET_USEC  4000
+
 static void conn_on_read(struct bufferevent *bev, void *userdata)
 {
         struct peer_conn *c = userdata;
         struct evbuffer *in = bufferevent_get_input(bev);
+        uint64_t start = peer_now_usec();
 
-        c->last_rx_usec = peer_now_usec();
-        for (;;) {
+        c->last_rx_usec = start;
+        for (unsigned n = 0;; n++) {
                 size_t eol_len = 0;
                 struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
                 char *line;
                 int r;
 
+                if (eol.pos >= 0 &&
+                    (n >= CONN_READ_BUDGET_LINES || peer_now_usec() - start >= CONN_READ_BUDGET_USEC)) {
+                        /* The rest on a later turn of the loop, after what else is ready. */
+                        bufferevent_trigger(bev, EV_READ,
+                                            BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+                        return;
+                }
                 if (eol.pos < 0) {
                         if (evbuffer_get_length(in) > SPARKD_MAX_LINE)
                                 c->ops->on_broken(c, "peer sent a message longer than 64 KiB");
@@ -135,6 +149,21 @@ static void conn_on_deadline(evutil_socket_t fd, short what, void *userdata)
         struct peer_conn *c = userdata;
 
         c->ops->on_deadline(c);
+}
+
+int peer_conn_binding(struct peer_conn *c, unsigned char out[PEER_CONN_BINDING_LEN])
+{
+        SSL *ssl = c->bev ? bufferevent_openssl_get_ssl(c->bev) : NULL;
+
+        if (!c->has_binding) {
+                if (!ssl || SSL_export_keying_material(ssl, c->binding, PEER_CONN_BINDING_LEN,
+                                                       PEER_CONN_BINDING_LABEL,
+                                                       strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) != 1)
+                        return -EPROTO;
+                c->has_binding = true;
+        }
+        memcpy(out, c->binding, PEER_CONN_BINDING_LEN);
+        return 0;
 }
 
 struct peer_conn *peer_conn_new(struct event_base *base, SSL_CTX *tls, int fd, bool outbound,

@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#define PEER_CONN_BINDING_LEN   32
+#define PEER_CONN_BINDING_LABEL "EXPORTER-sparkd-hello"
+
 struct peer_conn;
 struct peer;
 struct peers;
@@ -49,7 +52,10 @@ struct peer_conn {
         LIST_ENTRY(peer_conn) link;
         struct peer *peer; /* outbound: from the start; inbound: once its hello names it */
         bool is_hello_done;
-        bool is_retiring; /* replaced by a duplicate: read a while longer, only heartbeats sent */
+        bool is_retiring;  /* replaced by a duplicate: read a while longer, only heartbeats sent */
+        char refusal[320]; /* why its hello was refused, for the log */
+        unsigned char binding[PEER_CONN_BINDING_LEN]; /* peer_conn_binding's, once asked */
+        bool has_binding;
 };
 
 /* Takes fd over; NULL without memory. */
@@ -62,6 +68,9 @@ void peer_conn_send(struct peer_conn *c, json_object *msg);
 /* ops->on_deadline runs sec seconds from now, unless cleared or set again. */
 void peer_conn_set_deadline(struct peer_conn *c, unsigned sec);
 void peer_conn_clear_deadline(struct peer_conn *c);
+/* What binds a signature to this TLS session, the same at both ends and at no other session
+ * (TLS exporter, RFC 8446 7.5, label PEER_CONN_BINDING_LABEL); after the handshake. */
+int peer_conn_binding(struct peer_conn *c, unsigned char out[PEER_CONN_BINDING_LEN]);
 
 /* Whether the far host's TCP acknowledged everything queued on c, or acknowledged something
  * within the last within_usec: its kernel is there, whatever its sparkd does. False when it

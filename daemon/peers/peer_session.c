@@ -154,7 +154,18 @@ void peer_session_send_heartbeat(struct peer_conn *c)
 
 static void session_on_connected(struct peer_conn *c)
 {
-        peer_conn_send(c, peer_message_hello(c->owner));
+        unsigned char binding[PEER_CONN_BINDING_LEN];
+        json_object *hello = NULL;
+
+        if (peer_conn_binding(c, binding) == 0)
+                hello = peer_message_hello(c->owner, binding, sizeof(binding), c->is_outbound);
+        if (!hello) {
+                log_error("cannot sign this node's hello to %s with its key; the connection is closed",
+                          c->remote);
+                peer_session_close(c, "this node cannot sign its hello");
+                return;
+        }
+        peer_conn_send(c, hello);
 }
 
 /* The peer may have sent on the old connection before its own hello on the new one told it of
@@ -316,11 +327,19 @@ static int session_report_duplicate_id(struct peer_conn *c, const struct peer_he
 static int session_handle_hello(struct peer_conn *c, json_object *m)
 {
         struct peers *ps = c->owner;
+        unsigned char binding[PEER_CONN_BINDING_LEN];
         struct peer_hello hello;
         struct peer *p;
+        int r;
 
         if (peer_message_read_hello(m, &hello) < 0)
                 return -EBADMSG;
+        r = peer_conn_binding(c, binding);
+        if (r == 0)
+                r = peer_message_prove_hello(&hello, binding, sizeof(binding), !c->is_outbound, c->refusal,
+                                             sizeof(c->refusal));
+        if (r < 0)
+                return r == -EPROTO ? -EBADMSG : -EKEYREJECTED;
         if (strcmp(hello.node_id, ps->node_id) == 0 && session_is_other_node(c, &hello))
                 return session_report_duplicate_id(c, &hello);
         if (strcmp(hello.node_id, ps->node_id) == 0) {
@@ -437,6 +456,16 @@ int peer_session_receive(struct peer_conn *c, const char *line, size_t len)
                          c->owner->max_learned);
                 peer_log_inbound_reject(c->owner, c->remote, why);
                 peer_session_close(c, NULL);
+                return r;
+        }
+        if (r == -EKEYREJECTED) {
+                /* Said once per connection and peer, the inbound ones counted as other refusals. */
+                if (c->peer)
+                        log_warning("peer %s (%s) is refused: %s", peer_label(c->peer), c->remote,
+                                    c->refusal);
+                else
+                        peer_log_inbound_reject(c->owner, c->remote, c->refusal);
+                peer_session_close(c, c->peer ? c->refusal : NULL);
                 return r;
         }
         if (r < 0) {

@@ -17,6 +17,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "common/node_key.h"
 #include "common/text_check.h"
 #include "daemon/host/links.h"
 #include "peer_conn.h"
@@ -87,7 +88,9 @@ struct peers {
         char instance[33];
         char name[64];
         struct peer_chassis chassis; /* this node's, sent in hello and heartbeat; "" unknown */
-        char node_id_file[512];      /* where the id is kept, for the fix of a duplicate */
+        char node_id_file[512]; /* where the key the id comes from is kept, for the fix of a duplicate */
+        EVP_PKEY *node_key;     /* proves node_id in the hello (borrowed) */
+        char public_key[NODE_KEY_HEX_LEN + 1];
         SSL_CTX *tls;
         char key_id[17];
         char key_file[256];

@@ -136,7 +136,7 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         ps->redial = peer_dial;
         ps->wake = peers_wake;
         snprintf(ps->node_id, sizeof(ps->node_id), "%s", node_id);
-        snprintf(ps->node_id_file, sizeof(ps->node_id_file), "%s/%s", state_dir, NODE_ID_FILE);
+        snprintf(ps->node_id_file, sizeof(ps->node_id_file), "%s/%s", state_dir, NODE_KEY_FILE);
         r = node_id_random(ps->instance);
         if (r < 0) {
                 free(ps);
@@ -153,6 +153,13 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         }
         *ret = ps;
         return 0;
+}
+
+void peers_set_node_key(struct peers *ps, EVP_PKEY *key)
+{
+        ps->node_key = key;
+        if (!key || node_key_public_hex(key, ps->public_key) < 0)
+                ps->public_key[0] = '\0';
 }
 
 void peers_free(struct peers *ps)

@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include <openssl/evp.h>
+
 #include <event2/event.h>
 #include <json-c/json.h>
 
@@ -21,6 +23,8 @@ struct peers;
 int peers_new(struct event_base *base, struct links *links, const char *node_id, const char *state_dir,
               struct peers **ret);
 void peers_free(struct peers *peers);
+/* The key (borrowed) whose id node_id is: every hello proves it (peer_message.h). */
+void peers_set_node_key(struct peers *peers, EVP_PKEY *key);
 /* (Re)reads the key, the port, the static peers and mDNS settings. Errors with the key are
  * logged and leave peering off until a reload fixes them; the daemon keeps running. */
 int peers_configure(struct peers *peers, const struct sparkd_config *config);

@@ -129,10 +129,11 @@ mdns_cable_nodes() {
         done
 }
 
-# clone_node_id FROM TO: puts a copy of FROM's node-id in TO's state directory, as a cloned disk
-# image has it; prints the id.
+# clone_node_id FROM TO: puts a copy of FROM's node-key and node-id in TO's state directory, as a
+# cloned disk image has them; prints the id.
 clone_node_id() {
         mkdir -p "$TEST_TMP/$2.state"
+        cp -p "$TEST_TMP/$1.state/node-key" "$TEST_TMP/$2.state/node-key"
         cp "$TEST_TMP/$1.state/node-id" "$TEST_TMP/$2.state/node-id"
         tr -d '\n' <"$TEST_TMP/$1.state/node-id"
 }

@@ -1,8 +1,8 @@
 /*
  * A keyed peer that floods a sparkd: IDS connections, each with a hello of a node id never seen
- * before, closed once the daemon's hello came back; then one connection that asks PROBES rtt
- * probes at once and reads the answers for WAIT_MS. Prints what came back as one JSON line.
- * Usage: peer-flood ADDRESS PORT KEY_FILE IDS PROBES WAIT_MS
+ * before (a fresh key each, the hello signed as a real node's), closed once the daemon's hello came back;
+ * then one connection that asks PROBES rtt probes at once and reads the answers for WAIT_MS. Prints what
+ * came back as one JSON line. Usage: peer-flood ADDRESS PORT KEY_FILE IDS PROBES WAIT_MS
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "common/cluster_key.h"
+#include "common/node_key.h"
+#include "daemon/peers/peer_conn.h"
 #include "daemon/peers/peer_tls.h"
 
 struct flood {
@@ -33,10 +35,40 @@ static uint64_t now_ms(void)
         return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static SSL *flood_connect(struct flood *f, const char *node_id, unsigned n)
+/* A hello of a fresh node: its own key, its id the one the key names, signed for this session. */
+static int flood_hello(SSL *ssl, unsigned n, char *hello, size_t size)
+{
+        unsigned char binding[PEER_CONN_BINDING_LEN];
+        char text[256], at[2 * PEER_CONN_BINDING_LEN + 1], id[NODE_KEY_ID_LEN + 1], instance[33];
+        char pub[NODE_KEY_HEX_LEN + 1], sig[NODE_SIG_HEX_LEN + 1];
+        EVP_PKEY *key = node_key_generate();
+        int r = -1;
+
+        if (key &&
+            SSL_export_keying_material(ssl, binding, sizeof(binding), PEER_CONN_BINDING_LABEL,
+                                       strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) == 1 &&
+            node_key_id(key, id) == 0 && node_key_public_hex(key, pub) == 0) {
+                for (size_t i = 0; i < sizeof(binding); i++)
+                        snprintf(at + 2 * i, 3, "%02x", binding[i]);
+                snprintf(instance, sizeof(instance), "%032x", n + 1);
+                snprintf(text, sizeof(text), "sparkd-hello\ndialer\n%s\n%s\n%s\n", at, id, instance);
+                if (node_key_sign(key, text, strlen(text), sig) == 0) {
+                        snprintf(hello, size,
+                                 "{\"type\":\"hello\",\"proto\":2,\"node_id\":\"%s\",\"instance\":\"%s\","
+                                 "\"name\":\"flood-%u\",\"version\":\"0\",\"ports\":[],\"key\":\"%s\","
+                                 "\"sig\":\"%s\"}\n",
+                                 id, instance, n, pub, sig);
+                        r = 0;
+                }
+        }
+        EVP_PKEY_free(key);
+        return r;
+}
+
+static SSL *flood_connect(struct flood *f, unsigned n)
 {
         struct timeval tv = { .tv_sec = 5 };
-        char hello[256];
+        char hello[1024];
         SSL *ssl;
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -54,11 +86,8 @@ static SSL *flood_connect(struct flood *f, const char *node_id, unsigned n)
                 close(fd);
                 return NULL;
         }
-        snprintf(hello, sizeof(hello),
-                 "{\"type\":\"hello\",\"proto\":1,\"node_id\":\"%s\",\"instance\":\"%032x\",\"name\":"
-                 "\"flood-%u\",\"version\":\"0\",\"ports\":[]}\n",
-                 node_id, n + 1, n);
-        if (SSL_write(ssl, hello, (int)strlen(hello)) <= 0) {
+        if (flood_hello(ssl, n, hello, sizeof(hello)) < 0 ||
+            SSL_write(ssl, hello, (int)strlen(hello)) <= 0) {
                 SSL_free(ssl);
                 close(fd);
                 return NULL;
@@ -123,10 +152,7 @@ int main(int argc, char **argv)
                 return 1;
         }
         for (unsigned i = 0; i < ids; i++) {
-                char id[33];
-
-                snprintf(id, sizeof(id), "%08x%024x", 0xf100d000u, i);
-                ssl = flood_connect(&f, id, i);
+                ssl = flood_connect(&f, i);
                 if (!ssl) {
                         refused_hellos++;
                         continue;
@@ -138,7 +164,7 @@ int main(int argc, char **argv)
                         refused_hellos++;
                 flood_close(ssl);
         }
-        ssl = flood_connect(&f, "f100dfffffffffffffffffffffffffff", ids);
+        ssl = flood_connect(&f, ids);
         if (!ssl || !flood_read_line(&f, ssl, line, sizeof(line))) {
                 fprintf(stderr, "peer-flood: the probing connection was refused\n");
                 return 1;

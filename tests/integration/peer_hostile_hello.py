@@ -3,30 +3,30 @@
 channel is) and says hello under NAME, a name with an escape sequence and a newline, then stays
 HOLD seconds, heartbeating, and leaves. Prints "closed" as soon as the daemon closes the
 connection (it refused the hello), "held" when it kept it open the whole time.
-Usage: peer_hostile_hello.py ADDRESS PORT KEY_FILE NAME HOLD"""
-import json
+With MODE "replay" the hello is signed for another TLS session (a binding of zeros), as a hello
+replayed from another connection would be; with "proto1" it is a hello of the protocol before
+node keys, without key or signature.
+Usage: peer_hostile_hello.py ADDRESS PORT KEY_FILE NAME HOLD [MODE]"""
 import os
-import subprocess
 import sys
 import threading
 import time
 
+import peer_keyed
+
 addr, port, key_file, name, hold = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
-key = open(key_file).read().strip()
+peer = peer_keyed.Peer(addr, port, key_file)
+send = peer.send
+tls = peer.proc
 
-tls = subprocess.Popen(
-    ["openssl", "s_client", "-quiet", "-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256",
-     "-psk_identity", "sparkd-cluster-v1", "-psk", key, "-connect", "%s:%s" % (addr, port)],
-    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-
-
-def send(msg):
-    tls.stdin.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-    tls.stdin.flush()
-
-
-send({"type": "hello", "proto": 1, "node_id": "e" * 32, "instance": "d" * 32, "name": name,
-      "version": "0", "ports": []})
+mode = sys.argv[6] if len(sys.argv) > 6 else "name"
+if mode == "replay":
+    peer.binding = "00" * 32
+hello = peer.hello(peer_keyed.NodeKey(), name)
+if mode == "proto1":
+    hello["proto"] = 1
+    del hello["key"], hello["sig"]
+send(hello)
 
 
 def read_until_closed():

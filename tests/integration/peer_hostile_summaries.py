@@ -3,37 +3,32 @@
 channel is) and sends summaries the cluster view must refuse: oversized, malformed, one claiming
 the victim's own node id, and one naming itself unlike its hello; each ROUNDS times. Then one it
 passes on for a node of a newer sparkd (format 2, a field and a section this one does not know),
-which is believed.
+which is believed. Prints the future node's id on its last line.
 Usage: peer_hostile_summaries.py ADDRESS PORT KEY_FILE VICTIM_NODE_ID ROUNDS"""
-import json
-import os
-import subprocess
 import sys
 import threading
 import time
 
+import peer_keyed
+
 addr, port, key_file, victim, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-key = open(key_file).read().strip()
-me = "e" * 32
-
-tls = subprocess.Popen(
-    ["openssl", "s_client", "-quiet", "-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256",
-     "-psk_identity", "sparkd-cluster-v1", "-psk", key, "-connect", "%s:%s" % (addr, port)],
-    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-
-
-def send(msg):
-    tls.stdin.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-    tls.stdin.flush()
+me = peer_keyed.NodeKey()
+others = {c: peer_keyed.NodeKey() for c in "abc9"}
+peer = peer_keyed.Peer(addr, port, key_file)
+send = peer.send
+tls = peer.proc
 
 
 def summary(origin, name, seq, sections):
-    return {"type": "cluster-summary", "format": 1, "origin": origin, "name": name,
-            "instance": "f" * 32, "seq": seq, "age_ms": 0, "uptime_ms": 1000, "sections": sections}
+    # Signed by the key of the node it names where the test has one; the victim's by this peer's
+    # own key, which does not name it.
+    if origin == victim:
+        return peer_keyed.summary(me, name, seq, sections, origin=victim)
+    key = me if origin == "me" else others[origin]
+    return peer_keyed.summary(key, name, seq, sections)
 
 
-send({"type": "hello", "proto": 1, "node_id": me, "instance": "d" * 32, "name": "hostile",
-      "version": "0", "ports": []})
+send(peer.hello(me, "hostile"))
 # The daemon's own hello comes back once the handshake and ours are through.
 if not tls.stdout.readline():
     sys.exit("no answer from %s:%s" % (addr, port))
@@ -42,17 +37,18 @@ if not tls.stdout.readline():
 threading.Thread(target=lambda: [None for _ in tls.stdout], daemon=True).start()
 for seq in range(1, rounds + 1):
     # Oversized: under the 64 KiB line of the peer channel, over the summary's limit.
-    send(summary("a" * 32, "big", seq, {"doctor": {"pad": "x" * (60 * 1024)}}))
-    send(summary("b" * 32, "junk", seq, ["not", "an", "object"]))
-    send(summary("c" * 32, "junk", seq, {"Bad Name!": 1}))
+    send(summary("a", "big", seq, {"doctor": {"pad": "x" * (60 * 1024)}}))
+    send(summary("b", "junk", seq, ["not", "an", "object"]))
+    send(summary("c", "junk", seq, {"Bad Name!": 1}))
     send(summary(victim, "forged", seq, {"doctor": {"verdict": "failed", "checks": []}}))
-    send(summary(me, "notmyname", seq, {"doctor": {"verdict": "failed", "checks": []}}))
+    send(summary("me", "notmyname", seq, {"doctor": {"verdict": "failed", "checks": []}}))
     send({"type": "heartbeat", "ports": []})
     time.sleep(0.05)  # paces the rounds like a peer would, inside the daemon's peer timeout
-future = summary("9" * 32, "future", 1, {"doctor": {"verdict": "ok", "checks": []},
-                                          "newsection": {"x": 1}})
-future["format"] = 2
-future["new_field"] = [1, 2]
+body = {"type": "cluster-summary", "format": 3, "origin": others["9"].id, "name": "future",
+        "instance": "f" * 32, "seq": 1, "uptime_ms": 1000, "new_field": [1, 2],
+        "sections": {"doctor": {"verdict": "ok", "checks": []}, "newsection": {"x": 1}}}
+future = peer_keyed.signed(others["9"], "cluster-summary", body)
+future["new_envelope_field"] = 1
 send(future)
 send({"type": "heartbeat", "ports": []})
 tls.stdin.close()
@@ -64,3 +60,4 @@ except subprocess.TimeoutExpired:
     tls.terminate()
     tls.wait(timeout=10)
 print("sent %d rounds of refused summaries" % rounds)
+print(others["9"].id)

@@ -1,54 +1,95 @@
 #!/usr/bin/env python3
-"""A peer that holds the cluster key (TLS 1.3 PSK through openssl s_client, as sparkd's peer
-channel is) and says what it likes: a hello and a summary under NODE_ID and NAME, then, with
-INVENT, that many nodes nobody else knows, each with a section of PAD bytes. It stays up for
-SECONDS, beating and saying its summary again each second, then goes.
-Usage: peer_rogue.py ADDRESS PORT KEY_FILE NODE_ID NAME SECONDS [INVENT PAD]"""
+"""A compromised keyed node: it holds the cluster key (TLS 1.3 PSK through peer-pipe, as sparkd's
+peer channel is) and its own node key (NODE_KEY_FILE, made when missing: peer_keyed.py id gives
+its id), and says what it likes: a hello and a summary under its id and NAME, then, with INVENT,
+that many nodes nobody else knows, each with a fresh key of its own, a section of PAD bytes and,
+with NCCL, a software section of an NCCL version in a build of its own; the invented nodes
+are kept fresh with alives of their own. With ALTER (a node id), each summary of that node the
+daemon sends it is passed back altered (a section changed, its signature kept), 10 times. It
+stays up for SECONDS, beating and saying its summary again each second, then goes.
+Usage: peer_rogue.py ADDRESS PORT KEY_FILE NODE_KEY_FILE NAME SECONDS [INVENT PAD [NCCL [ALTER]]]"""
 import json
-import subprocess
 import sys
 import threading
 import time
 
-addr, port, key_file, me, name, seconds = sys.argv[1:7]
+import peer_keyed
+
+addr, port, key_file, node_key_file, name, seconds = sys.argv[1:7]
 invent = int(sys.argv[7]) if len(sys.argv) > 7 else 0
 pad = int(sys.argv[8]) if len(sys.argv) > 8 else 0
-key = open(key_file).read().strip()
-
-tls = subprocess.Popen(
-    ["openssl", "s_client", "-quiet", "-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256",
-     "-psk_identity", "sparkd-cluster-v1", "-psk", key, "-connect", "%s:%s" % (addr, port)],
-    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-
-
-def send(msg):
-    tls.stdin.write((json.dumps(msg, separators=(",", ":")) + "\n").encode())
-    tls.stdin.flush()
+nccl = sys.argv[9] if len(sys.argv) > 9 and sys.argv[9] != "-" else None
+alter = sys.argv[10] if len(sys.argv) > 10 else None
+altered = []
+queued = []
+lock = threading.Lock()
+me = peer_keyed.NodeKey(node_key_file)
+peer = peer_keyed.Peer(addr, port, key_file)
+send = peer.send
+tls = peer.proc
 
 
-def summary(origin, node_name, seq, sections):
-    return {"type": "cluster-summary", "format": 1, "origin": origin, "name": node_name,
-            "instance": origin[::-1], "seq": seq, "age_ms": 0, "uptime_ms": 1000, "sections": sections}
+def SOFTWARE_OF(i):
+    # An NCCL of the version given in a build nobody else has: a consistency finding, if counted.
+    return {"sparkd": "0", "kernel": "6.8.0", "driver": "580.0", "firmware": [],
+            "nccl": [{"path": "/usr/lib/libnccl.so.2", "origin": "system", "version": nccl,
+                      "build_id": "%040x" % (0xbad0000 + i)}]}
 
 
-send({"type": "hello", "proto": 1, "node_id": me, "instance": "d" * 32, "name": name,
-      "version": "0", "ports": []})
+def summary(key, node_name, seq, sections):
+    return peer_keyed.summary(key, node_name, seq, sections, instance=key.id[::-1])
+
+
+send(peer.hello(me, name))
 if not tls.stdout.readline():
     sys.exit("no answer from %s:%s" % (addr, port))
-# What the daemon sends from now on is read and dropped: a full pipe would stop s_client.
-threading.Thread(target=lambda: [None for _ in tls.stdout], daemon=True).start()
+
+
+def read_all():
+    # What the daemon sends is read (a full pipe would stop peer-pipe); ALTER's summaries kept.
+    for line in tls.stdout:
+        if not alter or b'"cluster-summary"' not in line:
+            continue
+        m = json.loads(line)
+        if json.loads(m["body"])["origin"] != alter:
+            continue
+        m["body"] = m["body"].replace('"verdict":"', '"verdict":"forged-', 1)
+        with lock:
+            if not queued:
+                altered.extend([m] * 10)
+                queued.append(1)
+
+
+threading.Thread(target=read_all, daemon=True).start()
 own = {"doctor": {"verdict": "ok", "checks": []}}
 send(summary(me, name, 1, own))
+ghosts = []
 for i in range(invent):
-    send(summary("1%031x" % i, "ghost-%d" % i, 1, {"pad": {"x": "x" * pad}}))
+    sections = {"pad": {"x": "x" * pad}}
+    if nccl:
+        sections["software"] = SOFTWARE_OF(i)
+    ghosts.append(peer_keyed.NodeKey())
+    send(summary(ghosts[-1], "ghost-%d" % i, 1, sections))
     if i % 16 == 15:
         send({"type": "heartbeat", "ports": []})
+n_altered = 0
 end = time.monotonic() + float(seconds)
 seq = 1
 while time.monotonic() < end:
     seq += 1
     send({"type": "heartbeat", "ports": []})
     send(summary(me, name, seq, own))
+    if seq % 4 == 0:
+        for i, g in enumerate(ghosts):
+            send(peer_keyed.signed(g, "cluster-alive", {
+                "type": "cluster-alive", "format": 2, "origin": g.id, "name": "ghost-%d" % i,
+                "instance": g.id[::-1], "seq": 1, "uptime_ms": 1000 + 250 * seq}))
+    with lock:
+        while altered:
+            send(altered.pop())
+            n_altered += 1
+            if n_altered == 10:
+                print("altered 10", flush=True)
     time.sleep(0.25)
 tls.stdin.close()
 tls.wait(timeout=10)

@@ -37,8 +37,10 @@ knows_both() { [ "$(view_get "$1" 'sorted(n["name"] for n in d["nodes"])')" = "[
 for n in a b; do wait_until 10 knows_both $n || fail "$n's view: $(view_get $n '[n["name"] for n in d["nodes"]]')"; done
 
 step "a keyed peer of a invents 300 nodes with 50 KB sections"
+# Each invented node has a key of its own, so its summaries verify, and an NCCL 2.27.7 in a build
+# of its own: counted, two of them would fail every doctor's consistency check.
 ip netns exec "${NS[r]}" python3 "$TESTS_DIR/peer_rogue.py" "${ADDR[a]}" 7471 "$TEST_TMP/cluster.key" \
-        eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee evil 120 300 50000 >"$TEST_TMP/rogue.out" 2>&1 &
+        "$TEST_TMP/rogue.nodekey" evil 120 300 50000 2.27.7 >"$TEST_TMP/rogue.out" 2>&1 &
 rogue=$!
 refused() { grep -q "cluster: refused a summary from peer evil" "$(log_of a)"; }
 wait_until 30 refused || fail "a refused none of the invented nodes"
@@ -56,6 +58,10 @@ for n in a b; do
         echo "    $n: real nodes $(view_get $n "[(n[\"name\"], n[\"confirmed\"]) for n in d[\"nodes\"] if not n[\"name\"].startswith(\"ghost-\")]")"
         assert_eq "$(view_get $n '[n["confirmed"] for n in d["nodes"] if n["name"] in ("a", "b")]')" "[True, True]" "$n's real nodes are confirmed"
         assert_eq "$(view_get $n 'any(n["confirmed"] for n in d["nodes"] if n["name"].startswith("ghost-"))')" False "no invented node is confirmed on $n"
+        # Unconfirmed, they weigh on no verdict: no NCCL build of theirs in the consistency check.
+        doctor=$(sparkc_of $n doctor 2>&1 || true)
+        echo "    $n's doctor: $(grep -i "consistency" <<<"$doctor" | head -2)"
+        assert_not_contains "$doctor" "NCCL version in different builds" "$n's doctor counts invented nodes"
 done
 
 step "a real node that joins now is taken everywhere"

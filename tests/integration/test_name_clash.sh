@@ -34,14 +34,15 @@ for node in a b; do
 done
 wait_pairs up 15 "spark-a spark-b" "spark-b spark-a"
 b_id=$(tr -d '\n' <"$TEST_TMP/spark-b.state/node-id")
-rogue_id=ffffffffffffffffffffffffffffffff
+rogue_key=$TEST_TMP/rogue.nodekey
+rogue_id=$(python3 "$TESTS_DIR/peer_keyed.py" id "$rogue_key")
 
 step "before: [cluster] head = spark-b is spark-b"
 head_is_b() { [ "$(json_get "$(sparkc_of spark-a --json hostfile)" '(d["head"] or {}).get("node_id")')" = "$b_id" ]; }
 wait_until 10 head_is_b || fail "spark-a's head is not spark-b: $(sparkc_of spark-a --json hostfile)"
 
 step "a keyed peer that calls itself spark-b"
-ip netns exec "${NS[r]}" python3 "$TESTS_DIR/peer_rogue.py" "${ADDR[a]}" 7471 "$TEST_TMP/cluster.key" "$rogue_id" spark-b 90 \
+ip netns exec "${NS[r]}" python3 "$TESTS_DIR/peer_rogue.py" "${ADDR[a]}" 7471 "$TEST_TMP/cluster.key" "$rogue_key" spark-b 90 \
         >"$TEST_TMP/rogue.out" 2>&1 &
 rogue=$!
 wait_peer_state spark-a "${ADDR[r]}" up 10 || fail "spark-a does not see the rogue up: $(sparkc_of spark-a peers)"
@@ -49,7 +50,15 @@ wait_peer_state spark-a "${ADDR[r]}" up 10 || fail "spark-a does not see the rog
 two_bs() { [ "$(json_get "$(sparkc_of "$1" --json cluster)" 'sum(n["name"] == "spark-b" for n in d["nodes"])')" = 2 ]; }
 for n in spark-a spark-b; do wait_until 10 two_bs $n || fail "$n's view does not hold both nodes named spark-b"; done
 
-for n in spark-a spark-b; do
+# Ids sorted, as the view lists them.
+first=$(printf '%s\n' "$b_id" "$rogue_id" | sort | head -1)
+second=$(printf '%s\n' "$b_id" "$rogue_id" | sort | tail -1)
+# On spark-b the rogue is a node only its relay speaks of: it counts for nothing there, and the
+# head stays spark-b; spark-a, whose peer it is, sees the clash.
+plan=$(sparkc_of spark-b --json hostfile)
+assert_eq "$(json_get "$plan" '(d["head"] or {}).get("node_id")')" "$b_id" "spark-b's head with the rogue unconfirmed there"
+assert_eq "$(json_get "$(sparkc_of spark-b --json cluster)" '[n["confirmed"] for n in d["nodes"] if n["node_id"] == "'"$rogue_id"'"]')" "[False]" "the rogue on spark-b"
+for n in spark-a; do
         plan=$(sparkc_of $n --json hostfile)
         echo "    $n's plan: head $(json_get "$plan" 'd["head"]'), error: $(json_get "$plan" 'd["error"]')"
         assert_eq "$(json_get "$plan" 'd["head"]')" None "$n's head"
@@ -60,9 +69,9 @@ for n in spark-a spark-b; do
         echo "    $n's env --for torchrun: exit $rc, $(head -c 300 <<<"$env_out")"
 
         cluster=$(sparkc_of $n --json cluster) || fail "$n's sparkc cluster --json: $cluster"
-        assert_eq "$(json_get "$cluster" 'd["name_clashes"]')" "[{'name': 'spark-b', 'node_ids': ['$b_id', '$rogue_id']}]" "$n's name clashes"
+        assert_eq "$(json_get "$cluster" 'd["name_clashes"]')" "[{'name': 'spark-b', 'node_ids': ['$first', '$second']}]" "$n's name clashes"
         text=$(sparkc_of $n cluster) || fail "$n's sparkc cluster: $text"
-        assert_contains "$text" "spark-b: $b_id $rogue_id" "$n's sparkc cluster"
+        assert_contains "$text" "spark-b: $first $second" "$n's sparkc cluster"
 
         rc=0
         doctor=$(sparkc_of $n --json doctor) || rc=$?
@@ -71,7 +80,7 @@ for n in spark-a spark-b; do
         echo "    $n's doctor: $check"
         assert_contains "$check" "'status': 'warn'" "$n's names check"
         assert_contains "$check" "[cluster] head is spark-b, a name more than one node id carries" "$n's names check"
-        assert_contains "$check" "2 nodes are named spark-b: node ids $b_id, $rogue_id" "$n's evidence"
+        assert_contains "$check" "2 nodes are named spark-b: node ids $first, $second" "$n's evidence"
 done
 
 kill "$rogue" 2>/dev/null || true

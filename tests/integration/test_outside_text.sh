@@ -29,6 +29,21 @@ bad=$(grep -Ev '^(debug|info|notice|warning|err|crit|alert|emerg): ' "$(log_of v
 if grep -q $'\e' "$(log_of v)"; then fail "v's log holds a raw escape"; fi
 assert_contains "$(cat "$TEST_TMP/hello.out")" closed "the connection of the hello under that name"
 
+step "a keyed peer's hello signed for another session, and one without a node key: refused, said"
+# Refusals of connections are logged once per 10 s (the one above among them): each poll tries again.
+# refused_with MODE TEXT: a hello of MODE closes at once and the log says TEXT.
+refused_with() {
+        ip netns exec "$v" python3 "$TESTS_DIR/peer_hostile_hello.py" 192.168.177.11 7471 "$TEST_TMP/v.key" \
+                honest-name 3 "$1" >"$TEST_TMP/hello.$1.out" 2>&1
+        grep -q closed "$TEST_TMP/hello.$1.out" && grep -q "$2" "$(log_of v)"
+}
+wait_until 30 refused_with replay "does not verify for this TLS session" ||
+        fail "a replayed hello was not refused with a log line: $(grep -i hello "$(log_of v)" | tail -3)"
+grep "does not verify for this TLS session" "$(log_of v)" | head -1 | sed 's/^/    /'
+wait_until 30 refused_with proto1 "speaks peer protocol 1, without a node key" ||
+        fail "a hello without a key was not refused with a log line: $(grep -i hello "$(log_of v)" | tail -3)"
+grep "speaks peer protocol 1" "$(log_of v)" | head -1 | sed 's/^/    /'
+
 step "env --check with a Latin-1 byte in a variable and in the NCCL config file"
 printf 'NCCL_DEBUG=INFO\n# caf\xe9\nNCCL_IB_HCA=ml\xe9x5_0\nNCCL_SOCKET_IFNAME=enp1s0f1np1\n' >"$TEST_TMP/nccl.conf"
 rc=0

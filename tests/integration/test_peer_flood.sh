@@ -72,6 +72,7 @@ assert_eq "$(json_get "$watch_json" 'd["fds"] < 512')" True "open files"
 if ! is_sanitizer_build; then
         assert_eq "$(json_get "$watch_json" "d['rss_kib'] < $rss0 + 16384")" True "resident memory grew by less than 16 MiB"
         assert_eq "$(json_get "$watch_json" 'd["p99_ms"] < 100')" True "API p99 under 100 ms"
+        assert_eq "$(json_get "$watch_json" 'd["max_ms"] < 100')" True "every API answer within 100 ms"
 fi
 
 step "the learned entries are forgotten, the configured peer kept"

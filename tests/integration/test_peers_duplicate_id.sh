@@ -18,7 +18,7 @@ for pair in "a 10.99.0.2 b" "b 10.99.0.1 a"; do
         error=$(peer_field "$1" "$2" 'p["error"]')
         assert_contains "$error" "node $3 (10.99.0" "$1's error"
         assert_contains "$error" "runs with this node's id $id" "$1's error"
-        assert_contains "$error" "delete $TEST_TMP/$1.state/node-id on the cloned node and restart sparkd" "$1's error"
+        assert_contains "$error" "delete $TEST_TMP/$1.state/node-key on the cloned node and restart sparkd" "$1's error"
         assert_contains "$(sparkc_of "$1" peers)" "duplicate-id" "sparkc peers on $1"
         grep -q "^err: peer node $3 .*runs with this node's id $id" "$(log_of "$1")" ||
                 fail "no error in $1's journal: $(grep "node's id" "$(log_of "$1")")"
@@ -32,9 +32,9 @@ since = re.search(r"\d{4}-\d\d-\d\dT", row).start()
 sys.exit(since != head.index("SINCE"))' "$(sparkc_of a peers)" || fail "duplicate-id pushes the columns of sparkc peers out of line"
 [ "$(grep -c "runs with this node's id" "$(log_of a)")" -le 2 ] || fail "a logs the duplicate at every redial"
 
-step "the clone's node-id deleted and sparkd restarted there: the two peer"
+step "the clone's node-key deleted and sparkd restarted there: the two peer"
 sparkd_stop b
-rm "$TEST_TMP/b.state/node-id"
+rm "$TEST_TMP/b.state/node-key" "$TEST_TMP/b.state/node-id"
 sparkd_start b "$b" -c "$TEST_TMP/b.conf"
 wait_peer_state a b up 40 || fail "b not up on a after getting its own id: $(sparkc_of a peers)"
 wait_peer_state b a up 10 || fail "a not up on b: $(sparkc_of b peers)"

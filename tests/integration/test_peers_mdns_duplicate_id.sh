@@ -16,7 +16,7 @@ sparkd_start_avahi sparkb "$b" -c "$TEST_TMP/sparkb.conf"
 step "both clones report the duplicate id"
 wait_pairs duplicate-id 10 "sparka 10.77.0.2" "sparkb 10.77.0.1"
 assert_contains "$(peer_field sparka 10.77.0.2 'p["error"]')" \
-        "runs with this node's id $id: a cloned disk image, or two daemons on one state directory; delete $TEST_TMP/sparka.state/node-id" "a's error"
+        "runs with this node's id $id: a cloned disk image, or two daemons on one state directory; delete $TEST_TMP/sparka.state/node-key" "a's error"
 grep -q "^err: peer node spark (10.77.0.2) runs with this node's id $id" "$(log_of sparka)" || fail "nothing in a's journal"
 grep -q "^err: peer node spark (10.77.0.1) runs with this node's id $id" "$(log_of sparkb)" || fail "nothing in b's journal"
 sparkd_stop sparka

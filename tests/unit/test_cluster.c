@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/node_key.h"
 #include "daemon/base/log.h"
 #include "daemon/cluster/cluster.h"
 #include "daemon/cluster/summary.h"
@@ -14,6 +15,10 @@
 static struct event_base *base;
 static struct cluster *nodes[N];
 static char ids[N][33];
+static EVP_PKEY *keys[N];
+/* Nodes only relays speak of: far_key names far_id; many_keys the 64 one relay may bring. */
+static EVP_PKEY *far_key, *many_keys[CLUSTER_MAX_NODES / 4];
+static char far_id[33];
 static char names[N][16];
 static bool link_up[N][N];
 static unsigned delivered, delivered_summaries, delivered_alives;
@@ -88,6 +93,7 @@ static void start_node(int i)
         struct cluster_transport t = { fake_send, fake_hello_name, (void *)(intptr_t)i };
 
         CHECK(cluster_new(base, ids[i], names[i], &t, &nodes[i]) == 0);
+        cluster_set_node_key(nodes[i], keys[i]);
         /* Refresh every 100 ms: stale after 300 ms; forgotten after 2 s. */
         cluster_configure(nodes[i], names[i], 100000, 2000000);
 }
@@ -154,7 +160,9 @@ static void setup_ring(void)
         base = event_base_new();
         log_set_max_level(LOG_EMERG);
         for (int i = 0; i < N; i++) {
-                snprintf(ids[i], sizeof(ids[i]), "%032x", i + 1);
+                if (!keys[i])
+                        keys[i] = node_key_generate();
+                CHECK(node_key_id(keys[i], ids[i]) == 0);
                 snprintf(names[i], sizeof(names[i]), "spark%d", i + 1);
                 start_node(i);
         }
@@ -353,71 +361,136 @@ static void test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fre
         teardown();
 }
 
-static json_object *summary_of(const char *origin, const char *name, uint64_t seq, const char *pad)
+static json_object *summary_of(EVP_PKEY *key, const char *name, uint64_t seq, const char *pad)
 {
         json_object *sections = json_object_new_object(), *m;
+        char origin[33];
 
+        CHECK(node_key_id(key, origin) == 0);
         json_object_object_add(sections, "doctor", doctor_of(pad ? pad : "failed"));
-        m = summary_new(origin, name, "ffffffffffffffffffffffffffffffff", seq, 1000, sections);
+        m = summary_new(key, origin, name, "ffffffffffffffffffffffffffffffff", seq, 1000, sections);
         json_object_put(sections);
         return m;
 }
 
+/* A message of type whose body is text, signed by key as its origin would. */
+static json_object *signed_of(EVP_PKEY *key, const char *type, const char *text)
+{
+        char public_hex[NODE_KEY_HEX_LEN + 1], sig[NODE_SIG_HEX_LEN + 1];
+        json_object *m = json_object_new_object();
+
+        CHECK(node_key_public_hex(key, public_hex) == 0);
+        CHECK(node_key_sign(key, text, strlen(text), sig) == 0);
+        json_object_object_add(m, "type", json_object_new_string(type));
+        json_object_object_add(m, "body", json_object_new_string(text));
+        json_object_object_add(m, "key", json_object_new_string(public_hex));
+        json_object_object_add(m, "sig", json_object_new_string(sig));
+        json_object_object_add(m, "age_ms", json_object_new_int(0));
+        return m;
+}
+
+/* m with its body's text replaced (the signature kept). */
+static void alter_body(json_object *m, const char *from, const char *to)
+{
+        const char *body = json_object_get_string(json_object_object_get(m, "body"));
+        const char *at = strstr(body, from);
+        char *altered;
+
+        CHECK(at != NULL);
+        if (!at)
+                return;
+        CHECK(asprintf(&altered, "%.*s%s%s", (int)(at - body), body, to, at + strlen(from)) > 0);
+        json_object_object_add(m, "body", json_object_new_string(altered));
+        free(altered);
+}
+
 static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
 {
-        char *big = malloc(SUMMARY_MAX_BYTES + 2);
+        char *big = malloc(SUMMARY_MAX_BYTES + 2), body[512], other_hex[NODE_KEY_HEX_LEN + 1];
         json_object *m;
 
         setup_ring();
         run_for_ms(100);
         uint64_t before = cluster_refused(nodes[1]);
 
-        /* Claims the receiver's own id. */
-        m = summary_of(ids[1], "spark2", 99, NULL);
+        /* Claims the receiver's own id (with its key: a copy of its own summary). */
+        m = summary_of(keys[1], "spark2", 99, NULL);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EPERM);
         json_object_put(m);
         CHECK(verdict_seen(1, 1, NULL, NULL) == NULL);
         /* The sender's own id with another name than its hello. */
-        m = summary_of(ids[0], "impostor", 99, NULL);
+        m = summary_of(keys[0], "impostor", 99, NULL);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EPERM);
         json_object_put(m);
         CHECK(verdict_seen(1, 0, NULL, NULL) == NULL);
         /* Too large. */
         memset(big, 'x', SUMMARY_MAX_BYTES + 1);
         big[SUMMARY_MAX_BYTES + 1] = '\0';
-        m = summary_of("abababababababababababababababab", "big", 1, big);
+        m = summary_of(far_key, "big", 1, big);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EMSGSIZE);
         json_object_put(m);
-        /* Malformed: no sections, a bad section name. */
-        m = summary_of("abababababababababababababababab", "bad", 1, NULL);
-        json_object_object_del(m, "sections");
+        /* Malformed, though signed: no sections, a bad section name. */
+        snprintf(body, sizeof(body),
+                 "{\"type\":\"cluster-summary\",\"format\":2,\"origin\":\"%s\",\"name\":\"bad\","
+                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1%s}",
+                 far_id, "");
+        m = signed_of(far_key, "cluster-summary", body);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
         json_object_put(m);
-        m = summary_of("abababababababababababababababab", "bad", 1, NULL);
-        json_object_object_add(json_object_object_get(m, "sections"), "Not A Name", json_object_new_int(1));
+        snprintf(body, sizeof(body),
+                 "{\"type\":\"cluster-summary\",\"format\":2,\"origin\":\"%s\",\"name\":\"bad\","
+                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1,"
+                 "\"sections\":{\"Not A Name\":1}}",
+                 far_id);
+        m = signed_of(far_key, "cluster-summary", body);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
         json_object_put(m);
-        CHECK(verdict_held(1, "abababababababababababababababab", NULL, NULL) == NULL);
-        CHECK(cluster_refused(nodes[1]) == before + 5);
+        /* A body altered after it was signed: a section changed, the signature kept. */
+        m = summary_of(far_key, "far", 1, "warning");
+        alter_body(m, "\"warning\"", "\"ok\"");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        /* Signed by a key that is not its origin's. */
+        m = summary_of(far_key, "far", 1, "warning");
+        CHECK(node_key_public_hex(many_keys[0], other_hex) == 0);
+        json_object_object_add(m, "key", json_object_new_string(other_hex));
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        /* A key cut short. */
+        m = summary_of(far_key, "far", 1, "warning");
+        CHECK(node_key_public_hex(far_key, other_hex) == 0);
+        other_hex[NODE_KEY_HEX_LEN - 2] = '\0';
+        json_object_object_add(m, "key", json_object_new_string(other_hex));
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        /* An unsigned summary of the format before bodies. */
+        m = json_tokener_parse("{\"type\":\"cluster-summary\",\"format\":1,\"origin\":"
+                               "\"abababababababababababababababab\",\"name\":\"old\",\"instance\":"
+                               "\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"age_ms\":0,\"uptime_ms\":1,"
+                               "\"sections\":{}}");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        CHECK(verdict_held(1, far_id, NULL, NULL) == NULL);
+        CHECK(cluster_refused(nodes[1]) == before + 9);
 
         /* A relayed one for another node is believed, and unknown fields travel with it. */
-        m = summary_of("abababababababababababababababab", "far", 1, "warning");
+        m = summary_of(far_key, "far", 1, "warning");
         json_object_object_add(m, "from_the_future", json_object_new_int(7));
         CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
         json_object_put(m);
         CHECK_STREQ(verdict_seen(1, 1, NULL, NULL) ? "" : "x", "x");
-        CHECK(verdict_held(1, "abababababababababababababababab", NULL, NULL) != NULL);
+        CHECK(verdict_held(1, far_id, NULL, NULL) != NULL);
         /* spark1 is spark2's peer: a copy of its summary through another peer, however new, does
          * not replace what spark1 says itself. */
-        m = summary_of(ids[0], "spark1", 1000000, "forged");
+        m = summary_of(keys[0], "spark1", 1000000, "forged");
         CHECK(cluster_receive(nodes[1], ids[2], m) == 0);
         json_object_put(m);
         CHECK(verdict_seen(1, 0, NULL, NULL) == NULL);
         /* An older or equal sequence is not newer. */
-        m = summary_of("abababababababababababababababab", "far", 1, "ok");
+        m = summary_of(far_key, "far", 1, "ok");
         CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
         json_object_put(m);
-        CHECK_STREQ(verdict_held(1, "abababababababababababababababab", NULL, NULL), "warning");
+        CHECK_STREQ(verdict_held(1, far_id, NULL, NULL), "warning");
         free(big);
         teardown();
 }
@@ -451,43 +524,50 @@ static void test_one_relay_brings_at_most_64_unconfirmed_nodes(void)
         /* Past the coalescing: every node's "peers" section has gone round. */
         run_for_ms(500);
         for (int i = 0; i < CLUSTER_MAX_NODES / 4; i++) {
-                snprintf(origin, sizeof(origin), "%032x", 0x1000 + i);
-                m = summary_of(origin, "many", 1, "ok");
+                m = summary_of(many_keys[i], "many", 1, "ok");
                 CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
                 json_object_put(m);
         }
-        m = summary_of("abababababababababababababababab", "one-too-many", 1, "ok");
+        m = summary_of(far_key, "one-too-many", 1, "ok");
         CHECK(cluster_receive(nodes[1], ids[0], m) == -ENOSPC);
         json_object_put(m);
-        CHECK(verdict_held(1, "abababababababababababababababab", NULL, NULL) == NULL);
+        CHECK(verdict_held(1, far_id, NULL, NULL) == NULL);
         /* Another relay has a share of its own. */
-        m = summary_of("abababababababababababababababab", "one-too-many", 1, "ok");
+        m = summary_of(far_key, "one-too-many", 1, "ok");
         CHECK(cluster_receive(nodes[1], ids[2], m) == 0);
         json_object_put(m);
-        CHECK_STREQ(verdict_held(1, "abababababababababababababababab", NULL, NULL), "ok");
+        CHECK_STREQ(verdict_held(1, far_id, NULL, NULL), "ok");
         /* The ring's far node is listed by both neighbours; the invented ones by none. */
         CHECK(is_confirmed_at(1, ids[3]));
         CHECK(is_confirmed_at(1, ids[0]));
-        CHECK(!is_confirmed_at(1, "00000000000000000000000000001000"));
+        CHECK(node_key_id(many_keys[0], origin) == 0);
+        CHECK(!is_confirmed_at(1, origin));
         teardown();
 }
 
 static void test_a_name_two_nodes_carry_is_reported(void)
 {
         json_object *m, *clashes;
+        char expected[256];
 
         setup_ring();
         run_for_ms(100);
         CHECK(cluster_name_is_unique(nodes[0], "spark2"));
-        m = summary_of("abababababababababababababababab", "spark2", 1, "ok");
+        /* A node only a relay speaks of counts for nothing, its name included. */
+        m = summary_of(far_key, "spark2", 1, "ok");
         CHECK(cluster_receive(nodes[0], ids[3], m) == 0);
         json_object_put(m);
+        CHECK(cluster_name_is_unique(nodes[0], "spark2"));
+        /* The ring's far node, which both neighbours vouch for, renamed to its neighbour's name. */
+        snprintf(names[2], sizeof(names[2]), "spark2"); /* its hello says so too */
+        cluster_configure(nodes[2], "spark2", 100000, 2000000);
+        run_for_ms(500);
         CHECK(!cluster_name_is_unique(nodes[0], "spark2"));
         CHECK(cluster_name_count(nodes[0], "spark2") == 2);
         clashes = cluster_name_clashes(nodes[0]);
-        CHECK_STREQ(json_object_to_json_string_ext(clashes, JSON_C_TO_STRING_PLAIN),
-                    "[{\"name\":\"spark2\",\"node_ids\":[\"00000000000000000000000000000002\","
-                    "\"abababababababababababababababab\"]}]");
+        snprintf(expected, sizeof(expected), "[{\"name\":\"spark2\",\"node_ids\":[\"%s\",\"%s\"]}]",
+                 strcmp(ids[1], ids[2]) < 0 ? ids[1] : ids[2], strcmp(ids[1], ids[2]) < 0 ? ids[2] : ids[1]);
+        CHECK_STREQ(json_object_to_json_string_ext(clashes, JSON_C_TO_STRING_PLAIN), expected);
         json_object_put(clashes);
         teardown();
 }
@@ -744,22 +824,66 @@ static void test_the_alerts_view_follows_changes(void)
 static void test_summary_parse_bounds(void)
 {
         struct summary s;
-        char why[256];
-        const char *ok =
-                "{\"type\":\"cluster-summary\",\"format\":9,\"origin\":\"0123456789abcdef0123456789abcdef\","
-                "\"name\":\"n\",\"instance\":\"0123456789abcdef0123456789abcdef\",\"seq\":1,\"age_ms\":0,"
-                "\"uptime_ms\":5,\"sections\":{},\"new\":[1]}";
+        char why[256], body[512];
         const char *dup = "{\"type\":\"cluster-summary\",\"type\":\"x\"}";
+        const char *text;
+        json_object *m;
 
-        CHECK(summary_parse(ok, strlen(ok), &s, why, sizeof(why)) == 0);
+        snprintf(body, sizeof(body),
+                 "{\"type\":\"cluster-summary\",\"format\":9,\"origin\":\"%s\",\"name\":\"n\",\"instance\":"
+                 "\"0123456789abcdef0123456789abcdef\",\"seq\":1,\"uptime_ms\":5,\"sections\":{},\"new\":[1]"
+                 "}",
+                 far_id);
+        m = signed_of(far_key, "cluster-summary", body);
+        text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+        CHECK(summary_parse(text, strlen(text), &s, why, sizeof(why)) == 0);
         CHECK(s.format == 9);
+        summary_clear(&s);
         json_object_put(s.msg);
+        json_object_put(m);
         CHECK(summary_parse(dup, strlen(dup), &s, why, sizeof(why)) == -EBADMSG);
         CHECK(summary_parse("[", 1, &s, why, sizeof(why)) == -EBADMSG);
+        /* A body that names another type than its envelope: an alive's signature is not a
+         * summary's. */
+        m = summary_new_alive(far_key, far_id, "n", "0123456789abcdef0123456789abcdef", 1, 5);
+        json_object_object_add(m, "type", json_object_new_string("cluster-summary"));
+        text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN);
+        CHECK(summary_parse(text, strlen(text), &s, why, sizeof(why)) == -EBADMSG);
+        json_object_put(m);
+}
+
+static void test_keys_sign_and_verify(void)
+{
+        char pub[NODE_KEY_HEX_LEN + 1], sig[NODE_SIG_HEX_LEN + 1], id[33], priv[NODE_KEY_HEX_LEN + 1];
+        EVP_PKEY *again;
+
+        CHECK(node_key_public_hex(far_key, pub) == 0);
+        CHECK(node_key_sign(far_key, "text", 4, sig) == 0);
+        CHECK(node_key_verify(pub, "text", 4, sig) == 0);
+        CHECK(node_key_verify(pub, "texT", 4, sig) == -EKEYREJECTED);
+        sig[0] = sig[0] == '0' ? '1' : '0';
+        CHECK(node_key_verify(pub, "text", 4, sig) == -EKEYREJECTED);
+        sig[5] = 'X';
+        CHECK(node_key_verify(pub, "text", 4, sig) == -EBADMSG);
+        pub[10] = '\0';
+        CHECK(node_key_verify(pub, "text", 4, sig) == -EBADMSG);
+        CHECK(node_key_id_of(pub, id) == -EBADMSG);
+        /* The id is the key's, and the private key read back is the same key. */
+        CHECK(node_key_private_hex(far_key, priv) == 0);
+        again = node_key_from_private_hex(priv, strlen(priv));
+        CHECK(again && node_key_id(again, id) == 0);
+        CHECK_STREQ(id, far_id);
+        EVP_PKEY_free(again);
+        CHECK(node_key_from_private_hex("00", 2) == NULL);
 }
 
 int main(void)
 {
+        far_key = node_key_generate();
+        CHECK(node_key_id(far_key, far_id) == 0);
+        for (size_t i = 0; i < CLUSTER_MAX_NODES / 4; i++)
+                many_keys[i] = node_key_generate();
+        RUN(test_keys_sign_and_verify);
         RUN(test_a_change_reaches_the_opposite_node_through_a_relay);
         RUN(test_refreshes_end_and_cost_a_few_messages_per_origin);
         RUN(test_a_mesh_at_rest_sends_alives_only);

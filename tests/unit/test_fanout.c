@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/node_key.h"
 #include "daemon/cluster/cluster.h"
 #include "daemon/cluster/fanout.h"
 #include "daemon/cluster/summary.h"
@@ -170,8 +171,12 @@ static void test_a_refresh_during_the_fan_out_skips_the_peers_still_to_get_it(vo
         struct fanout *unused = setup();
         struct cluster *c = NULL;
         json_object *doctor = json_object_new_object();
+        EVP_PKEY *key = node_key_generate();
+        char id[33];
 
-        CHECK(cluster_new(base, "ffffffffffffffffffffffffffffffff", "self", &t, &c) == 0);
+        CHECK(key && node_key_id(key, id) == 0);
+        CHECK(cluster_new(base, id, "self", &t, &c) == 0);
+        cluster_set_node_key(c, key);
         cluster_configure(c, "self", 1000000, 10000000);
         cluster_set_refresh_external(c, true);
         for (int i = 0; i < PEERS; i++)
@@ -191,6 +196,7 @@ static void test_a_refresh_during_the_fan_out_skips_the_peers_still_to_get_it(vo
         for (int i = 0; i < PEERS; i++)
                 CHECK(summaries_to[i] == 1);
         cluster_free(c);
+        EVP_PKEY_free(key);
         teardown(unused);
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/node_key.h"
 #include "daemon/base/node_id.h"
 #include "daemon/base/store.h"
 #include "test.h"
@@ -181,22 +182,46 @@ static void test_node_id(void)
         CHECK(store_open(sub, &s) == 0);
         if (!s)
                 return;
-        CHECK(node_id_load(s, id) == 0);
-        CHECK(node_id_check(id, strlen(id)) == 0);
-        CHECK(node_id_load(s, again) == 0);
-        CHECK_STREQ(again, id);
+        EVP_PKEY *key = NULL, *key2 = NULL;
+        char derived[NODE_ID_LEN + 1];
+        struct stat st;
 
-        /* Garbage is moved aside and a new id made. */
-        CHECK(store_write(s, "node-id", "garbage\0\xff", 9) == 0);
-        CHECK(node_id_load(s, again) == 0);
-        CHECK(strcmp(again, id) != 0);
-        CHECK(store_read(s, "node-id.corrupt", 1024, &data, &len) == 0 && len == 9);
+        CHECK(node_id_load(s, id, &key) == 0);
+        CHECK(node_id_check(id, strlen(id)) == 0);
+        /* The id is the one the key names, and the key file is the owner's alone. */
+        CHECK(node_key_id(key, derived) == 0);
+        CHECK_STREQ(derived, id);
+        snprintf(sub, sizeof(sub), "%s/node/node-key", dir);
+        CHECK(stat(sub, &st) == 0 && (st.st_mode & 0777) == 0600);
+        CHECK(node_id_load(s, again, &key2) == 0);
+        CHECK_STREQ(again, id);
+        EVP_PKEY_free(key2);
+        key2 = NULL;
+
+        /* A random id from before ids came from keys is replaced by the key's. */
+        CHECK(store_write(s, "node-id", "0123456789abcdef0123456789abcdef\n", 33) == 0);
+        CHECK(node_id_load(s, again, &key2) == 0);
+        CHECK_STREQ(again, id);
+        CHECK(store_read(s, "node-id", 1024, &data, &len) == 0 && len == 33 && strncmp(data, id, 32) == 0);
         free(data);
+        EVP_PKEY_free(key2);
+        key2 = NULL;
+
+        /* A damaged key is moved aside and a new key, and so a new id, made. */
+        CHECK(store_write(s, "node-key", "garbage\0\xff", 9) == 0);
+        CHECK(node_id_load(s, again, &key2) == 0);
+        CHECK(strcmp(again, id) != 0);
+        CHECK(store_read(s, "node-key.corrupt", 1024, &data, &len) == 0 && len == 9);
+        free(data);
+        EVP_PKEY_free(key2);
+        EVP_PKEY_free(key);
+        key = NULL;
         store_close(s);
 
         /* Without a state directory the id still exists, for this run. */
-        CHECK(node_id_load(NULL, id) == 0);
+        CHECK(node_id_load(NULL, id, &key) == 0);
         CHECK(node_id_check(id, strlen(id)) == 0);
+        EVP_PKEY_free(key);
 }
 
 int main(void)

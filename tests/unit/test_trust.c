@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/report.h"
+#include "common/node_key.h"
 #include "daemon/base/log.h"
 #include "daemon/fabric/netplan_write.h"
 #include "daemon/fabric/topology_model.h"
@@ -132,6 +133,75 @@ static void test_hello_name_checked(void)
         }
 }
 
+/* A hello of key for the session whose binding is all `fill` bytes, sent by the dialer. */
+static json_object *signed_hello(EVP_PKEY *key, unsigned char fill, const char *role)
+{
+        char id[33], pub[NODE_KEY_HEX_LEN + 1], sig[NODE_SIG_HEX_LEN + 1], text[256], binding[65];
+        json_object *m = json_object_new_object();
+
+        for (int i = 0; i < 32; i++)
+                snprintf(binding + 2 * i, 3, "%02x", fill);
+        CHECK(node_key_id(key, id) == 0 && node_key_public_hex(key, pub) == 0);
+        snprintf(text, sizeof(text), "sparkd-hello\n%s\n%s\n%s\n%s\n", role, binding, id,
+                 "dddddddddddddddddddddddddddddddd");
+        CHECK(node_key_sign(key, text, strlen(text), sig) == 0);
+        json_object_object_add(m, "type", json_object_new_string("hello"));
+        json_object_object_add(m, "proto", json_object_new_int(PEER_PROTO));
+        json_object_object_add(m, "node_id", json_object_new_string(id));
+        json_object_object_add(m, "instance", json_object_new_string("dddddddddddddddddddddddddddddddd"));
+        json_object_object_add(m, "name", json_object_new_string("spark-b"));
+        json_object_object_add(m, "key", json_object_new_string(pub));
+        json_object_object_add(m, "sig", json_object_new_string(sig));
+        return m;
+}
+
+/* A hello proves its node id for this session only: another session's, the other role's, another
+ * key's for that id, or one without a key (protocol 1) is refused. */
+static void test_hello_proves_its_key(void)
+{
+        EVP_PKEY *key = node_key_generate(), *other = node_key_generate();
+        unsigned char session[32], elsewhere[32];
+        char why[320], pub[NODE_KEY_HEX_LEN + 1];
+        struct peer_hello h;
+        json_object *m;
+
+        memset(session, 0xab, sizeof(session));
+        memset(elsewhere, 0xcd, sizeof(elsewhere));
+        m = signed_hello(key, 0xab, "dialer");
+        CHECK(peer_message_read_hello(m, &h) == 0);
+        CHECK(peer_message_prove_hello(&h, session, sizeof(session), true, why, sizeof(why)) == 0);
+        /* Replayed on another session, or reflected back as the listener's. */
+        CHECK(peer_message_prove_hello(&h, elsewhere, sizeof(elsewhere), true, why, sizeof(why)) ==
+              -EKEYREJECTED);
+        CHECK(strstr(why, "does not verify for this TLS session") != NULL);
+        CHECK(peer_message_prove_hello(&h, session, sizeof(session), false, why, sizeof(why)) ==
+              -EKEYREJECTED);
+        /* Another key claiming the id. */
+        CHECK(node_key_public_hex(other, pub) == 0);
+        json_object_object_add(m, "key", json_object_new_string(pub));
+        CHECK(peer_message_read_hello(m, &h) == 0);
+        CHECK(peer_message_prove_hello(&h, session, sizeof(session), true, why, sizeof(why)) ==
+              -EKEYREJECTED);
+        CHECK(strstr(why, "with a key that names node") != NULL);
+        /* A key cut short is not a hello of this protocol. */
+        pub[40] = '\0';
+        json_object_object_add(m, "key", json_object_new_string(pub));
+        CHECK(peer_message_read_hello(m, &h) == -EBADMSG);
+        json_object_put(m);
+        /* Protocol 1: read, then refused in words. */
+        m = signed_hello(key, 0xab, "dialer");
+        json_object_object_add(m, "proto", json_object_new_int(1));
+        json_object_object_del(m, "key");
+        json_object_object_del(m, "sig");
+        CHECK(peer_message_read_hello(m, &h) == 0);
+        CHECK(peer_message_prove_hello(&h, session, sizeof(session), true, why, sizeof(why)) ==
+              -EPROTONOSUPPORT);
+        CHECK(strstr(why, "run one sparkd version on every node") != NULL);
+        json_object_put(m);
+        EVP_PKEY_free(key);
+        EVP_PKEY_free(other);
+}
+
 #define VICTIM_ID "0000000000000000000000005a00aaaa"
 #define DECOY_ID  "0000000000000000000000005a00bbbb"
 #define OTHER_ID  "0000000000000000000000005a00cccc"
@@ -246,6 +316,7 @@ int main(void)
         RUN(test_env_sh_runs_nothing);
         RUN(test_env_files_keep_lines);
         RUN(test_hello_name_checked);
+        RUN(test_hello_proves_its_key);
         RUN(test_netplan_from_own_id);
         RUN(test_long_sysname_kept);
         RUN(test_log_one_line);
