@@ -148,6 +148,23 @@ static int method_env(struct api_request *req, json_object *params, void *userda
         return 0;
 }
 
+json_object *fabric_api_job_env(const struct fabric_api_context *ctx, const char *framework,
+                                json_object **plan)
+{
+        struct fabric_facts f;
+        json_object *o;
+
+        *plan = NULL;
+        if (read_facts(ctx, &f) < 0)
+                return NULL;
+        o = envgen_build(&f, ENV_MODE_AUTO);
+        if (o)
+                add_framework(ctx, &f, o, framework);
+        *plan = job_api_plan(ctx, &f);
+        fabric_facts_free(&f);
+        return o;
+}
+
 int fabric_api_doctor_run(void *context, json_object **out)
 {
         struct fabric_facts f;
