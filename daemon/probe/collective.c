@@ -157,7 +157,9 @@ static void handle(struct collective *c, const struct collective_wire *w)
                 member_start(c, w);
                 return;
         case COLLECTIVE_ID:
-                if (is_mine) {
+                /* To a rank above 0 from its coordinator; else rank 0's, for the coordinator
+                 * (both may be this node). */
+                if (is_mine && collective_rank_number(c->rank) > 0) {
                         (void)collective_rank_give_id(c->rank, w->nccl_id);
                         return;
                 }

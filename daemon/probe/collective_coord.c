@@ -52,7 +52,7 @@ int collective_coord_init(struct collective_coord *c, const char *cid, json_obje
 {
         size_t n = json_object_array_length(members);
 
-        *c = (struct collective_coord){ .n = (int)n, .started = now, .stage_since = now };
+        *c = (struct collective_coord){ .n = (int)n, .started = now, .stage_since = now, .failed_rank = -1 };
         if (n < 2 || n > COLLECTIVE_NODES_MAX)
                 return -EINVAL;
         snprintf(c->cid, sizeof(c->cid), "%s", cid);
@@ -119,8 +119,10 @@ void collective_coord_result(struct collective_coord *c, int rank, json_object *
                 return;
         m->result = json_object_get(result);
         m->stage = COLLECTIVE_STAGE_DONE;
-        if (!get_bool(result, "ok") && !c->failed_at)
+        if (!get_bool(result, "ok") && !c->failed_at) {
                 c->failed_at = now;
+                c->failed_rank = rank;
+        }
         advance(c, now);
 }
 
@@ -230,21 +232,26 @@ static json_object *member_json(const struct collective_coord *c, int i)
         return o;
 }
 
-/* The first failure, named: node, stage and why. */
+/* The first failure, named: node, phase and why: the first rank that failed, else the first
+ * without a good result. */
 static void first_failure(const struct collective_coord *c, char *buf, size_t size, bool *all_unavailable)
 {
+        int first = c->failed_rank;
+
         *all_unavailable = true;
-        buf[0] = '\0';
         for (int i = 0; i < c->n; i++) {
                 const struct collective_member *m = &c->m[i];
-                bool ok = m->result && get_bool(m->result, "ok");
-                bool unavailable = m->result && get_bool(m->result, "unavailable");
 
-                if (!unavailable)
+                if (!m->result || !get_bool(m->result, "unavailable"))
                         *all_unavailable = false;
-                if (ok || buf[0])
-                        continue;
-                snprintf(buf, size, "rank %d (%s) in phase %s: %s", i, m->name,
+                if (first < 0 && !(m->result && get_bool(m->result, "ok")))
+                        first = i;
+        }
+        buf[0] = '\0';
+        if (first >= 0) {
+                const struct collective_member *m = &c->m[first];
+
+                snprintf(buf, size, "rank %d (%s) in phase %s: %s", first, m->name,
                          m->result     ? get_string(m->result, "phase") ?: m->phase
                          : m->phase[0] ? m->phase
                                        : "none",

@@ -45,6 +45,7 @@ struct collective_coord {
         double allowance[COLLECTIVE_STAGES];
         double started, ended;
         double failed_at; /* when the first rank failed, 0: none yet */
+        int failed_rank;  /* that rank, -1: none */
         bool timed_out;
         char error[COLLECTIVE_REASON_MAX];
 };

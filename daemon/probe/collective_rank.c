@@ -35,6 +35,11 @@ const char *collective_rank_cid(const struct collective_rank *r)
         return r->cid;
 }
 
+int collective_rank_number(const struct collective_rank *r)
+{
+        return r->rank;
+}
+
 const char *collective_rank_coordinator(const struct collective_rank *r)
 {
         return r->coordinator;

@@ -38,4 +38,5 @@ void collective_rank_abort(struct collective_rank *r, const char *reason);
 /* Frees r; a helper still running is killed first, with no more callbacks. */
 void collective_rank_free(struct collective_rank *r);
 const char *collective_rank_cid(const struct collective_rank *r);
+int collective_rank_number(const struct collective_rank *r);
 const char *collective_rank_coordinator(const struct collective_rank *r);
