@@ -1,6 +1,6 @@
 #include "collective_table.h"
 
-#include "common/text_escape.h"
+#include <stdbool.h>
 
 static const char *str(json_object *o, const char *key, const char *fallback)
 {
@@ -48,7 +48,7 @@ static void print_phases(FILE *f, json_object *phases)
         }
         json_object_object_foreach(phases, key, value) {
                 fprintf(f, "%s", first ? "" : ",");
-                escape_term(f, key);
+                fputs(key, f);
                 fprintf(f, "=%.0f", json_object_get_double(value));
                 first = false;
         }
@@ -61,21 +61,21 @@ void collective_table_print(FILE *f, json_object *report)
         json_object *nodes = NULL, *ops = NULL, *v;
 
         fprintf(f, "collective nccl across %d nodes: ", (int)num(report, "nranks"));
-        escape_term(f, str(report, "status", "?"));
+        fputs(str(report, "status", "?"), f);
         if (json_object_object_get_ex(report, "busbw_gbytes", &v))
                 fprintf(f, ", busbw %.2f GB/s (algbw %.2f)", json_object_get_double(v),
                         num(report, "algbw_gbytes"));
         if (json_object_object_get_ex(report, "expected_busbw_gbytes", &v) && v) {
                 fprintf(f, ", expected %.2f GB/s (", json_object_get_double(v));
-                escape_term(f, str(report, "expected_source", "?"));
+                fputs(str(report, "expected_source", "?"), f);
                 fputs(")", f);
         }
         fprintf(f, ", verdict ");
-        escape_term(f, str(report, "verdict", "?"));
+        fputs(str(report, "verdict", "?"), f);
         fprintf(f, ", %.1f s\n", num(report, "duration_ms") / 1000);
         if (str(report, "error", NULL)) {
                 fputs("error: ", f);
-                escape_term(f, str(report, "error", ""));
+                fputs(str(report, "error", ""), f);
                 fputs("\n", f);
         }
         if (json_object_object_get_ex(report, "ops", &ops) && json_object_array_length(ops))
@@ -97,14 +97,14 @@ void collective_table_print(FILE *f, json_object *report)
                 print_phases(f, ph);
                 if (error) {
                         fputs("  ", f);
-                        escape_term(f, error);
+                        fputs(error, f);
                 }
                 fputs("\n", f);
                 if (json_object_object_get_ex(n, "diagnosis", &v) && str(v, "cause", NULL)) {
                         fputs("     cause: ", f);
-                        escape_term(f, str(v, "cause", ""));
+                        fputs(str(v, "cause", ""), f);
                         fputs("\n     fix: ", f);
-                        escape_term(f, str(v, "fix", ""));
+                        fputs(str(v, "fix", ""), f);
                         fputs("\n", f);
                 }
         }

@@ -119,7 +119,7 @@ static void judge(struct collective *c, json_object *report)
 static void finish(struct collective *c)
 {
         struct collective_coord *co = c->coord;
-        json_object *report = collective_coord_report(co), *record;
+        json_object *report = collective_coord_report(co), *record, *busbw;
         const char *status, *error;
         char started[32];
         time_t now = time(NULL);
@@ -138,6 +138,7 @@ static void finish(struct collective *c)
                                                                         "rank's result"));
                 collective_send(c, COLLECTIVE_ABORT, co->cid, co->m[i].node_id, fields);
         }
+        now -= (time_t)((co->ended ?: collective_now()) - co->started);
         strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         json_object_object_add(report, "started_at", json_object_new_string(started));
         json_object_object_add(report, "params", json_object_get(c->coord_params));
@@ -152,6 +153,14 @@ static void finish(struct collective *c)
                 json_object_object_add(record, "peer_id", json_object_new_string("cluster"));
                 json_object_object_add(record, "peer", json_object_new_string("cluster"));
                 json_object_object_add(record, "ok", json_object_new_boolean(strcmp(status, "ok") == 0));
+                /* What the metrics read of an nccl result (sparkd_probe_nccl_busbw_bytes_per_second). */
+                if (json_object_object_get_ex(report, "busbw_gbytes", &busbw)) {
+                        json_object *measured = json_object_new_object();
+
+                        json_object_object_add(measured, "busbw_gbytes", json_object_get(busbw));
+                        json_object_object_add(measured, "nranks", json_object_new_int(co->n));
+                        json_object_object_add(record, "measured", measured);
+                }
                 history_add(c->history, record);
         }
         json_object_put(record);

@@ -5,7 +5,9 @@
 # device: the probe ends `unavailable` within its deadline, every rank saying so itself (on the
 # ring, the opposite node's start and result relayed by its neighbours), ranks in the plan's
 # order, no helper left on any node, every daemon answering. Asked on a node that is not rank 0,
-# and for named nodes; bad names are refused with the reason.
+# and for named nodes; bad names are refused with the reason. The result is kept in the
+# coordinator's history (peer "cluster"), exported by its metrics, and shown by `sparkc cluster` on
+# every node, the far side of the ring too.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
@@ -75,6 +77,20 @@ if [ ${#ring[@]} -gt 0 ]; then
         step "asked on the node opposite rank 0"
         collective ring r3 "${order[@]}"
         assert_contains "$(cat "$(log_of r1)")" "collective " "r1's log"
+        step "kept, exported and shown cluster-wide"
+        hist=$(sparkc_of r3 --json history --peer cluster --kind nccl)
+        assert_eq "$(json_get "$hist" '[(r["status"], r["collective"], r["nranks"]) for r in d["results"]][:2]')" \
+                "[('unavailable', True, 4), ('unavailable', True, 4)]" "r3's history"
+        metrics=$(sparkc_of r3 metrics)
+        assert_contains "$metrics" 'sparkd_probe_ok{peer="cluster",kind="nccl"} 0' "r3's metrics"
+        shows_collective() {
+                local out
+                out=$(sparkc_of "$1" cluster) || return 1
+                [[ "$out" == *"COLLECTIVE NCCL PROBES"* && "$out" == *"r3 at "*": unavailable, 4 nodes"* &&
+                        "$out" == *"ranks: ${order[0]} unavailable (cuda_init)"* ]]
+        }
+        cluster_wait 30 shows_collective r1 || fail "r1's sparkc cluster does not show r3's collective: $(sparkc_of r1 cluster)"
+        echo "$(sparkc_of r1 cluster | sed -n '/^COLLECTIVE/,/ranks:/p')"
 fi
 if [ ${#switch[@]} -gt 0 ]; then
         step "four on a switch"
