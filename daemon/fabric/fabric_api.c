@@ -158,8 +158,11 @@ json_object *fabric_api_job_env(const struct fabric_api_context *ctx, const char
         if (read_facts(ctx, &f) < 0)
                 return NULL;
         o = envgen_build(&f, ENV_MODE_AUTO);
-        if (o)
+        if (o) {
                 add_framework(ctx, &f, o, framework);
+                json_object_object_add(o, "unified_memory",
+                                       json_object_new_boolean(f.host.has_unified_memory));
+        }
         *plan = job_api_plan(ctx, &f);
         fabric_facts_free(&f);
         return o;

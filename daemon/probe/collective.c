@@ -15,6 +15,7 @@
 #include "daemon/base/log.h"
 #include "daemon/config/probe_kinds.h"
 #include "daemon/config/probe_params.h"
+#include "probe_memory.h"
 
 static void rank_send(void *userdata, enum collective_msg type, json_object *fields)
 {
@@ -67,13 +68,17 @@ static void refuse_start(struct collective *c, const struct collective_wire *w, 
 
 /* The plan's environment for this node (as `sparkc env --for torchrun` gives a job here), then the
  * request's overrides. */
-static char **rank_environment(struct collective *c, json_object *params)
+static char **rank_environment(struct collective *c, json_object *params, bool *unified_memory)
 {
-        json_object *env = c->sources.job_env ? c->sources.job_env(c->sources.userdata) : NULL, *vars = NULL;
+        json_object *env = c->sources.job_env ? c->sources.job_env(c->sources.userdata) : NULL, *vars = NULL,
+                    *um;
         const char *overrides[16];
         size_t n = probe_kind_environment(probe_kind_find("nccl"), params, overrides, ARRAY_SIZE(overrides));
         char **out = calloc(1, sizeof(char *)), *entry;
 
+        /* Not known: counted as shared, so the guard errs on the safe side. */
+        *unified_memory =
+                !json_object_object_get_ex(env, "unified_memory", &um) || json_object_get_boolean(um);
         json_object_object_get_ex(env, "variables", &vars);
         for (size_t i = 0; out && vars && i < json_object_array_length(vars); i++) {
                 json_object *v = json_object_array_get_idx(vars, i), *name, *value;
@@ -103,6 +108,7 @@ static void member_start(struct collective *c, const struct collective_wire *w)
         const struct probe_kind *kind = probe_kind_find("nccl");
         json_object *params = NULL;
         char err[256], helper[PATH_MAX + 32];
+        bool unified;
         char **env;
         int r;
 
@@ -126,10 +132,18 @@ static void member_start(struct collective *c, const struct collective_wire *w)
                         helper);
                 return;
         }
-        env = rank_environment(c, params);
+        env = rank_environment(c, params, &unified);
         if (!env) {
                 json_object_put(params);
                 refuse_start(c, w, false, "out of memory");
+                return;
+        }
+        /* As the pair probe's guard: exhausting GB10's unified memory freezes the node. */
+        if (probe_memory_guard(kind, params, unified, c->host_root, c->memory_margin, err, sizeof(err)) <
+            0) {
+                strv_free(env);
+                json_object_put(params);
+                refuse_start(c, w, false, "%s", err);
                 return;
         }
         r = collective_rank_start(
@@ -280,6 +294,8 @@ void collective_free(struct collective *c)
 void collective_configure(struct collective *c, const struct sparkd_config *config)
 {
         snprintf(c->helper_dir, sizeof(c->helper_dir), "%s", config->probe_helper_dir);
+        snprintf(c->host_root, sizeof(c->host_root), "%s", config->host_root);
+        c->memory_margin = config->probe_memory_margin;
         c->nice = config->probe_bandwidth_nice;
         c->expect_busbw = config->probe_expect_nccl_busbw;
         c->degraded_ratio = config->probe_degraded_ratio;

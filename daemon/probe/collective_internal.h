@@ -17,6 +17,8 @@ struct collective {
         struct history *history;
         char node_id[33];
         char helper_dir[PATH_MAX];
+        char host_root[PATH_MAX]; /* where the memory guard reads /proc/meminfo */
+        uint64_t memory_margin;
         unsigned nice;
         double expect_busbw;
         double degraded_ratio;

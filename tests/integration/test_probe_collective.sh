@@ -67,6 +67,8 @@ if [[ " $shapes " == *" switch "* ]]; then
         done
 fi
 cluster_start
+# The memory guard reads MemAvailable under each node's host root: this machine's.
+for n in "${CL_NODES[@]}"; do mkdir -p "$TEST_TMP/$n.host/proc" && cat /proc/meminfo >"$TEST_TMP/$n.host/proc/meminfo"; done
 
 if [ ${#ring[@]} -gt 0 ]; then
         step "a ring of four: every rank says why, the opposite node through its neighbours"
@@ -77,10 +79,17 @@ if [ ${#ring[@]} -gt 0 ]; then
         step "asked on the node opposite rank 0"
         collective ring r3 "${order[@]}"
         assert_contains "$(cat "$(log_of r1)")" "collective " "r1's log"
+        step "a node whose memory would not hold the buffers says so, with the numbers"
+        printf 'MemTotal: 4194304 kB\nMemAvailable: 1048576 kB\n' >"$TEST_TMP/r4.host/proc/meminfo"
+        out=$(sparkc_of r1 --json probe --kind nccl --all --param min_bytes=1M --param max_bytes=2G) || true
+        assert_eq "$(json_get "$out" 'd["status"]')" failed "status with r4 refusing"
+        assert_contains "$(json_get "$out" "[x['error'] for x in d['nodes'] if x['name'] == 'r4'][0]")" \
+                "the nccl probe needs 6.0 GiB (6442450944 bytes) but this node has 1.0 GiB" "r4's reason"
+        cat /proc/meminfo >"$TEST_TMP/r4.host/proc/meminfo"
         step "kept, exported and shown cluster-wide"
         hist=$(sparkc_of r3 --json history --peer cluster --kind nccl)
-        assert_eq "$(json_get "$hist" '[(r["status"], r["collective"], r["nranks"]) for r in d["results"]][:2]')" \
-                "[('unavailable', True, 4), ('unavailable', True, 4)]" "r3's history"
+        assert_eq "$(json_get "$hist" '[(r["status"], r["collective"], r["nranks"]) for r in d["results"]][:1]')" \
+                "[('unavailable', True, 4)]" "r3's history"
         metrics=$(sparkc_of r3 metrics)
         assert_contains "$metrics" 'sparkd_probe_ok{peer="cluster",kind="nccl"} 0' "r3's metrics"
         shows_collective() {

@@ -46,6 +46,8 @@ cluster_ring 4 r
 ring=(r1 r2 r3 r4)
 cluster_management_lan "${ring[@]}"
 cluster_start "[probe]" "helper_dir = $TEST_TMP/helpers"
+# The memory guard reads MemAvailable under each node's host root: this machine's.
+for n in "${CL_NODES[@]}"; do mkdir -p "$TEST_TMP/$n.host/proc" && cat /proc/meminfo >"$TEST_TMP/$n.host/proc/meminfo"; done
 cluster_wait 90 cluster_plans_agree 4 "${ring[@]}" || fail "the nodes do not agree on one plan"
 read -r -a order <<<"$(cluster_plan_of r1 '" ".join(n["name"] for n in d["nodes"])')"
 echo "plan: ${order[*]}"
