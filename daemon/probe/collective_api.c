@@ -211,7 +211,8 @@ void collective_coord_message(struct collective *c, const struct collective_wire
                         json_object_object_add(fields, "nccl_id", json_object_new_string(w->nccl_id));
                         collective_send(c, COLLECTIVE_ID, co->cid, co->m[i].node_id, fields);
                 }
-                log_info("collective %.8s: rank 0's unique id sent to the %d other ranks", co->cid, co->n - 1);
+                log_info("collective %.8s: rank 0's unique id sent to the %d other ranks", co->cid,
+                         co->n - 1);
                 return;
         case COLLECTIVE_PHASE:
                 if (w->rank == rank)
