@@ -399,9 +399,12 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = collective_new(d->base, d->peers, probes_history(d->probes), d->node_id, &d->collective);
         if (r < 0)
                 goto fail;
-        collective_set_sources(d->collective, &(struct collective_sources){ .plan = collective_plan,
-                                                                            .job_env = collective_job_env,
-                                                                            .userdata = d });
+        collective_set_sources(d->collective,
+                               &(struct collective_sources){ .plan = collective_plan,
+                                                             .job_env = collective_job_env,
+                                                             .userdata = d,
+                                                             .facts = fabric_sources_gather,
+                                                             .facts_userdata = &d->fabric_sources });
         r = firewall_check_new(d->base, d->peers, d->links, &d->firewall);
         if (r < 0)
                 goto fail;

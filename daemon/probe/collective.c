@@ -15,6 +15,7 @@
 #include "daemon/base/log.h"
 #include "daemon/config/probe_kinds.h"
 #include "daemon/config/probe_params.h"
+#include "probe_env.h"
 #include "probe_memory.h"
 
 static void rank_send(void *userdata, enum collective_msg type, json_object *fields)
@@ -66,19 +67,26 @@ static void refuse_start(struct collective *c, const struct collective_wire *w, 
         collective_send(c, COLLECTIVE_RESULT, w->cid, w->from, fields);
 }
 
-/* The plan's environment for this node (as `sparkc env --for torchrun` gives a job here), then the
- * request's overrides. */
+/* The plan's environment for this node (as `sparkc env --for torchrun` gives a job here), what the
+ * helper judges by (SPARKD_PROBE_UNIFIED_MEMORY, SPARKD_PROBE_RDMA_DEVICES, as for a pair probe),
+ * then the request's overrides. *unified_memory: whether the GPU shares the node's memory (true
+ * when not known, so the memory guard errs on the safe side). */
 static char **rank_environment(struct collective *c, json_object *params, bool *unified_memory)
 {
-        json_object *env = c->sources.job_env ? c->sources.job_env(c->sources.userdata) : NULL, *vars = NULL,
-                    *um;
+        json_object *env = c->sources.job_env ? c->sources.job_env(c->sources.userdata) : NULL, *vars = NULL;
         const char *overrides[16];
         size_t n = probe_kind_environment(probe_kind_find("nccl"), params, overrides, ARRAY_SIZE(overrides));
         char **out = calloc(1, sizeof(char *)), *entry;
+        struct probe_env judged = { 0 };
+        struct fabric_facts f;
 
-        /* Not known: counted as shared, so the guard errs on the safe side. */
-        *unified_memory =
-                !json_object_object_get_ex(env, "unified_memory", &um) || json_object_get_boolean(um);
+        *unified_memory = true;
+        if (c->sources.facts && c->sources.facts(c->sources.facts_userdata, &f) == 0) {
+                *unified_memory = f.host.has_unified_memory;
+                if (probe_env_build(&f, ENV_MODE_AUTO, NULL, NULL, 0, &judged) < 0)
+                        judged = (struct probe_env){ 0 };
+                fabric_facts_free(&f);
+        }
         json_object_object_get_ex(env, "variables", &vars);
         for (size_t i = 0; out && vars && i < json_object_array_length(vars); i++) {
                 json_object *v = json_object_array_get_idx(vars, i), *name, *value;
@@ -87,13 +95,29 @@ static char **rank_environment(struct collective *c, json_object *params, bool *
                     !json_object_object_get_ex(v, "value", &value))
                         continue;
                 if (asprintf(&entry, "%s=%s", json_object_get_string(name), json_object_get_string(value)) <
-                            0 ||
-                    strv_push(&out, entry) < 0) {
+                    0)
+                        entry = NULL;
+                if (!entry || strv_push(&out, entry) < 0) {
                         strv_free(out);
                         out = NULL;
                 }
                 free(entry);
         }
+        for (size_t i = 0; judged.entries && i < 2; i++) {
+                const char *name = i ? PROBE_ENV_RDMA_DEVICES : PROBE_ENV_UNIFIED_MEMORY;
+                const char *value = probe_env_get(&judged, name);
+
+                if (!out || !value)
+                        continue;
+                if (asprintf(&entry, "%s=%s", name, value) < 0)
+                        entry = NULL;
+                if (!entry || strv_push(&out, entry) < 0) {
+                        strv_free(out);
+                        out = NULL;
+                }
+                free(entry);
+        }
+        probe_env_free(&judged);
         for (size_t i = 0; out && i < n; i++)
                 if (strv_push(&out, overrides[i]) < 0) {
                         strv_free(out);

@@ -17,6 +17,7 @@
 #include "daemon/config/conf.h"
 #include "daemon/peers/peers.h"
 #include "history.h"
+#include "probe.h"
 
 struct collective;
 
@@ -27,6 +28,10 @@ struct collective_sources {
         json_object *(*plan)(void *userdata);
         json_object *(*job_env)(void *userdata);
         void *userdata;
+        /* This node's fabric facts, for what the helper judges by (unified memory, the RDMA
+         * devices: probe_env.h) and the memory guard. */
+        probes_facts_fn facts;
+        void *facts_userdata;
 };
 
 int collective_new(struct event_base *base, struct peers *peers, struct history *history,

@@ -24,7 +24,7 @@ args="\$*"
 rank=0
 while [ \$# -gt 0 ]; do case \$1 in --rank) rank=\$2; shift ;; esac; shift; done
 echo \$\$ >"\$dir/pid.\$rank"
-{ echo "ARGS \$args"; env | grep -E '^(NCCL_|MASTER_|NODE_RANK|NNODES)' | sort; } >"\$dir/env.\$rank"
+{ echo "ARGS \$args"; env | grep -E '^(NCCL_|MASTER_|NODE_RANK|NNODES|SPARKD_PROBE_)' | sort; } >"\$dir/env.\$rank"
 echo '{"phase":"cuda_init"}'
 echo '{"phase":"buffers"}'
 if [ "\$rank" = 0 ]; then
@@ -93,6 +93,10 @@ for r in 0 1 2 3; do
         [ -n "$want" ] || fail "no NCCL_SOCKET_IFNAME in $n's env --for torchrun"
         assert_contains "$env" "NCCL_SOCKET_IFNAME=$want" "rank $r's socket interface"
         assert_contains "$env" "NODE_RANK=$r" "rank $r's node rank"
+        # What the helper judges a hang by, as for a pair probe: a GB10 (the fixture) and its
+        # RDMA devices.
+        assert_contains "$env" "SPARKD_PROBE_UNIFIED_MEMORY=1" "rank $r's unified memory"
+        assert_contains "$env" "SPARKD_PROBE_RDMA_DEVICES=roce" "rank $r's RDMA devices"
         assert_contains "$env" "--nranks 4" "rank $r's arguments"
         if [ "$r" = 0 ]; then
                 assert_contains "$env" "--server" "rank 0's arguments"
