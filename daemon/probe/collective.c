@@ -190,9 +190,13 @@ static void handle(struct collective *c, const struct collective_wire *w)
         bool is_mine = c->rank && strcmp(collective_rank_cid(c->rank), w->cid) == 0 &&
                        strcmp(collective_rank_coordinator(c->rank), w->from) == 0;
 
+        if (is_mine)
+                collective_rank_heard(c->rank);
         switch (w->type) {
         case COLLECTIVE_START:
                 member_start(c, w);
+                return;
+        case COLLECTIVE_ALIVE:
                 return;
         case COLLECTIVE_ID:
                 /* To a rank above 0 from its coordinator; else rank 0's, for the coordinator

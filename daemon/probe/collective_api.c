@@ -125,6 +125,13 @@ static void finish(struct collective *c)
         time_t now = time(NULL);
 
         judge(c, report);
+        if (c->cancelled) {
+                json_object_object_add(report, "status", json_object_new_string("failed"));
+                json_object_object_add(report, "verdict", json_object_new_string("failed"));
+                json_object_object_add(report, "error",
+                                       json_object_new_string("cancelled: its caller left before it ended"));
+        }
+        c->cancelled = false;
         status = get_string(report, "status");
         error = get_string(report, "error");
         /* Every rank still running is told to stop: none outlives the collective. */
@@ -178,6 +185,42 @@ static void finish(struct collective *c)
         c->coord_params = NULL;
         event_free(c->coord_timer);
         c->coord_timer = NULL;
+        event_free(c->coord_tick);
+        c->coord_tick = NULL;
+}
+
+/* The members still running hear that the coordinator is there; the caller hears the stage (and a
+ * caller gone is found: its connection fails on the write). */
+static void on_coord_tick(evutil_socket_t fd, short what, void *userdata)
+{
+        struct collective *c = userdata;
+        struct collective_coord *co = c->coord;
+        json_object *progress = json_object_new_object();
+
+        (void)fd, (void)what;
+        for (int i = 0; i < co->n; i++)
+                if (!co->m[i].result)
+                        collective_send(c, COLLECTIVE_ALIVE, co->cid, co->m[i].node_id,
+                                        json_object_new_object());
+        json_object_object_add(progress, "id", json_object_new_string(co->cid));
+        json_object_object_add(progress, "kind", json_object_new_string("nccl"));
+        json_object_object_add(progress, "phase", json_object_new_string(collective_stage_name(co->stage)));
+        if (c->req)
+                api_request_notify(c->req, "probe-progress", progress);
+        else
+                json_object_put(progress);
+}
+
+/* The caller left (sparkc interrupted): the collective ends now, every rank told to stop. */
+static void on_caller_gone(void *userdata)
+{
+        struct collective *c = userdata;
+
+        if (!c->coord)
+                return;
+        c->cancelled = true;
+        c->coord->ended = collective_now();
+        finish(c);
 }
 
 static void check(struct collective *c)
@@ -367,19 +410,23 @@ static int method_collective(struct api_request *req, json_object *params, void 
         random_cid(cid);
         c->coord = calloc(1, sizeof(*c->coord));
         c->coord_timer = evtimer_new(c->base, on_coord_timer, c);
-        if (!c->coord || !c->coord_timer ||
+        c->coord_tick = event_new(c->base, -1, EV_PERSIST, on_coord_tick, c);
+        if (!c->coord || !c->coord_timer || !c->coord_tick ||
             collective_coord_init(c->coord, cid, members, allowance, collective_now()) < 0) {
                 free(c->coord);
                 c->coord = NULL;
                 if (c->coord_timer)
                         event_free(c->coord_timer);
-                c->coord_timer = NULL;
+                if (c->coord_tick)
+                        event_free(c->coord_tick);
+                c->coord_timer = c->coord_tick = NULL;
                 json_object_put(members);
                 json_object_put(checked);
                 return -ENOMEM;
         }
         c->coord_params = checked;
         c->req = req;
+        api_request_on_orphan(req, on_caller_gone, c);
         deadline = (unsigned)(SPAWN_SEC + ID_SEC + allowance[COLLECTIVE_STAGE_INIT] +
                               allowance[COLLECTIVE_STAGE_RUN] + REPORT_SEC);
         log_info("collective %.8s: %d ranks, deadline %u s", cid, c->coord->n, deadline);
@@ -395,6 +442,7 @@ static int method_collective(struct api_request *req, json_object *params, void 
         }
         json_object_put(members);
         arm_timer(c);
+        evtimer_add(c->coord_tick, &(struct timeval){ .tv_sec = COLLECTIVE_ALIVE_SEC });
         return 0;
 }
 

@@ -38,7 +38,9 @@ struct collective {
         struct collective_coord *coord;
         json_object *coord_params;
         struct api_request *req;
+        bool cancelled; /* its caller left: every rank stopped */
         struct event *coord_timer;
+        struct event *coord_tick; /* every COLLECTIVE_ALIVE_SEC: the members and the caller told */
         json_object *last;
 };
 

@@ -23,6 +23,7 @@ struct collective_rank {
         int rank;
         struct child *child;
         struct event *deadline;
+        struct event *silence; /* no word from the coordinator for COLLECTIVE_SILENCE_SEC */
         const struct collective_rank_ops *ops;
         void *userdata;
         char phase[COLLECTIVE_PHASE_MAX + 1];
@@ -123,6 +124,25 @@ static void on_exit_(struct child *c, int status, bool timed_out, const char *st
 
 static const struct child_ops rank_child_ops = { .on_line = on_line, .on_exit = on_exit_ };
 
+static void on_silence(evutil_socket_t fd, short what, void *userdata)
+{
+        char why[128];
+
+        (void)fd, (void)what;
+        snprintf(why, sizeof(why),
+                 "no word from the coordinator for %d s: it went away, and the helper was killed here",
+                 COLLECTIVE_SILENCE_SEC);
+        collective_rank_abort(userdata, why);
+}
+
+void collective_rank_heard(struct collective_rank *r)
+{
+        struct timeval tv = { .tv_sec = COLLECTIVE_SILENCE_SEC };
+
+        if (r->child)
+                evtimer_add(r->silence, &tv);
+}
+
 static void on_deadline(evutil_socket_t fd, short what, void *userdata)
 {
         (void)fd, (void)what;
@@ -175,15 +195,19 @@ int collective_rank_start(struct event_base *base, const struct collective_rank_
                                    ARRAY_SIZE(argv) - 1, storage);
         argv[n] = NULL;
         r->deadline = evtimer_new(base, on_deadline, r);
-        if (e >= 0 && r->deadline)
+        r->silence = evtimer_new(base, on_silence, r);
+        if (e >= 0 && r->deadline && r->silence)
                 e = child_spawn(base, argv, s->env, &limits, &rank_child_ops, r, &r->child);
-        if (e < 0 || !r->deadline) {
+        if (e < 0 || !r->deadline || !r->silence) {
                 if (r->deadline)
                         event_free(r->deadline);
+                if (r->silence)
+                        event_free(r->silence);
                 free(r);
                 return e < 0 ? e : -ENOMEM;
         }
         evtimer_add(r->deadline, &tv);
+        collective_rank_heard(r);
         *ret = r;
         return 0;
 }
@@ -203,6 +227,7 @@ void collective_rank_abort(struct collective_rank *r, const char *reason)
         if (!r->child)
                 return;
         snprintf(r->why_killed, sizeof(r->why_killed), "%s", reason);
+        log_notice("collective %.8s: rank %d stopped: %s", r->cid, r->rank, reason);
         child_kill(r->child);
 }
 
@@ -212,5 +237,6 @@ void collective_rank_free(struct collective_rank *r)
                 return;
         child_abandon_all(r);
         event_free(r->deadline);
+        event_free(r->silence);
         free(r);
 }

@@ -33,6 +33,8 @@ int collective_rank_start(struct event_base *base, const struct collective_rank_
                           struct collective_rank **ret);
 /* Hands the unique id to the helper (ranks above 0). */
 int collective_rank_give_id(struct collective_rank *r, const char *nccl_id);
+/* The coordinator was heard from: the rank's silence timer starts again. */
+void collective_rank_heard(struct collective_rank *r);
 /* Kills the helper; its result says why. */
 void collective_rank_abort(struct collective_rank *r, const char *reason);
 /* Frees r; a helper still running is killed first, with no more callbacks. */

@@ -9,7 +9,7 @@
 static const char *const types[] = {
         [COLLECTIVE_START] = "collective-start", [COLLECTIVE_ID] = "collective-id",
         [COLLECTIVE_PHASE] = "collective-phase", [COLLECTIVE_RESULT] = "collective-result",
-        [COLLECTIVE_ABORT] = "collective-abort",
+        [COLLECTIVE_ABORT] = "collective-abort", [COLLECTIVE_ALIVE] = "collective-alive",
 };
 
 const char *collective_wire_type(enum collective_msg type)
@@ -115,6 +115,8 @@ static int read_fields(json_object *msg, struct collective_wire *w, char *err, s
                         return -EINVAL;
                 }
                 w->result = o;
+                return 0;
+        case COLLECTIVE_ALIVE:
                 return 0;
         case COLLECTIVE_ABORT:
                 w->reason = get_string(msg, "reason");

@@ -7,6 +7,7 @@
  *   collective-phase  {rank, phase}                             member -> coordinator
  *   collective-result {rank, result}                            member -> coordinator
  *   collective-abort  {reason}                                  coordinator -> member
+ *   collective-alive  {}                  every COLLECTIVE_ALIVE_SEC, coordinator -> member
  * cid names the collective (32 hex digits), from and to are node ids (the first sender and the
  * last receiver), mid numbers the sender's messages so a relayed copy is taken once, and hops
  * counts the relays (at most COLLECTIVE_HOPS_MAX: a ring of COLLECTIVE_NODES_MAX nodes is that
@@ -26,6 +27,10 @@
 #define COLLECTIVE_REASON_MAX   512
 #define COLLECTIVE_RESULT_MAX   (32 * 1024) /* a rank's result as text, under the channel's 64 KiB */
 #define COLLECTIVE_DEADLINE_MAX 86400
+/* The coordinator says it is still there this often; a member that hears nothing from it for
+ * COLLECTIVE_SILENCE_SEC stops its rank (a coordinator gone, on the far side of a ring too). */
+#define COLLECTIVE_ALIVE_SEC   2
+#define COLLECTIVE_SILENCE_SEC 10
 
 enum collective_msg {
         COLLECTIVE_START,
@@ -33,6 +38,7 @@ enum collective_msg {
         COLLECTIVE_PHASE,
         COLLECTIVE_RESULT,
         COLLECTIVE_ABORT,
+        COLLECTIVE_ALIVE,
 };
 
 /* A message's envelope and fields as checked; strings point into the message. */

@@ -7,7 +7,9 @@
 # - after the unique id is out (every rank in comm_init): the probe ends within its grace naming
 #   that node and comm_init, every daemon answers, and no helper is left on any node;
 # - while the ranks wait for the unique id (rank 0 never makes it): that node and unique_id.
-# Each rank ran with its node's `sparkc env --for torchrun` and its rank of the plan.
+# Each rank ran with its node's `sparkc env --for torchrun` and its rank of the plan. A caller
+# that leaves (sparkc interrupted) has every rank stopped; a coordinator that dies has its
+# neighbours stop their ranks at once and the far node within its silence limit.
 . "$(dirname "$0")/lib.sh"
 . "$TESTS_DIR/lib_peers.sh"
 . "$TESTS_DIR/lib_lldp.sh"
@@ -110,4 +112,29 @@ kill_rank unique-id 3 waiting_for_id unique_id
 rm -f "$TEST_TMP/ranks/stall"
 step "rank 0, the head, killed in init"
 kill_rank head 0 in_comm_init comm_init
+step "the caller leaves: every rank is stopped"
+rm -f "$TEST_TMP"/ranks/{pid,env,phase,waiting}.*
+"$SPARKC" --socket "$(sock_of r1)" probe --kind nccl --all --param min_bytes=1M --param max_bytes=1M \
+        >/dev/null 2>&1 &
+client=$!
+cluster_wait 60 in_comm_init || fail "the ranks did not reach NCCL's init"
+kill -TERM "$client" # sparkc itself, not a subshell around it
+wait "$client" || true
+for n in "${ring[@]}"; do
+        cluster_wait 10 no_helper "$n" || fail "a helper is left on $n after its caller left"
+done
+hist=$(sparkc_of r1 --json history --peer cluster --kind nccl --limit 1)
+assert_contains "$(json_get "$hist" 'd["results"][0]["error"]')" "cancelled: its caller left" "the kept result"
+step "the coordinator dies: its neighbours stop their ranks at once, the far node when it hears nothing"
+rm -f "$TEST_TMP"/ranks/{pid,env,phase,waiting}.*
+sparkc_of r2 probe --kind nccl --all --param min_bytes=1M --param max_bytes=1M >/dev/null 2>&1 &
+cluster_wait 60 in_comm_init || fail "the ranks did not reach NCCL's init"
+start=$(date +%s%N)
+kill -KILL "$(pid_of r2)"
+for n in r1 r3 r4; do
+        cluster_wait 20 no_helper "$n" || fail "a helper is left on $n after its coordinator died"
+        echo "$n: no helper $((($(date +%s%N) - start) / 1000000)) ms after the coordinator died"
+        sparkc_of "$n" status >/dev/null || fail "sparkd on $n does not answer"
+done
+assert_contains "$(cat "$(log_of r4)")" "no word from the coordinator" "the far node's reason"
 pass
