@@ -15,10 +15,12 @@
 #define A   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define B   "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
-static const char *start_msg = "{\"type\":\"collective-start\",\"cid\":\"" CID "\",\"from\":\"" A
-                               "\",\"to\":\"" B "\",\"hops\":0,\"mid\":7,\"rank\":1,\"nranks\":4,\"head\":"
-                                                "\"192.168.1.11\",\"params\":{\"iters\":20},"
-                               "\"deadline_s\":300}";
+/* cid CID, from A to B. */
+static const char *start_msg =
+        "{\"type\":\"collective-start\",\"cid\":\"0123456789abcdef0123456789abcdef\","
+        "\"from\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"to\":\"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\","
+        "\"hops\":0,\"mid\":7,\"rank\":1,\"nranks\":4,\"head\":\"192.168.1.11\","
+        "\"params\":{\"iters\":20},\"deadline_s\":300}";
 
 /* Reads text with one member replaced by value (NULL: removed); the error, or "" when taken. */
 static const char *read_with(const char *text, const char *key, const char *value)
