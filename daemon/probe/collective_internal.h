@@ -37,6 +37,7 @@ struct collective {
         /* The collective this node coordinates, at most one. */
         struct collective_coord *coord;
         json_object *coord_params;
+        bool plan_on_fabric; /* the plan's plane: one fabric subnet holds every member (a switch) */
         struct api_request *req;
         bool cancelled; /* its caller left: every rank stopped */
         struct event *coord_timer;

@@ -107,6 +107,10 @@ if [ ${#switch[@]} -gt 0 ]; then
         read -r -a order <<<"$(cluster_plan_of s2 '" ".join(n["name"] for n in d["nodes"])')"
         collective switch s2 "${order[@]}"
         node=${switch[0]}
+        step "all_gather alone is judged against the field's pass line for a switch"
+        out=$(sparkc_of s1 --json probe --kind nccl --all --param ops=all_gather --param min_bytes=1M --param max_bytes=1M) || true
+        assert_eq "$(json_get "$out" 'd["expected_busbw_gbytes"]')" 21.875 "the switch's pass line"
+        assert_contains "$(json_get "$out" 'd["expected_source"]')" "on a switch or direct" "its source"
         step "named nodes, and names the plan does not have"
         out=$(sparkc_of "$node" --json probe --kind nccl --nodes "${order[1]},${order[3]}" --param max_bytes=1M --param min_bytes=1M) || true
         assert_eq "$(json_get "$out" '" ".join(n["name"] for n in d["nodes"])')" "${order[1]} ${order[3]}" "two named nodes"
