@@ -10,6 +10,7 @@
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "common/proto.h"
+#include "common/text_check.h"
 #include "daemon/base/log.h"
 #include "daemon/config/probe_kinds.h"
 #include "daemon/config/probe_params.h"
@@ -394,10 +395,13 @@ static int method_collective(struct api_request *req, json_object *params, void 
                 json_object_put(kind_params);
                 return 0;
         }
-        json_object_object_foreach(params, key, value)
-                if (strcmp(key, "nodes") != 0 && strcmp(key, "kind") != 0)
-                        json_object_object_add(kind_params, key, json_object_get(value));
-        json_object_object_get_ex(params, "nodes", &names);
+        /* No params at all (NULL): every member of the plan, the kind's defaults. */
+        if (params) {
+                json_object_object_foreach(params, key, value)
+                        if (strcmp(key, "nodes") != 0 && strcmp(key, "kind") != 0)
+                                json_object_object_add(kind_params, key, json_object_get(value));
+                json_object_object_get_ex(params, "nodes", &names);
+        }
         if (probe_kind_params(kind, kind_params, &checked, why, sizeof(why)) < 0 ||
             (kind->check_params && kind->check_params(checked, why, sizeof(why)) < 0)) {
                 json_object_put(kind_params);
@@ -464,9 +468,35 @@ static int method_collective(struct api_request *req, json_object *params, void 
         return 0;
 }
 
+static const char *const collective_kinds[] = { "nccl", NULL };
+
+/* nodes: 1 to COLLECTIVE_NODES_MAX node names, none twice. */
+static int check_nodes(json_object *value, char *expected, size_t size)
+{
+        size_t n = json_object_array_length(value);
+
+        for (size_t i = 0; i < n && n <= COLLECTIVE_NODES_MAX; i++) {
+                json_object *v = json_object_array_get_idx(value, i);
+
+                if (!json_object_is_type(v, json_type_string) ||
+                    !text_is_node_name(json_object_get_string(v)))
+                        break;
+                for (size_t k = 0; k < i; k++)
+                        if (strcmp(json_object_get_string(json_object_array_get_idx(value, k)),
+                                   json_object_get_string(v)) == 0)
+                                goto bad;
+                if (i == n - 1)
+                        return 0;
+        }
+bad:
+        snprintf(expected, size, "a list of 1 to %d node names ([A-Za-z0-9._-], at most 63), none twice",
+                 COLLECTIVE_NODES_MAX);
+        return -EINVAL;
+}
+
 static const struct api_param collective_params[] = {
-        { .name = "nodes", .type = API_PARAM_ARRAY },
-        { .name = "kind", .type = API_PARAM_STRING },
+        { .name = "nodes", .type = API_PARAM_ARRAY, .check = check_nodes },
+        { .name = "kind", .type = API_PARAM_STRING, .choices = collective_kinds },
         {},
 };
 

@@ -117,6 +117,10 @@ if [ ${#switch[@]} -gt 0 ]; then
         rc=0; err=$(sparkc_of "$node" probe --kind nccl --nodes "${order[0]},nosuch" 2>&1) || rc=$?
         [ "$rc" != 0 ] || fail "a name the plan does not have was taken"
         assert_contains "$err" "nosuch is not a node of the job plan" "its message"
+        rc=0; err=$(sparkc_of "$node" probe --kind nccl --nodes "${order[0]},${order[0]}" 2>&1) || rc=$?
+        assert_contains "$err" "a list of 1 to 64 node names" "a name twice"
+        rc=0; err=$(sparkc_of "$node" probe --kind nccl --nodes 'a$(b)' 2>&1) || rc=$?
+        assert_contains "$err" "a list of 1 to 64 node names" "a name that is no node name"
         rc=0; err=$(sparkc_of "$node" probe --kind nccl --nodes "${order[0]}" 2>&1) || rc=$?
         assert_contains "$err" "a collective needs 2 to 64 members of the job plan, not 1" "one node"
         rc=0; err=$(sparkc_of "$node" probe --kind nccl --all --param ops=broadcast 2>&1) || rc=$?
