@@ -82,7 +82,8 @@ try:
     d = json.load(open(sys.argv[1]))
 except Exception as e:
     print("no result: %s" % e); sys.exit()
-print(d["status"], d.get("busbw_gbytes", ""), d.get("error") or "")
+print(d["status"], d.get("busbw_gbytes", ""), d.get("error") or "",
+      "(NCCL %s)" % ",".join(sorted({n.get("nccl_version") or "?" for n in d.get("nodes", [])})))
 PY
 )"
 }
@@ -111,7 +112,7 @@ import json, sys
 rows = [json.loads(l) for l in sys.stdin]
 ok = [r for r in rows if "sizes" in r]
 if ok:
-    print("ok", " ".join("%d:%.3f" % (s["bytes"], s["busbw"]) for s in ok[0]["sizes"]))
+    print("ok", " ".join("%d:%.3f" % (s["bytes"], s["busbw"]) for s in ok[0]["sizes"]), "(NCCL %s)" % ok[0].get("nccl", "?"))
 else:
     print("failed", "; ".join(sorted(set(r.get("error", "?") for r in rows))) or "no result")')"
 }

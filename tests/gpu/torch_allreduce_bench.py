@@ -39,5 +39,7 @@ for size in sizes:
     algbw = size / sec / 1e9
     rows.append({"bytes": size, "time_us": sec * 1e6, "algbw": algbw, "busbw": algbw * 2 * (world - 1) / world})
 if rank == 0:
-    print(json.dumps({"host": socket.gethostname(), "world": world, "sizes": rows}), flush=True)
+    nccl = torch.cuda.nccl.version()
+    nccl = ".".join(str(v) for v in nccl) if isinstance(nccl, tuple) else str(nccl)
+    print(json.dumps({"host": socket.gethostname(), "world": world, "nccl": nccl, "sizes": rows}), flush=True)
 dist.destroy_process_group()
