@@ -180,11 +180,50 @@ static void show_name_clashes(json_object *result)
         }
 }
 
+/* The newest collective NCCL probe each node coordinated (its "collective" section). */
+static void show_collectives(json_object *result)
+{
+        json_object *nodes = member(result, "nodes");
+        bool header = false;
+
+        for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
+                json_object *n = json_object_array_get_idx(nodes, i);
+                json_object *c = member(member(n, "sections"), "collective"), *ranks = member(c, "nodes");
+
+                if (!c)
+                        continue;
+                if (!header)
+                        printf("\nCOLLECTIVE NCCL PROBES (the newest each node coordinated)\n");
+                header = true;
+                printf("%s at %s: %s, %d nodes", client_get_string(n, "name", "?"),
+                       client_get_string(c, "at", "?"), client_get_string(c, "status", "?"),
+                       client_get_int(c, "nranks"));
+                if (member(c, "busbw_gbytes"))
+                        printf(", %s %.0f bytes busbw %.2f GB/s", client_get_string(c, "op", "?"),
+                               client_get_double(c, "bytes"), client_get_double(c, "busbw_gbytes"));
+                if (member(c, "expected_busbw_gbytes"))
+                        printf(", expected %.2f (%s)", client_get_double(c, "expected_busbw_gbytes"),
+                               client_get_string(c, "expected_source", "?"));
+                printf(", verdict %s\n", client_get_string(c, "verdict", "?"));
+                if (member(c, "error"))
+                        printf("    %s\n", client_get_string(c, "error", ""));
+                printf("    ranks:");
+                for (size_t k = 0; ranks && k < json_object_array_length(ranks); k++) {
+                        json_object *r = json_object_array_get_idx(ranks, k);
+
+                        printf(" %s %s (%s)", client_get_string(r, "name", "?"),
+                               client_get_string(r, "status", "?"), client_get_string(r, "last_phase", "-"));
+                }
+                printf("\n");
+        }
+}
+
 static void show_cluster(json_object *result)
 {
         show_nodes(result);
         show_name_clashes(result);
         show_links(result);
+        show_collectives(result);
         show_alerts(result);
 }
 

@@ -37,6 +37,9 @@ int cmd_export(const struct client_options *o, int argc, char **argv);
 int cmd_env_check_file(const struct client_options *o, const char *launcher, const char *path);
 /* probe_cmd.c */
 int cmd_probe(const struct client_options *o, int argc, char **argv);
+/* The collective NCCL probe (collective_cmd.c): nodes "A,B,C" or NULL for every member of the job
+ * plan; given: the nccl kind's parameters. Returns the exit status. */
+int probe_collective(const struct client_options *o, const char *nodes, json_object *given);
 int cmd_history(const struct client_options *o, int argc, char **argv);
 int cmd_probe_kinds(const struct client_options *o, int argc, char **argv);
 /* cluster_cmd.c */

@@ -17,4 +17,4 @@
         "stale-initialization,\n"                                                                           \
         "    gid-changed, port-errors, sysctl-drift, topology-changed, wiring-problem"
 
-#define SPARKD_ADMIN_METHODS "reload, topology-netplan-write, probe, probe-cancel"
+#define SPARKD_ADMIN_METHODS "reload, topology-netplan-write, probe-collective, probe, probe-cancel"

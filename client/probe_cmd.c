@@ -216,10 +216,14 @@ static void add_env(json_object *given, const char *item)
 
 static void probe_usage(void)
 {
-        fprintf(stderr, "usage: sparkc probe --peer NAME [--kind KIND|all] [--duration S] [--size BYTES] "
-                        "[--streams N] [--count N] [--mode auto|safe|dmabuf] [--env NAME=VALUE]... "
-                        "[--param NAME=VALUE]...\n"
-                        "       (sparkc probe-kinds lists the kinds and the parameters each takes)\n");
+        fprintf(stderr,
+                "usage: sparkc probe --peer NAME [--kind KIND|all] [--duration S] [--size BYTES] "
+                "[--streams N] [--count N] [--mode auto|safe|dmabuf] [--env NAME=VALUE]... "
+                "[--param NAME=VALUE]...\n"
+                "       sparkc probe --kind nccl --all|--nodes A,B,... [--mode M] [--env NAME=VALUE]... "
+                "[--param NAME=VALUE]...\n"
+                "       (one rank on every node of the job plan, or those named)\n"
+                "       (sparkc probe-kinds lists the kinds and the parameters each takes)\n");
 }
 
 static const struct option probe_long_options[] = {
@@ -227,20 +231,21 @@ static const struct option probe_long_options[] = {
         { "duration", required_argument, NULL, 'd' }, { "size", required_argument, NULL, 's' },
         { "streams", required_argument, NULL, 'n' },  { "count", required_argument, NULL, 'c' },
         { "param", required_argument, NULL, 'P' },    { "env", required_argument, NULL, 'E' },
-        { "mode", required_argument, NULL, 'M' },     {},
+        { "mode", required_argument, NULL, 'M' },     { "all", no_argument, NULL, 'A' },
+        { "nodes", required_argument, NULL, 'N' },    {},
 };
 
 const struct command_options probe_options = {
-        .short_options = "p:k:d:s:n:c:P:E:M:",
+        .short_options = "p:k:d:s:n:c:P:E:M:AN:",
         .long_options = probe_long_options,
 };
 
 int cmd_probe(const struct client_options *o, int argc, char **argv)
 {
-        const char *peer = NULL, *kind = "rtt";
+        const char *peer = NULL, *kind = "rtt", *nodes = NULL;
         json_object *given = json_object_new_object(), *kinds = NULL, *results = NULL;
         int c, worst = PROBE_EXIT_OK;
-        bool is_all;
+        bool is_all, is_collective = false;
 
         optind = 1;
         while ((c = getopt_long(argc, argv, probe_options.short_options, probe_long_options, NULL)) >= 0) {
@@ -285,9 +290,36 @@ int cmd_probe(const struct client_options *o, int argc, char **argv)
                 case 'M':
                         json_object_object_add(given, "mode", json_object_new_string(optarg));
                         break;
+                case 'A':
+                        is_collective = true;
+                        break;
+                case 'N':
+                        is_collective = true;
+                        nodes = optarg;
+                        break;
                 default:
                         goto usage;
                 }
+        }
+        if (is_collective) {
+                if (peer || strcmp(kind, "nccl") != 0) {
+                        fprintf(stderr, "sparkc: probe: --all and --nodes run the nccl kind across nodes: "
+                                        "give --kind nccl and no --peer\n");
+                        goto usage;
+                }
+                kinds = fetch_kinds(o);
+                if (!kinds || !probe_kind_find(kinds, "nccl")) {
+                        if (kinds)
+                                fprintf(stderr, "sparkc: probe: sparkd has no nccl probe\n");
+                        goto fail;
+                }
+                if (kind_params(probe_kind_find(kinds, "nccl"), given, true, &results) < 0)
+                        goto fail;
+                c = probe_collective(o, nodes, results);
+                json_object_put(results);
+                json_object_put(kinds);
+                json_object_put(given);
+                return c;
         }
         if (!peer) {
                 fprintf(stderr, "sparkc: probe: --peer NAME is needed (see sparkc peers)\n");

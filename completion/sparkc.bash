@@ -87,6 +87,12 @@ _sparkc()
                 COMPREPLY=($(compgen -W "$(_sparkc_nodes "${sock[@]}")" -- "$cur"))
                 return
                 ;;
+        --nodes)
+                # probe --kind nccl --nodes A,B,...: the next name after the last comma
+                local done=${cur%"${cur##*,}"}
+                COMPREPLY=($(compgen -P "$done" -W "$(_sparkc_nodes "${sock[@]}")" -- "${cur##*,}"))
+                return
+                ;;
         --mode)
                 COMPREPLY=($(compgen -W 'auto safe dmabuf' -- "$cur"))
                 return

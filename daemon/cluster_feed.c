@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cluster_sections.h"
+#include "collective_section.h"
 #include "config.h"
 #include "daemon/base/clock.h"
 #include "health.h"
@@ -47,7 +48,7 @@ static void update_results(struct cluster_feed *f)
 {
         struct history *history = probes_history(f->s.probes);
         uint64_t generation = history_generation(history);
-        json_object *latest;
+        json_object *latest, *collective;
 
         if (generation == f->results_generation)
                 return;
@@ -56,6 +57,9 @@ static void update_results(struct cluster_feed *f)
         f->probe_alerts = cluster_section_probe_alerts(latest);
         if (cluster_set_section_lazily(f->s.cluster, "results", cluster_section_results(latest)) >= 0)
                 f->results_generation = generation;
+        collective = collective_section(latest);
+        if (collective)
+                (void)cluster_set_section_lazily(f->s.cluster, "collective", collective);
         json_object_put(latest);
 }
 

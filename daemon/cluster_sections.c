@@ -184,8 +184,13 @@ json_object *cluster_section_results(json_object *latest)
         json_object *list = json_object_new_array();
 
         for (size_t i = 0; latest && i < json_object_array_length(latest) && i < CLUSTER_SECTION_MAX_RESULTS;
-             i++)
-                json_object_array_add(list, result_entry(json_object_array_get_idx(latest, i)));
+             i++) {
+                json_object *r = json_object_array_get_idx(latest, i), *v;
+
+                /* A collective has no one peer: it is its own section (collective_section.h). */
+                if (!json_object_object_get_ex(r, "collective", &v) || !json_object_get_boolean(v))
+                        json_object_array_add(list, result_entry(r));
+        }
         return list;
 }
 

@@ -87,7 +87,27 @@ static int sparkd_apply_host_state(struct sparkd *d)
         r = port_errors_configure(d->port_errors, d->config);
         if (r < 0)
                 return r;
+        collective_configure(d->collective, d->config);
         return probes_configure(d->probes, d->config);
+}
+
+/* The collective's sources: the plan and this node's environment as a torchrun job gets them. */
+static json_object *collective_plan(void *userdata)
+{
+        struct sparkd *d = userdata;
+        json_object *plan = NULL, *env = fabric_api_job_env(&d->fabric_api, "torchrun", &plan);
+
+        json_object_put(env);
+        return plan;
+}
+
+static json_object *collective_job_env(void *userdata)
+{
+        struct sparkd *d = userdata;
+        json_object *plan = NULL, *env = fabric_api_job_env(&d->fabric_api, "torchrun", &plan);
+
+        json_object_put(plan);
+        return env;
 }
 
 /* Settings that need a new socket or a new state directory are read only at start. */
@@ -393,6 +413,15 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         r = probes_new(d->base, d->peers, d->store, d->node_id, &d->probes);
         if (r < 0)
                 goto fail;
+        r = collective_new(d->base, d->peers, probes_history(d->probes), d->node_id, &d->collective);
+        if (r < 0)
+                goto fail;
+        collective_set_sources(d->collective,
+                               &(struct collective_sources){ .plan = collective_plan,
+                                                             .job_env = collective_job_env,
+                                                             .userdata = d,
+                                                             .facts = fabric_sources_gather,
+                                                             .facts_userdata = &d->fabric_sources });
         r = firewall_check_new(d->base, d->peers, d->links, &d->firewall);
         if (r < 0)
                 goto fail;
@@ -450,6 +479,8 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
                 r = fabric_api_register(d->api, &d->fabric_api);
         if (r >= 0)
                 r = probes_register(d->probes, d->api);
+        if (r >= 0)
+                r = collective_register(d->collective, d->api);
         if (r >= 0)
                 r = cluster_api_register(d->api, &d->cluster_api);
         if (r >= 0)
@@ -517,6 +548,7 @@ void sparkd_free(struct sparkd *d)
         /* After the cluster, which calls it on changes; before the peers and links it reads. */
         cabling_free(d->cabling);
         lldp_watch_free(d->lldp);
+        collective_free(d->collective);
         probes_free(d->probes);
         firewall_check_free(d->firewall);
         aer_watch_free(d->aer_watch);

@@ -32,6 +32,7 @@
 #include "daemon/host/port_errors.h"
 #include "daemon/host/sysctl.h"
 #include "daemon/peers/peers.h"
+#include "daemon/probe/collective.h"
 #include "daemon/probe/firewall_check.h"
 #include "daemon/probe/probe.h"
 #include "inventory/fabric.h"
@@ -55,6 +56,7 @@ struct sparkd {
         struct sysctl_keeper *sysctls;
         struct peers *peers;
         struct probes *probes;
+        struct collective *collective;   /* the NCCL probe across the job plan's nodes */
         struct firewall_check *firewall; /* the ephemeral ports with every up peer */
         struct cluster *cluster;         /* what this node knows of every node */
         struct cluster_feed *cluster_feed;

@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <nccl.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,8 @@ static void usage(void)
                "  -w, --warmup-iters N    warm-up iterations per size (default 1)\n"
                "      --op NAME           all_reduce or all_gather; repeat for both (default both)\n"
                "      --init-timeout-ms MS  how long the communicator's init may take (default 30000)\n"
+               "      --id-stdin          a client reads the unique id (hex, one line) from stdin once its\n"
+               "                          GPU and buffers are ready, in place of " NCCL_ID_ENV "\n"
                "      --deadline SEC      give up with a timeout result after SEC seconds (default 300)\n"
                "      --json              JSON lines even on a terminal\n"
                "  -h, --help              this text\n"
@@ -119,6 +122,7 @@ static const struct probe_opt nccl_options[] = {
         { "warmup-iters", 'w', PROBE_ARG_UINT, OWN(warmup_iters), 0, 1000 },
         { "op", 0, PROBE_ARG_CALL, .read = read_op },
         { "init-timeout-ms", 0, PROBE_ARG_UINT, OWN(init_timeout_ms), 1, 600000 },
+        { "id-stdin", 0, PROBE_ARG_FLAG, OWN(id_stdin), 0, 0, PROBE_OPT_CLIENT_ONLY },
         PROBE_OPT_DEADLINE(0),
         {},
 };
@@ -258,6 +262,42 @@ static int hex_decode(const char *hex, unsigned char *out, size_t n)
         return 0;
 }
 
+/* The unique id as one line of hex on stdin (--id-stdin), waited for until the deadline: sparkd
+ * writes it when rank 0 has made it, while this rank's CUDA start-up ran in parallel. */
+static int read_id_stdin(ncclUniqueId *id, double until, char *err, size_t size)
+{
+        char line[2 * sizeof(id->internal) + 8];
+        size_t used = 0;
+
+        while (used < sizeof(line) - 1) {
+                struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+                double left = until - probe_now();
+                ssize_t n;
+
+                if (left <= 0) {
+                        snprintf(err, size, "no unique id on stdin within the deadline");
+                        return -ETIMEDOUT;
+                }
+                if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+                        continue;
+                n = read(STDIN_FILENO, line + used, sizeof(line) - 1 - used);
+                if (n <= 0) {
+                        snprintf(err, size, "stdin closed before the unique id came");
+                        return -EPIPE;
+                }
+                used += (size_t)n;
+                line[used] = '\0';
+                if (strchr(line, '\n')) {
+                        *strchr(line, '\n') = '\0';
+                        if (hex_decode(line, (unsigned char *)id->internal, sizeof(id->internal)) == 0)
+                                return 0;
+                        break;
+                }
+        }
+        snprintf(err, size, "stdin did not hold a unique id of %zu hex digits", 2 * sizeof(id->internal));
+        return -EINVAL;
+}
+
 static const struct probe_helper nccl = { .kind = "nccl", .human = human, .cmdline = &cmdline };
 
 int main(int argc, char **argv)
@@ -277,8 +317,10 @@ int main(int argc, char **argv)
         r = probe_start(&nccl, argc, argv, &run.o.args, &run.o, NULL);
         if (r)
                 return r;
-        if (!run.o.args.is_server &&
-            hex_decode(getenv(NCCL_ID_ENV), (unsigned char *)id.internal, sizeof(id.internal)) < 0)
+        if (run.o.id_stdin)
+                run.wait_id = read_id_stdin;
+        else if (!run.o.args.is_server &&
+                 hex_decode(getenv(NCCL_ID_ENV), (unsigned char *)id.internal, sizeof(id.internal)) < 0)
                 return probe_usage_error(PROG,
                                          "the client needs NCCL's unique id in " NCCL_ID_ENV
                                          " (%zu hex digits, the server's nccl_id)",

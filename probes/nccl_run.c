@@ -10,9 +10,19 @@
 #include "common/macro.h"
 #include "probe_common.h"
 
-enum { MS_CUDA_INIT, MS_BUFFERS, MS_COMM_INIT, MS_WARMUP, MS_TIMED, MS_CHECK, MS_FINALIZE, MS_SLOTS };
-static const char *const slot_names[MS_SLOTS] = { "cuda_init", "buffers", "comm_init", "warmup",
-                                                  "timed",     "check",   "finalize" };
+enum {
+        MS_CUDA_INIT,
+        MS_BUFFERS,
+        MS_UNIQUE_ID,
+        MS_COMM_INIT,
+        MS_WARMUP,
+        MS_TIMED,
+        MS_CHECK,
+        MS_FINALIZE,
+        MS_SLOTS
+};
+static const char *const slot_names[MS_SLOTS] = { "cuda_init", "buffers", "unique_id", "comm_init",
+                                                  "warmup",    "timed",   "check",     "finalize" };
 
 /* The slowest rate a collective is allowed before its phase counts as hung: the same floor the
  * daemon's deadline assumes (probe_kinds.c), and never less than PHASE_MIN_SEC. */
@@ -535,6 +545,16 @@ int nccl_run(struct nccl_run *r, const ncclUniqueId *id)
         if (rc)
                 return rc;
         r->ms[MS_BUFFERS] = ms_since(t);
+        if (r->wait_id) {
+                char err[PROBE_ERROR_MAX];
+
+                set_phase(r, "unique_id");
+                t = probe_now();
+                if (r->wait_id(&r->given_id, probe_now() + probe_deadline_left() - 1, err, sizeof(err)) < 0)
+                        return fail_with(r, false, NULL, "%s", err);
+                r->ms[MS_UNIQUE_ID] = ms_since(t);
+                id = &r->given_id;
+        }
         rc = init_comm(r, id);
         if (rc)
                 return rc;

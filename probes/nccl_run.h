@@ -29,6 +29,7 @@ struct nccl_options {
         unsigned iters, warmup_iters;
         bool ops[NCCL_OP_COUNT];
         uint64_t init_timeout_ms;
+        bool id_stdin; /* a client reads the unique id from stdin once its GPU is ready */
 };
 
 struct nccl_run {
@@ -47,6 +48,10 @@ struct nccl_run {
         double busbw, algbw; /* the judged number: all_reduce (else all_gather) at the largest size */
         uint64_t busbw_bytes;
         char wrong[256]; /* the first wrong result, "" when all were right */
+        /* A client's unique id that comes after CUDA and the buffers are ready (phase "unique_id"):
+         * waits for it until the absolute time until (probe_now's clock); -errno with why. */
+        int (*wait_id)(ncclUniqueId *id, double until, char *err, size_t size);
+        ncclUniqueId given_id;
 };
 
 /* Runs this rank; id is NULL on the server, which makes one. Prints the result; returns the exit

@@ -35,6 +35,7 @@ struct child {
         int status;
         bool out_closed;
         bool err_closed;
+        int in; /* the write end of its stdin, -1 when none or written */
         char stderr_tail[STDERR_TAIL];
         size_t stderr_len;
 };
@@ -73,6 +74,9 @@ static void child_detach(struct child *c)
                 bufferevent_free(c->out);
         if (c->err)
                 bufferevent_free(c->err);
+        if (c->in >= 0)
+                close(c->in);
+        c->in = -1;
 }
 
 static void child_finish(struct child *c)
@@ -231,7 +235,7 @@ static char **environment_with(char *const *env)
 /* In the child until exec: only what a vfork child may do (its own fd table and signal
  * dispositions, the parent's memory); exec_errno, in the parent's memory, says why exec failed. */
 _Noreturn static void child_exec(pid_t parent, const sigset_t *mask, char *const *argv, char *const *envp,
-                                 int niceness, int out, int err, volatile int *exec_errno)
+                                 int niceness, int in, int out, int err, volatile int *exec_errno)
 {
         struct sigaction dfl = { .sa_handler = SIG_DFL };
         int null;
@@ -249,7 +253,7 @@ _Noreturn static void child_exec(pid_t parent, const sigset_t *mask, char *const
         (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
                 _exit(127);
-        null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        null = in >= 0 ? in : open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
             dup2(err, STDERR_FILENO) < 0) {
                 *exec_errno = errno;
@@ -285,7 +289,7 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env,
         struct timeval tv = { .tv_sec = (time_t)(limits->deadline_usec / 1000000),
                               .tv_usec = (suseconds_t)(limits->deadline_usec % 1000000) };
         int niceness = child_niceness(limits->nice);
-        int out[2] = { -1, -1 }, err[2] = { -1, -1 };
+        int out[2] = { -1, -1 }, err[2] = { -1, -1 }, in[2] = { -1, -1 };
         struct child *c = calloc(1, sizeof(*c));
         _cleanup_free_ char **envp = environment_with(env);
         pid_t parent = getpid();
@@ -298,7 +302,8 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env,
                 free(c);
                 return -ENOMEM;
         }
-        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
+            (limits->stdin_pipe && pipe2(in, O_CLOEXEC) < 0)) {
                 r = -errno;
                 goto fail;
         }
@@ -309,18 +314,22 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env,
         (void)pthread_sigmask(SIG_SETMASK, &all, &mask);
         pid = vfork();
         if (pid == 0)
-                child_exec(parent, &mask, argv, envp, niceness, out[1], err[1], &exec_errno);
+                child_exec(parent, &mask, argv, envp, niceness, in[0], out[1], err[1], &exec_errno);
         r = pid < 0 ? -errno : 0;
         (void)pthread_sigmask(SIG_SETMASK, &mask, NULL);
         if (r < 0)
                 goto fail;
         close(out[1]);
         close(err[1]);
-        out[1] = err[1] = -1;
+        if (in[0] >= 0)
+                close(in[0]);
+        out[1] = err[1] = in[0] = -1;
         /* An error here beats a bare exit 127. */
         if (exec_errno != 0) {
                 close(out[0]);
                 close(err[0]);
+                if (in[1] >= 0)
+                        close(in[1]);
                 (void)waitpid(pid, NULL, 0);
                 free(c);
                 return -exec_errno;
@@ -330,6 +339,9 @@ int child_spawn(struct event_base *base, char *const *argv, char *const *env,
         c->pid = pid;
         c->ops = ops;
         c->userdata = userdata;
+        c->in = in[1];
+        if (c->in >= 0)
+                evutil_make_socket_nonblocking(c->in);
         evutil_make_socket_nonblocking(out[0]);
         evutil_make_socket_nonblocking(err[0]);
         c->out = bufferevent_socket_new(base, out[0], BEV_OPT_CLOSE_ON_FREE);
@@ -361,7 +373,24 @@ fail:
                         close(out[i]);
                 if (err[i] >= 0)
                         close(err[i]);
+                if (in[i] >= 0)
+                        close(in[i]);
         }
         free(c);
         return r;
+}
+
+int child_write_stdin(struct child *c, const char *text)
+{
+        size_t len = strlen(text);
+        ssize_t n;
+
+        if (c->in < 0)
+                return -EBADF;
+        n = write(c->in, text, len);
+        close(c->in);
+        c->in = -1;
+        if (n < 0)
+                return -errno;
+        return (size_t)n == len ? 0 : -EAGAIN;
 }

@@ -29,12 +29,17 @@ struct child_limits {
         /* Added to the daemon's niceness (capped at 19): work that keeps a CPU busy on purpose
          * yields it to the daemon's loop and to the node's own jobs. 0: the daemon's. */
         unsigned nice;
+        /* A pipe to its stdin, for child_write_stdin (else /dev/null). */
+        bool stdin_pipe;
 };
 
 /* argv[0] is the program's path; env entries ("NAME=value") are added to the daemon's own. */
 int child_spawn(struct event_base *base, char *const *argv, char *const *env,
                 const struct child_limits *limits, const struct child_ops *ops, void *userdata,
                 struct child **ret);
+/* Writes text (a short line: it must fit the pipe, so it never blocks) to the child's stdin and
+ * closes it; -EBADF without a pipe or once written. */
+int child_write_stdin(struct child *c, const char *text);
 /* Kills the child now; on_exit still comes, from the loop. */
 void child_kill(struct child *c);
 /* Raises the soft limit on open files to the hard one (each probe helper holds two pipes, each

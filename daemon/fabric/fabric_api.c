@@ -179,6 +179,25 @@ int fabric_api_job_files_input(const struct fabric_api_context *ctx, json_object
         return 0;
 }
 
+json_object *fabric_api_job_env(const struct fabric_api_context *ctx, const char *framework,
+                                json_object **plan)
+{
+        struct fabric_facts f;
+        json_object *o;
+
+        *plan = NULL;
+        if (read_facts(ctx, &f) < 0)
+                return NULL;
+        /* The same answer `env --for FRAMEWORK` gives, so a probe runs with what a job gets. */
+        o = env_of(ctx, &f, ENV_MODE_AUTO, framework);
+        if (o)
+                json_object_object_add(o, "unified_memory",
+                                       json_object_new_boolean(f.host.has_unified_memory));
+        *plan = job_api_plan(ctx, &f);
+        fabric_facts_free(&f);
+        return o;
+}
+
 int fabric_api_doctor_run(void *context, json_object **out)
 {
         struct fabric_facts f;

@@ -73,4 +73,10 @@ int fabric_api_node_sections(const struct fabric_api_context *context, json_obje
  * sparkc export asks for them. */
 int fabric_api_job_files_input(const struct fabric_api_context *context, json_object **plan,
                                json_object **env, json_object **map);
+
+/* This node's environment as `env --for FRAMEWORK` gives it, with unified_memory (whether the GPU
+ * shares the node's memory, for a probe's memory guard) added (a new reference, NULL when the facts
+ * cannot be read), and the job plan it was made with (*plan, a new reference or NULL). */
+json_object *fabric_api_job_env(const struct fabric_api_context *context, const char *framework,
+                                json_object **plan);
 int fabric_api_register(struct api_server *api, struct fabric_api_context *context);

@@ -210,9 +210,13 @@ cl_lldpd_ready() {
 }
 
 # cl_sparkd_launch NAME NS CONF: sparkd_start's daemon, not waited for (cl_sparkd_ready).
+# CL_UTS=1: each sparkd in a UTS namespace of its own too, named as its node, so NCCL in its probe
+# helpers tells the nodes apart as hosts (one GPU shared by four "hosts").
 cl_sparkd_launch() {
+        local -a uts=()
+        [ -z "${CL_UTS:-}" ] || uts=(unshare --uts env "CL_UTS_NAME=$1" sh -c 'hostname "$CL_UTS_NAME" && exec "$@"' sh)
         DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TEST_TMP/no-bus \
-                ip netns exec "$2" "$SPARKD" --foreground --log-target=stderr --socket "$(sock_of "$1")" \
+                ip netns exec "$2" "${uts[@]}" "$SPARKD" --foreground --log-target=stderr --socket "$(sock_of "$1")" \
                 --state-dir "$TEST_TMP/$1.state" -c "$3" >>"$(log_of "$1")" 2>&1 &
         DAEMON_PIDS+=("$!")
         DAEMON_PID_OF[$1]=$!

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The access matrix with real users and groups made for the test (removed after): the socket's
 # mode and group decide who may connect; every read method is open to those, every admin method
-# (reload, topology-netplan-write, probe, probe-cancel) only to root and members of the admin group, primary or
-# supplementary; a user the socket refuses is told the group it is for. On the peer port, a
-# client without the cluster key (a wrong PSK, or no PSK at all) fails the TLS handshake; the
-# daemon says so in a bounded number of lines and keeps serving.
+# (reload, topology-netplan-write, probe-collective, probe, probe-cancel) only to root and members
+# of the admin group, primary or supplementary; a user the socket refuses is told the group it
+# is for. On the peer port, a client without the cluster key (a wrong PSK, or no PSK at all)
+# fails the TLS handshake; the daemon says so in a bounded number of lines and keeps serving.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_peers.sh"
 
@@ -31,7 +31,7 @@ add_user "spkn$tag" "$admin_grp"             # admin group only: the socket is s
 as() { local user=$1; shift; setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups -- "$@"; }
 
 read_methods="status version links peers metrics fabric env doctor history probe-kinds"
-admin_methods="reload topology-netplan-write probe probe-cancel"
+admin_methods="reload topology-netplan-write probe-collective probe probe-cancel"
 # methods_as USER: "method:result" for every method, result "denied", "ok" or "error" (an answer
 # that is not a refusal, such as missing params), or "noconnect".
 methods_as() {
