@@ -29,6 +29,10 @@ struct collective_rank {
         char phase[COLLECTIVE_PHASE_MAX + 1];
         char why_killed[COLLECTIVE_REASON_MAX];
         bool result_sent;
+        /* The helper's result, held until it has exited: the coordinator answers once every rank
+         * sent its result, and a collective asked for right after must not find this node still
+         * running the last one's helper (NCCL and CUDA take a while to let go). */
+        json_object *result_held;
 };
 
 const char *collective_rank_cid(const struct collective_rank *r)
@@ -69,8 +73,8 @@ static void on_line(struct child *c, json_object *line, void *userdata)
 
         (void)c;
         if (json_object_object_get_ex(line, "result", &v) && json_object_is_type(v, json_type_object)) {
-                if (!r->result_sent)
-                        send_result(r, json_object_get(v));
+                if (!r->result_sent && !r->result_held)
+                        r->result_held = json_object_get(v);
                 return;
         }
         if (!json_object_object_get_ex(line, "phase", &v) || !(phase = json_object_get_string(v)) ||
@@ -99,6 +103,10 @@ static void on_exit_(struct child *c, int status, bool timed_out, const char *st
 
         (void)c;
         r->child = NULL;
+        if (!r->result_sent && r->result_held) {
+                send_result(r, r->result_held);
+                r->result_held = NULL;
+        }
         if (!r->result_sent) {
                 json_object *result = json_object_new_object();
 
@@ -236,6 +244,7 @@ void collective_rank_free(struct collective_rank *r)
         if (!r)
                 return;
         child_abandon_all(r);
+        json_object_put(r->result_held);
         event_free(r->deadline);
         event_free(r->silence);
         free(r);
