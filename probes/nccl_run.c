@@ -255,9 +255,13 @@ static double phase_until(double allowance)
         return probe_now() + (allowance < left ? allowance : left > 0 ? left : 0);
 }
 
-static double collective_allowance(enum nccl_op op, const struct nccl_counts *c, unsigned rounds)
+/* What each rank sends in rounds collectives is nccl-tests' bus factor of the buffer (2(n-1)/n for
+ * all_reduce, (n-1)/n for all_gather): 1 and 1/2 for a pair, 3/2 and 3/4 for four ranks, whose
+ * all_reduce on a slow ring ran past an allowance made for a pair. */
+static double collective_allowance(enum nccl_op op, const struct nccl_counts *c, unsigned rounds, int nranks)
 {
-        double moved = (double)c->bytes * (op == NCCL_OP_ALL_REDUCE ? 1.0 : 0.5) * rounds;
+        double n = nranks > 1 ? nranks : 2;
+        double moved = (double)c->bytes * (op == NCCL_OP_ALL_REDUCE ? 2.0 : 1.0) * (n - 1) / n * rounds;
 
         return moved / FLOOR_BYTES_PER_SEC > PHASE_MIN_SEC ? moved / FLOOR_BYTES_PER_SEC : PHASE_MIN_SEC;
 }
@@ -318,11 +322,12 @@ static int run_size(struct nccl_run *r, enum nccl_op op, const struct nccl_count
         if (cudaMemsetAsync(r->recv, 0xff, c->recv_count * sizeof(float), r->stream) != cudaSuccess)
                 return json_object_put(s), fail_with(r, false, NULL, "cudaMemsetAsync failed");
         w = issue(r, op, c, r->o.warmup_iters,
-                  phase_until(collective_allowance(op, c, r->o.warmup_iters + 1)), err, sizeof(err));
+                  phase_until(collective_allowance(op, c, r->o.warmup_iters + 1, r->o.nranks)), err,
+                  sizeof(err));
         if (w == 0)
                 w = wait_stream(r, call_name(op),
-                                phase_until(collective_allowance(op, c, r->o.warmup_iters + 1)), err,
-                                sizeof(err));
+                                phase_until(collective_allowance(op, c, r->o.warmup_iters + 1, r->o.nranks)),
+                                err, sizeof(err));
         if (w == -ETIMEDOUT)
                 return json_object_put(s), hang(r, call_name(op), t);
         if (w < 0)
@@ -333,7 +338,7 @@ static int run_size(struct nccl_run *r, enum nccl_op op, const struct nccl_count
         probe_phase(r->phase);
         t = probe_now();
         {
-                double until = phase_until(collective_allowance(op, c, r->o.iters + 1));
+                double until = phase_until(collective_allowance(op, c, r->o.iters + 1, r->o.nranks));
 
                 /* The start event waits for one untimed collective, which every rank has reached. */
                 w = issue(r, op, c, 1, until, err, sizeof(err));
