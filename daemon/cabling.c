@@ -40,7 +40,7 @@ struct map_inputs {
         size_t n;
 };
 
-static void collect_node(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
+static void collect_node(const char *node_id, const char *name, bool is_stale, bool is_confirmed,
                          void *userdata)
 {
         struct map_inputs *in = userdata;
@@ -66,6 +66,7 @@ static void collect_node(const char *node_id, const char *name, uint64_t age_use
                 snprintf(c->parse_error, sizeof(c->parse_error), "%s", line);
                 return;
         }
+        topology_node_set_unconfirmed(in->v[in->n], !is_confirmed);
         in->n++;
 }
 
@@ -168,13 +169,14 @@ struct map_digest {
         uint64_t value;
 };
 
-static void digest_node(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
+static void digest_node(const char *node_id, const char *name, bool is_stale, bool is_confirmed,
                         void *userdata)
 {
         struct map_digest *d = userdata;
 
         if (is_stale) /* as collect_node */
                 return;
+        d->value = fnv1a64(d->value, &is_confirmed, sizeof(is_confirmed));
         d->value = fnv1a64(d->value, node_id, strlen(node_id) + 1);
         d->value = fnv1a64(d->value, name, strlen(name) + 1);
         (void)cluster_section_text(d->c->src.cluster, node_id, "neighbours", digest_text, &d->value);
@@ -188,7 +190,7 @@ static uint64_t map_inputs_digest(struct cabling *c)
 
         d.value = fnv1a64(d.value, c->shape, strlen(c->shape) + 1);
         d.value = fnv1a64(d.value, &c->nodes, sizeof(c->nodes));
-        cluster_foreach_node(c->src.cluster, digest_node, &d);
+        cluster_foreach_held_node(c->src.cluster, digest_node, &d);
         return d.value;
 }
 
@@ -235,7 +237,7 @@ static void cabling_derive(struct cabling *c)
          * nodes deriving it again for each made and freed some ten thousand objects. */
         if (c->map && inputs == c->map_inputs)
                 return;
-        cluster_foreach_node(c->src.cluster, collect_node, &in);
+        cluster_foreach_held_node(c->src.cluster, collect_node, &in);
         r = topology_derive(in.v, in.n, &expect, &map);
         for (size_t i = 0; i < in.n; i++)
                 topology_node_free(in.v[i]);

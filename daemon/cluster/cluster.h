@@ -44,6 +44,13 @@ json_object *cluster_get_section(struct cluster *c, const char *node_id, const c
 typedef void (*cluster_node_fn)(const char *node_id, const char *name, uint64_t age_usec, bool is_stale,
                                 void *userdata);
 void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata);
+/* Every node the view holds, confirmed or not, in the same order, with whether it counts: the
+ * cabling map draws the far nodes of a chain (a ring with a cable missing), which its ends know
+ * through one neighbour only, and keeps the findings that rest on unconfirmed nodes alone out of
+ * its verdict. */
+typedef void (*cluster_held_node_fn)(const char *node_id, const char *name, bool is_stale, bool is_confirmed,
+                                     void *userdata);
+void cluster_foreach_held_node(struct cluster *c, cluster_held_node_fn fn, void *userdata);
 /* Gives fn the text of node_id's section name: a held one as it came, without a tree made of it,
  * this node's as written now. -ENOENT when the node has no such section. */
 int cluster_section_text(struct cluster *c, const char *node_id, const char *name,

@@ -110,6 +110,19 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
         free(sorted);
 }
 
+void cluster_foreach_held_node(struct cluster *c, cluster_held_node_fn fn, void *userdata)
+{
+        struct cluster_node **sorted = cluster_table_sorted(&c->nodes);
+        int64_t now = cluster_now_usec();
+
+        fn(c->self_id, cluster_self(c)->name, false, true, userdata);
+        for (size_t i = 0; sorted && i < c->nodes.n; i++)
+                if (sorted[i]->msg)
+                        fn(sorted[i]->node_id, sorted[i]->name, cluster_node_is_stale(c, sorted[i], now),
+                           cluster_node_counts(c, sorted[i]), userdata);
+        free(sorted);
+}
+
 json_object *cluster_name_clashes(struct cluster *c)
 {
         _cleanup_free_ struct cluster_node **sorted = cluster_table_sorted(&c->nodes);

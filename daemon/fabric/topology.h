@@ -20,6 +20,10 @@ struct topology_node; /* opaque to callers; the engine's files see it in topolog
 int topology_node_parse(const char *node_id, const char *name, json_object *neighbours,
                         struct topology_node **ret, char *why, size_t why_size);
 void topology_node_free(struct topology_node *n);
+/* The node is held in the cluster view but confirmed by no node other than the one relaying it
+ * (a chain's far end, or a compromised relay's invention): it is drawn, and a finding naming such
+ * nodes alone is left out of the map's findings (counted in unconfirmed_findings). */
+void topology_node_set_unconfirmed(struct topology_node *n, bool is_unconfirmed);
 
 struct topology_expect {
         const char *shape; /* "auto"|"pair"|"ring"|"mesh"|"switch" */

@@ -47,6 +47,22 @@ static void finding_end_port(struct finding *f, const struct topology_graph *g, 
         json_object_array_add(f->ports, json_object_new_string(port));
 }
 
+static bool finding_on_unconfirmed_only(const struct topology_graph *g, json_object *names)
+{
+        size_t n = json_object_array_length(names), unconfirmed = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const char *name = json_object_get_string(json_object_array_get_idx(names, i));
+
+                for (size_t k = 0; k < g->n_nodes; k++)
+                        if (g->nodes[k]->is_unconfirmed && strcmp(g->nodes[k]->name, name) == 0) {
+                                unconfirmed++;
+                                break;
+                        }
+        }
+        return n > 0 && unconfirmed == n;
+}
+
 _printf_(6, 7) static void finding_end(struct topology_graph *g, struct finding *f, const char *id,
                                        const char *status, const char *fix, const char *fmt, ...)
 {
@@ -54,6 +70,15 @@ _printf_(6, 7) static void finding_end(struct topology_graph *g, struct finding 
         char summary[1024];
         va_list ap;
 
+        /* What rests on unconfirmed nodes alone may be a compromised relay's invention: it
+         * changes no verdict. */
+        if (finding_on_unconfirmed_only(g, f->nodes)) {
+                json_object_put(o);
+                json_object_put(f->nodes);
+                json_object_put(f->ports);
+                g->unconfirmed_findings++;
+                return;
+        }
         va_start(ap, fmt);
         vsnprintf(summary, sizeof(summary), fmt, ap);
         va_end(ap);

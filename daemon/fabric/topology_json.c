@@ -32,6 +32,8 @@ static json_object *node_json(const struct topology_node *n)
         json_object_object_add(o, "node_id", json_object_new_string(n->node_id));
         json_object_object_add(o, "name", json_object_new_string(n->name));
         json_object_object_add(o, "lldpd", json_object_new_string(n->lldpd));
+        if (n->is_unconfirmed)
+                json_object_object_add(o, "confirmed", json_object_new_boolean(false));
         for (size_t i = 0; i < n->n_ports; i++)
                 json_object_array_add(ports, port_json(&n->ports[i]));
         json_object_object_add(o, "ports", ports);
@@ -119,6 +121,9 @@ json_object *topology_json_map(struct topology_graph *g)
                 json_object_array_add(links, link_json(g, &g->links[i]));
         json_object_object_add(o, "links", links);
         json_object_object_add(o, "findings", g->findings);
+        if (g->unconfirmed_findings)
+                json_object_object_add(o, "unconfirmed_findings",
+                                       json_object_new_int((int)g->unconfirmed_findings));
         g->findings = NULL;
         return o;
 }

@@ -50,6 +50,9 @@ struct topology_node {
         char chassis_id[TOPOLOGY_ID_MAX];
         char chassis_name[TOPOLOGY_NAME_MAX];
         char lldpd[128];
+        /* Held in the cluster view but confirmed by no node other than the one relaying it: drawn,
+         * and its findings (those naming no confirmed node) left out of the verdict. */
+        bool is_unconfirmed;
         size_t n_ports;
         /* Sorted by netdev; as many as the node has (at most TOPOLOGY_MAX_PORTS): the tables of
          * every node are made again at each change of the cluster, and a full-size array of 32
@@ -122,6 +125,7 @@ struct topology_graph {
         } absent[TOPOLOGY_MAX_NODES];
         size_t n_absent;
         json_object *findings;
+        unsigned unconfirmed_findings; /* left out: they named unconfirmed nodes alone */
 };
 
 /* The port of node n that is named netdev, or NULL. */

@@ -275,3 +275,8 @@ bool topology_same_id(const char *a, const char *b)
         }
         return *a == *b;
 }
+
+void topology_node_set_unconfirmed(struct topology_node *n, bool is_unconfirmed)
+{
+        n->is_unconfirmed = is_unconfirmed;
+}
