@@ -150,19 +150,7 @@ kill_rank() {
 
 CL_UTS=1
 declare -a ring=() switch=()
-if [[ " $shapes " == *" ring "* ]]; then
-        cluster_ring 4 r
-        ring=(r1 r2 r3 r4)
-        cluster_management_lan "${ring[@]}"
-fi
-if [[ " $shapes " == *" switch "* ]]; then
-        cluster_switch sw
-        for i in 1 2 3 4; do
-                cluster_node "s$i"
-                cluster_plug "s$i" 0 sw
-                switch+=("s$i")
-        done
-fi
+cluster_job_shapes "$shapes"
 cluster_start "[probe]" "helper_dir = $PROBE_HELPER_DIR"
 # The memory guard reads MemAvailable under each node's host root: this machine's.
 for n in "${CL_NODES[@]}"; do mkdir -p "$TEST_TMP/$n.host/proc" && cat /proc/meminfo >"$TEST_TMP/$n.host/proc/meminfo"; done

@@ -449,3 +449,23 @@ cluster_ring_planned() {
         # shellcheck disable=SC2086
         cluster_wait_map ring 60 $nodes
 }
+
+# cluster_job_shapes SHAPES: the shapes a job is tried on, those SHAPES names ("ring", "switch"):
+# a ring of four, r1 to r4, beside a management LAN (a ring's plan rendezvous there), and four
+# Sparks, s1 to s4, on the switch sw; their names go to the caller's arrays ring and switch.
+cluster_job_shapes() {
+        local i
+        if [[ " $1 " == *" ring "* ]]; then
+                cluster_ring 4 r
+                ring=(r1 r2 r3 r4)
+                cluster_management_lan "${ring[@]}"
+        fi
+        if [[ " $1 " == *" switch "* ]]; then
+                cluster_switch sw
+                for i in 1 2 3 4; do
+                        cluster_node "s$i"
+                        cluster_plug "s$i" 0 sw
+                        switch+=("s$i")
+                done
+        fi
+}

@@ -83,19 +83,7 @@ print("world %d, ranks 0..%d once each, all_reduce %.0f on every rank, rendezvou
 
 shapes=${SHAPES:-ring switch}
 declare -a ring=() switch=()
-if [[ " $shapes " == *" ring "* ]]; then
-        cluster_ring 4 r
-        ring=(r1 r2 r3 r4)
-        cluster_management_lan "${ring[@]}"
-fi
-if [[ " $shapes " == *" switch "* ]]; then
-        cluster_switch sw
-        for i in 1 2 3 4; do
-                cluster_node "s$i"
-                cluster_plug "s$i" 0 sw
-                switch+=("s$i")
-        done
-fi
+cluster_job_shapes "$shapes"
 if [ -n "${FABRIC_RDMA:-}" ]; then cluster_start "[fabric]" "rdma = $FABRIC_RDMA"; else cluster_start; fi
 
 if [ ${#ring[@]} -gt 0 ]; then
