@@ -29,9 +29,11 @@ static void add_largest(json_object *out, json_object *r)
 {
         json_object *ops, *sizes, *last;
 
-        if (!json_object_object_get_ex(r, "ops", &ops) || !json_object_array_length(ops) ||
+        /* The record may come from a history file: types checked before any array call. */
+        if (!json_object_object_get_ex(r, "ops", &ops) || !json_object_is_type(ops, json_type_array) ||
+            !json_object_array_length(ops) ||
             !json_object_object_get_ex(json_object_array_get_idx(ops, 0), "sizes", &sizes) ||
-            !json_object_array_length(sizes))
+            !json_object_is_type(sizes, json_type_array) || !json_object_array_length(sizes))
                 return;
         last = json_object_array_get_idx(sizes, json_object_array_length(sizes) - 1);
         json_object_object_add(out, "op", copy_text(json_object_array_get_idx(ops, 0), "op"));

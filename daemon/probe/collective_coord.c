@@ -176,13 +176,17 @@ static json_object *merged_ops(const struct collective_coord *c)
 {
         json_object *ops0 = NULL, *out;
 
-        if (!c->m[0].result || !json_object_object_get_ex(c->m[0].result, "ops", &ops0))
+        /* The results were checked where they came in (collective_wire.c); the types once more,
+         * as an array call on anything else aborts. */
+        if (!c->m[0].result || !json_object_object_get_ex(c->m[0].result, "ops", &ops0) ||
+            !json_object_is_type(ops0, json_type_array))
                 return NULL;
         out = json_tokener_parse(json_object_to_json_string_ext(ops0, JSON_C_TO_STRING_PLAIN));
         for (int i = 1; out && i < c->n; i++) {
                 json_object *ops = NULL;
 
-                if (!c->m[i].result || !json_object_object_get_ex(c->m[i].result, "ops", &ops))
+                if (!c->m[i].result || !json_object_object_get_ex(c->m[i].result, "ops", &ops) ||
+                    !json_object_is_type(ops, json_type_array))
                         continue;
                 for (size_t o = 0; o < json_object_array_length(out) && o < json_object_array_length(ops);
                      o++) {
@@ -190,9 +194,11 @@ static json_object *merged_ops(const struct collective_coord *c)
 
                         json_object_object_get_ex(json_object_array_get_idx(out, o), "sizes", &mine);
                         json_object_object_get_ex(json_object_array_get_idx(ops, o), "sizes", &theirs);
-                        for (size_t s = 0; mine && theirs && s < json_object_array_length(mine) &&
-                                           s < json_object_array_length(theirs);
-                             s++)
+                        if (!json_object_is_type(mine, json_type_array) ||
+                            !json_object_is_type(theirs, json_type_array))
+                                continue;
+                        for (size_t s = 0;
+                             s < json_object_array_length(mine) && s < json_object_array_length(theirs); s++)
                                 if (!get_bool(json_object_array_get_idx(theirs, s), "correct"))
                                         json_object_object_add(json_object_array_get_idx(mine, s), "correct",
                                                                json_object_new_boolean(false));

@@ -207,6 +207,9 @@ int collective_rank_start(struct event_base *base, const struct collective_rank_
         if (e >= 0 && r->deadline && r->silence)
                 e = child_spawn(base, argv, s->env, &limits, &rank_child_ops, r, &r->child);
         if (e < 0 || !r->deadline || !r->silence) {
+                /* A spawn that failed after the fork leaves the killed child to be reaped with r
+                 * as its userdata: cut it loose before r goes. */
+                child_abandon_all(r);
                 if (r->deadline)
                         event_free(r->deadline);
                 if (r->silence)

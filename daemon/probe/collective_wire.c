@@ -55,6 +55,33 @@ static bool is_ipv4(const char *s)
                b < 256 && c < 256 && d < 256;
 }
 
+/* The parts of a result the coordinator walks (merged_ops, the section): ops a list of objects,
+ * each one's sizes, when there, a list of objects. json-c asserts on an array call given
+ * anything else, so one rank's malformed result would end the coordinator's daemon. */
+static bool result_ops_are_well_formed(json_object *result)
+{
+        json_object *ops, *sizes;
+
+        if (!json_object_object_get_ex(result, "ops", &ops))
+                return true;
+        if (!json_object_is_type(ops, json_type_array))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(ops); i++) {
+                json_object *op = json_object_array_get_idx(ops, i);
+
+                if (!json_object_is_type(op, json_type_object))
+                        return false;
+                if (!json_object_object_get_ex(op, "sizes", &sizes))
+                        continue;
+                if (!json_object_is_type(sizes, json_type_array))
+                        return false;
+                for (size_t k = 0; k < json_object_array_length(sizes); k++)
+                        if (!json_object_is_type(json_object_array_get_idx(sizes, k), json_type_object))
+                                return false;
+        }
+        return true;
+}
+
 static int read_fields(json_object *msg, struct collective_wire *w, char *err, size_t size)
 {
         int64_t v;
@@ -112,6 +139,11 @@ static int read_fields(json_object *msg, struct collective_wire *w, char *err, s
                             COLLECTIVE_RESULT_MAX) {
                         snprintf(err, size, "result is not an object of at most %d bytes",
                                  COLLECTIVE_RESULT_MAX);
+                        return -EINVAL;
+                }
+                if (!result_ops_are_well_formed(o)) {
+                        snprintf(err, size,
+                                 "result's ops is not a list of objects whose sizes are lists of objects");
                         return -EINVAL;
                 }
                 w->result = o;

@@ -113,6 +113,17 @@ static void test_wire_others(void)
         memcpy(big, "{\"e\":\"", 6);
         memcpy(big + sizeof(big) - 3, "\"}", 2);
         CHECK_STREQ(read_with(text, "result", big), "result is not an object of at most 32768 bytes");
+        /* What the coordinator walks as arrays must be arrays: json-c aborts on anything else. */
+        CHECK_STREQ(
+                read_with(text, "result", "{\"ops\":[{\"op\":\"all_reduce\",\"sizes\":[{\"bytes\":1}]}]}"),
+                "");
+        for (size_t i = 0; i < 4; i++) {
+                const char *bad[] = { "{\"ops\":{}}", "{\"ops\":[5]}", "{\"ops\":[{\"sizes\":null}]}",
+                                      "{\"ops\":[{\"sizes\":[\"x\"]}]}" };
+
+                CHECK_STREQ(read_with(text, "result", bad[i]),
+                            "result's ops is not a list of objects whose sizes are lists of objects");
+        }
 }
 
 static json_object *four_members(void)
