@@ -161,11 +161,12 @@ int fabric_api_job_files_input(const struct fabric_api_context *ctx, json_object
         struct fabric_facts f;
         int r;
 
+        /* Not an environment served to a job: the GID watch's warning that jobs started before a
+         * change may fail stays until a job asks again. */
         gid_watch_check(ctx->gid_watch);
         r = read_facts(ctx, &f);
         if (r < 0)
                 return r;
-        gid_watch_env_served(ctx->gid_watch);
         *plan = job_api_plan(ctx, &f);
         *env = env_of(ctx, &f, ENV_MODE_AUTO, "torchrun");
         *map = json_object_get(f.topology);
