@@ -6,21 +6,28 @@
 
 #include "daemon/base/log.h"
 
-bool cluster_is_confirmed(struct cluster *c, const char *origin, const char *relay)
+/* Two up peers, each in its own signed summary: one keyed peer vouching alone could confirm
+ * nodes it made up and sent through an honest relay. A ring of four's far node is listed by both
+ * its neighbours, which are this node's; a node every other node of a switch is up with, by many. */
+#define CLUSTER_CONFIRM_VOUCHERS 2
+
+bool cluster_is_confirmed(struct cluster *c, const char *origin)
 {
+        unsigned vouchers = 0;
+
         if (strcmp(origin, c->self_id) == 0 || cluster_is_peer_up(c, origin))
                 return true;
-        for (size_t i = 0; i < c->n_up; i++)
-                if (strcmp(c->up[i], relay) != 0 && cluster_node_is_up_with(c, c->up[i], origin))
-                        return true;
-        return false;
+        for (size_t i = 0; i < c->n_up && vouchers < CLUSTER_CONFIRM_VOUCHERS; i++)
+                if (cluster_node_is_up_with(c, c->up[i], origin))
+                        vouchers++;
+        return vouchers >= CLUSTER_CONFIRM_VOUCHERS;
 }
 
 bool cluster_node_counts(struct cluster *c, struct cluster_node *n)
 {
         if (!n->msg || n->was_confirmed)
                 return true;
-        n->was_confirmed = cluster_is_confirmed(c, n->node_id, n->via);
+        n->was_confirmed = cluster_is_confirmed(c, n->node_id);
         return n->was_confirmed;
 }
 
@@ -60,7 +67,7 @@ static struct cluster_node *oldest_unconfirmed(struct cluster *c)
 
 int cluster_make_room(struct cluster *c, const char *origin, const char *relay, char *why, size_t size)
 {
-        bool is_confirmed = cluster_is_confirmed(c, origin, relay);
+        bool is_confirmed = cluster_is_confirmed(c, origin);
         struct cluster_node *victim;
         size_t brought;
 

@@ -264,7 +264,9 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
         }
         made = now - (int64_t)s.age_ms * 1000;
         summary_clear(&s);
-        if (made <= n->made_usec)
+        /* age_ms is the relay's word, the uptime its origin's (signed): an alive kept and sent
+         * again with a fresh age would keep a node that has gone looking alive. */
+        if (made <= n->made_usec || s.uptime_ms <= n->uptime_ms)
                 return 0;
         n->made_usec = made;
         n->uptime_ms = s.uptime_ms;

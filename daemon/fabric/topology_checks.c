@@ -63,8 +63,9 @@ static bool finding_on_unconfirmed_only(const struct topology_graph *g, json_obj
         return n > 0 && unconfirmed == n;
 }
 
-_printf_(6, 7) static void finding_end(struct topology_graph *g, struct finding *f, const char *id,
-                                       const char *status, const char *fix, const char *fmt, ...)
+/* The finding added, or NULL when it named unconfirmed nodes alone and was left out. */
+_printf_(6, 7) static json_object *finding_end(struct topology_graph *g, struct finding *f, const char *id,
+                                               const char *status, const char *fix, const char *fmt, ...)
 {
         json_object *o = json_object_new_object();
         char summary[1024];
@@ -77,7 +78,7 @@ _printf_(6, 7) static void finding_end(struct topology_graph *g, struct finding 
                 json_object_put(f->nodes);
                 json_object_put(f->ports);
                 g->unconfirmed_findings++;
-                return;
+                return NULL;
         }
         va_start(ap, fmt);
         vsnprintf(summary, sizeof(summary), fmt, ap);
@@ -89,6 +90,7 @@ _printf_(6, 7) static void finding_end(struct topology_graph *g, struct finding 
         json_object_object_add(o, "nodes", f->nodes);
         json_object_object_add(o, "ports", f->ports);
         json_object_array_add(g->findings, o);
+        return o;
 }
 
 static const char *end_name(const struct topology_graph *g, const struct topology_end *e, char *buf,
@@ -230,6 +232,7 @@ static void check_missing_nodes(struct topology_graph *g)
 
         for (size_t i = 0; i < g->n_absent; i++) {
                 struct topology_absent *a = &g->absent[i];
+                json_object *added;
                 char ports[512] = "";
 
                 f.nodes = TAKE_PTR(a->nodes);
@@ -237,21 +240,19 @@ static void check_missing_nodes(struct topology_graph *g)
                 for (size_t p = 0; p < json_object_array_length(f.ports); p++)
                         snprintf(ports + strlen(ports), sizeof(ports) - strlen(ports), "%s%s", p ? ", " : "",
                                  json_object_get_string(json_object_array_get_idx(f.ports, p)));
-                finding_end(g, &f, "missing-node", "failed",
-                            "start sparkd there and check its peering with this node (sparkc status and "
-                            "sparkc peers on it); the cables are not in question",
-                            "sparkd on %s (%s) does not report (stopped, or not peered with this node): "
-                            "its end of the cables from %s is unknown",
-                            a->sysname[0] ? a->sysname : "?", a->node_id, ports);
+                added = finding_end(g, &f, "missing-node", "failed",
+                                    "start sparkd there and check its peering with this node (sparkc status "
+                                    "and sparkc peers on it); the cables are not in question",
+                                    "sparkd on %s (%s) does not report (stopped, or not peered with this "
+                                    "node): its end of the cables from %s is unknown",
+                                    a->sysname[0] ? a->sysname : "?", a->node_id, ports);
                 /* Who is absent, for a picture that draws the node as unknown. */
-                {
-                        json_object *absent = json_object_new_object(),
-                                    *last = json_object_array_get_idx(
-                                            g->findings, json_object_array_length(g->findings) - 1);
+                if (added) {
+                        json_object *absent = json_object_new_object();
 
                         json_object_object_add(absent, "node_id", json_object_new_string(a->node_id));
                         json_object_object_add(absent, "name", json_object_new_string(a->sysname));
-                        json_object_object_add(last, "absent", absent);
+                        json_object_object_add(added, "absent", absent);
                 }
         }
         if (g->expect && g->expect->nodes > g->n_nodes) {
