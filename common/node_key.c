@@ -1,6 +1,7 @@
 #include "node_key.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,9 +56,13 @@ EVP_PKEY *node_key_from_private_hex(const char *text, size_t len)
 
         if (len == NODE_KEY_HEX_LEN + 1 && text[NODE_KEY_HEX_LEN] == '\n')
                 len--;
+        EVP_PKEY *key;
+
         if (len != NODE_KEY_HEX_LEN || from_hex(text, raw, sizeof(raw)) < 0)
                 return NULL;
-        return EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, raw, sizeof(raw));
+        key = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, raw, sizeof(raw));
+        OPENSSL_cleanse(raw, sizeof(raw));
+        return key;
 }
 
 int node_key_private_hex(EVP_PKEY *key, char out[NODE_KEY_HEX_LEN + 1])
@@ -68,6 +73,7 @@ int node_key_private_hex(EVP_PKEY *key, char out[NODE_KEY_HEX_LEN + 1])
         if (EVP_PKEY_get_raw_private_key(key, raw, &n) <= 0 || n != sizeof(raw))
                 return -EINVAL;
         to_hex(raw, n, out);
+        OPENSSL_cleanse(raw, sizeof(raw));
         return 0;
 }
 

@@ -43,8 +43,12 @@ static int key_read(struct store *store, EVP_PKEY **ret)
         size_t len = 0;
         int r = store_read(store, NODE_KEY_FILE, 4096, &data, &len);
 
-        if (r == 0 && (*ret = node_key_from_private_hex(data, len)))
-                return 0;
+        if (r == 0) {
+                *ret = node_key_from_private_hex(data, len);
+                OPENSSL_cleanse(data, len); /* the private key's text */
+                if (*ret)
+                        return 0;
+        }
         if (r == 0 || r == -EFBIG || r == -EBADMSG) {
                 struct log_field f[] = { { "file", NODE_KEY_FILE } };
 

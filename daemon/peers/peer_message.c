@@ -180,7 +180,9 @@ int peer_message_prove_hello(const struct peer_hello *h, const unsigned char *bi
                          (long long)h->proto, PEER_PROTO);
                 return -EPROTONOSUPPORT;
         }
-        if (node_key_id_of(h->key, id) < 0 || strcmp(id, h->node_id) != 0) {
+        if (node_key_id_of(h->key, id) < 0)
+                snprintf(id, sizeof(id), "?");
+        if (strcmp(id, h->node_id) != 0) {
                 snprintf(why, why_size, "its hello claims node id %s with a key that names node %s",
                          h->node_id, id);
                 return -EKEYREJECTED;
