@@ -153,11 +153,15 @@ bool collective_coord_is_over(struct collective_coord *c, double now)
 
                 if (m->result || m->stage != s)
                         continue;
-                snprintf(m->error, sizeof(m->error), "did not leave the %s stage within %.0f s (%s%s)",
+                /* Made aside: the phase is a field of the same member the error goes to. */
+                char error[sizeof(m->error)];
+
+                snprintf(error, sizeof(error), "did not leave the %s stage within %.0f s (%s%.*s)",
                          stage_names[s], c->allowance[s], m->phase[0] ? "last phase " : "no phase heard",
-                         m->phase);
+                         (int)sizeof(m->phase), m->phase);
+                memcpy(m->error, error, sizeof(error));
                 if (!c->error[0])
-                        snprintf(c->error, sizeof(c->error), "rank %d (%s) %s", i, m->name, m->error);
+                        snprintf(c->error, sizeof(c->error), "rank %d (%.63s) %.400s", i, m->name, m->error);
         }
         return true;
 }
