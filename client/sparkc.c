@@ -98,7 +98,9 @@ static const struct command commands[] = {
           cmd_neighbours },
         { "probe --peer NAME [--kind K|all] [--duration S] [--size B] [--streams N] [--count N] "
           "[--mode M] [--env NAME=VALUE] [--param NAME=VALUE]",
-          "measure the link to a peer with one probe kind or all; exit 0 ok, 1 degraded, 2 failed",
+          "measure the link to a peer with one probe kind or all; with --kind nccl --all (or --nodes "
+          "A,B,...) instead of --peer, one NCCL collective across the job plan's nodes; exit 0 ok, 1 "
+          "degraded, 2 failed",
           cmd_probe, &probe_options },
         { "probe-kinds", "the probe kinds this sparkd has, and the parameters each takes", cmd_probe_kinds },
         { "history [--peer NAME] [--kind K] [--limit N]", "earlier probe results, newest first", cmd_history,
