@@ -23,12 +23,30 @@
 #   peer bytes   bytes each node sends on the peer channel (nftables counters on TCP port 7471 in
 #                each namespace, IP packets with their headers) over the first minute after the
 #                views are complete, no client asking: median, max per node and minute
+#   peer CPU     CPU time (user + system, /proc/PID/stat) each daemon spent in that same minute
 # Goals: convergence <= 10 s, RSS <= 12 MiB, latency p99 <= 20 ms.
+# NODES may be a list (16,32,64): each size runs in turn, alone on the machine, and a table of
+# the growth follows: per node and minute, bytes sent and CPU, and RSS, each with its ratio to
+# the size before.
 # Usage (root): tests/bench/bench_cluster32.sh [BUILD_DIR] [MINUTES] [NODES]   (default 10, 32)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 minutes=${2:-10}
 nodes=${3:-32}
+if [[ $nodes == *,* ]]; then
+        growth=$(mktemp)
+        trap 'rm -f "$growth"' EXIT
+        for n in ${nodes//,/ }; do
+                BENCH_GROWTH_OUT=$growth "$0" "${1:-$here/../../build}" "$minutes" "$n" || exit
+        done
+        echo
+        echo "growth with the cluster's size (per node and minute: median / max; RSS median / max)"
+        awk 'BEGIN {printf "%-6s %-26s %-8s %-22s %-8s %-18s\n", "NODES", "BYTES SENT (KiB)", "x", "CPU (ms)", "x", "RSS (MiB)"}
+             {x = p ? sprintf("%.2f", $2 / p) : "-"; y = q ? sprintf("%.2f", $4 / q) : "-"
+              printf "%-6s %-26s %-8s %-22s %-8s %-18s\n", $1, sprintf("%.1f / %.1f", $2, $3), x,
+                     sprintf("%.0f / %.0f", $4, $5), y, sprintf("%.1f / %.1f", $6, $7); p = $2; q = $4}' "$growth"
+        exit 0
+fi
 . "$here/lib_bench.sh"
 bench_use_build "${1:-$here/../../build}"
 command -v nft >/dev/null || { echo "needs nft (nftables) for the peer channel's byte counters"; exit 1; }
@@ -110,13 +128,22 @@ conv_cluster=$(awk '$1 == "cluster" {print $2 ($2 == "timeout" ? "" : " s")}' <<
 [ -n "$conv_cluster" ] || conv_cluster="no cluster method"
 
 step "peer channel at rest: 60 s"
-declare -a bytes0
-for i in $(seq 0 $((nodes - 1))); do bytes0[i]=$(peer_bytes "${ns[i]}"); done
+declare -a bytes0 cpu0
+# CPU time in clock ticks, user and system, of a daemon.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$(pid_of "$1")/stat"; }
+for i in $(seq 0 $((nodes - 1))); do
+        bytes0[i]=$(peer_bytes "${ns[i]}")
+        cpu0[i]=$(cpu_ticks "n$i")
+done
 rest_start=$(date +%s%N)
 sleep 60 # the measurement is this quiet minute itself
 rest_ns=$(($(date +%s%N) - rest_start))
 rest=$(for i in $(seq 0 $((nodes - 1))); do
         echo $((($(peer_bytes "${ns[i]}") - bytes0[i]) * 60000000000 / rest_ns))
+done | sort -n)
+tick_ms=$((1000 / $(getconf CLK_TCK)))
+rest_cpu=$(for i in $(seq 0 $((nodes - 1))); do
+        echo $((($(cpu_ticks "n$i") - cpu0[i]) * tick_ms * 60000000000 / rest_ns))
 done | sort -n)
 method=peers
 api has cluster "${socks[0]}" && method=cluster
@@ -178,3 +205,9 @@ printf '%-50s %-14s %s\n' "  the same, the other nodes stopped" "p99 <= 20 ms" \
         "$(lat_row "$lat_alone") (n0's CPU: $cpu_ms ms a call$(parse_p99 "$lat_alone"))"
 printf '%-50s %-14s %s\n' "peer channel sent per node a minute, median / max" "-" \
         "$(awk -v a="$(median <<<"$rest")" -v b="$(max <<<"$rest")" 'BEGIN {printf "%.1f / %.1f KiB", a / 1024, b / 1024}')"
+printf '%-50s %-14s %s\n' "peer channel CPU per node a minute, median / max" "-" \
+        "$(awk -v a="$(median <<<"$rest_cpu")" -v b="$(max <<<"$rest_cpu")" 'BEGIN {printf "%d / %d ms", a, b}')"
+if [ -n "${BENCH_GROWTH_OUT:-}" ]; then
+        echo "$nodes $(median <<<"$rest") $(max <<<"$rest") $(median <<<"$rest_cpu") $(max <<<"$rest_cpu") $(median <<<"$rss") $(max <<<"$rss")" |
+                awk '{printf "%s %.1f %.1f %s %s %.1f %.1f\n", $1, $2 / 1024, $3 / 1024, $4, $5, $6 / 1024, $7 / 1024}' >>"$BENCH_GROWTH_OUT"
+fi
