@@ -90,6 +90,8 @@ static void show_nodes(json_object *result)
                 format_age(age, sizeof(age), client_get_double(n, "age_s"));
                 if (client_get_bool(n, "stale"))
                         strncat(age, " STALE", sizeof(age) - strlen(age) - 1);
+                if (client_get_bool(n, "slow"))
+                        strncat(age, " SLOW", sizeof(age) - strlen(age) - 1);
                 printf("%-18s %-8s %-10s %-9s %s\n", name, client_get_string(doctor, "verdict", "-"),
                        client_get_string(node, "version", "-"), age, n_checks ? "" : "-");
                 for (size_t k = 0; k < n_checks; k++) {

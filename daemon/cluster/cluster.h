@@ -64,6 +64,8 @@ struct cluster_transport {
         int (*send)(void *userdata, const char *peer_id, json_object *msg);
         /* The name peer_id gave in its hello into buf; < 0 when not known. */
         int (*hello_name)(void *userdata, const char *peer_id, char *buf, size_t size);
+        /* Whether the up peer peer_id answers late but is there (NULL: never). */
+        bool (*is_slow)(void *userdata, const char *peer_id);
         void *userdata;
 };
 

@@ -15,6 +15,11 @@ static int channel_hello_name(void *userdata, const char *peer_id, char *buf, si
         return peers_hello_name(userdata, peer_id, buf, size);
 }
 
+static bool channel_is_slow(void *userdata, const char *peer_id)
+{
+        return peers_is_slow(userdata, peer_id);
+}
+
 /* With the heartbeat: a peer gets this node's alive in the same write. */
 static void on_heartbeat_tick(void *userdata)
 {
@@ -37,7 +42,10 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
 int cluster_channel_new(struct event_base *base, struct peers *peers, const char *node_id, const char *name,
                         struct cluster **ret)
 {
-        struct cluster_transport t = { channel_send, channel_hello_name, peers };
+        struct cluster_transport t = { .send = channel_send,
+                                       .hello_name = channel_hello_name,
+                                       .is_slow = channel_is_slow,
+                                       .userdata = peers };
         struct cluster *c = NULL;
         int r = cluster_new(base, node_id, name, &t, &c);
 

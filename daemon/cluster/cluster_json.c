@@ -37,6 +37,13 @@ static json_object *sorted_sections(json_object *sections, bool with_results)
         return o;
 }
 
+/* An up peer that answers late is there: its summary ages while it is slow, but it is not gone. */
+static bool node_is_slow(struct cluster *c, const struct cluster_node *n)
+{
+        return c->transport.is_slow && cluster_is_peer_up(c, n->node_id) &&
+               c->transport.is_slow(c->transport.userdata, n->node_id);
+}
+
 static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int64_t now, bool with_results)
 {
         json_object *o = json_object_new_object();
@@ -56,6 +63,7 @@ static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int6
                 json_object_new_int64(
                         (int64_t)((cluster_node_is_stale(c, n, now) ? n->uptime_ms : uptime_ms) / 1000)));
         json_object_object_add(o, "confirmed", json_object_new_boolean(cluster_node_counts(c, n)));
+        json_object_object_add(o, "slow", json_object_new_boolean(!is_self && node_is_slow(c, n)));
         json_object_object_add(o, "sections", sorted_sections(n->sections, with_results));
         return o;
 }

@@ -388,6 +388,13 @@ int peers_hello_name(struct peers *ps, const char *node_id, char *buf, size_t si
         return 0;
 }
 
+bool peers_is_slow(struct peers *ps, const char *node_id)
+{
+        const struct peer *p = peer_find_by_id(ps, node_id);
+
+        return p && p->state == PEER_UP && p->is_slow;
+}
+
 int peers_send(struct peers *ps, const char *node_id, json_object *msg)
 {
         struct peer *p = peer_find_by_id(ps, node_id);

@@ -59,6 +59,9 @@ unsigned peers_broadcast(struct peers *peers, json_object *msg);
 /* The name the peer with the whole id node_id gave in its hello, into buf; -ENOENT when no peer
  * has that id or it gave no name. */
 int peers_hello_name(struct peers *peers, const char *node_id, char *buf, size_t size);
+/* Whether the up peer node_id is slow: silent past two heartbeats while its host still
+ * acknowledges what is sent (shown `slow` in `peers`). */
+bool peers_is_slow(struct peers *peers, const char *node_id);
 /* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
  * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */
 json_object *peers_lookup(struct peers *peers, const char *what, json_object **all);

@@ -38,7 +38,7 @@ static int hello_name(void *userdata, const char *peer_id, char *buf, size_t siz
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-        struct cluster_transport t = { drop, hello_name, NULL };
+        struct cluster_transport t = { .send = drop, .hello_name = hello_name };
         struct cluster *c = NULL;
         struct summary s;
         char why[256], sig[NODE_SIG_HEX_LEN + 1], pub[NODE_KEY_HEX_LEN + 1];

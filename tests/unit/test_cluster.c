@@ -90,7 +90,9 @@ static int fake_hello_name(void *userdata, const char *peer_id, char *buf, size_
 
 static void start_node(int i)
 {
-        struct cluster_transport t = { fake_send, fake_hello_name, (void *)(intptr_t)i };
+        struct cluster_transport t = { .send = fake_send,
+                                       .hello_name = fake_hello_name,
+                                       .userdata = (void *)(intptr_t)i };
 
         CHECK(cluster_new(base, ids[i], names[i], &t, &nodes[i]) == 0);
         cluster_set_node_key(nodes[i], keys[i]);

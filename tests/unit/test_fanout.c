@@ -167,7 +167,7 @@ static int no_hello_name(void *userdata, const char *peer_id, char *buf, size_t 
 
 static void test_a_refresh_during_the_fan_out_skips_the_peers_still_to_get_it(void)
 {
-        struct cluster_transport t = { count_by_type, no_hello_name, NULL };
+        struct cluster_transport t = { .send = count_by_type, .hello_name = no_hello_name };
         struct fanout *unused = setup();
         struct cluster *c = NULL;
         json_object *doctor = json_object_new_object();
