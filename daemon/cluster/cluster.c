@@ -83,11 +83,22 @@ bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
         return n && cluster_node_lists_peer(n, b);
 }
 
-/* Whether the changes not sent yet may wait: lazy ones alone, soon after a send for such. */
+/* Whether the changes not sent yet may wait: those that may alone, soon after a send for
+ * their kind; the least patient of them decides. */
 static bool send_may_wait(struct cluster *c, int64_t now, int64_t *until)
 {
-        *until = c->lazy_sent_usec + (int64_t)CLUSTER_LAZY_USEC;
-        return c->is_dirty_lazily && c->lazy_sent_usec && now < *until;
+        *until = INT64_MAX;
+        if (!c->is_dirty_lazily)
+                return false;
+        if (c->is_lazy_pending)
+                *until = c->lazy_sent_usec ? c->lazy_sent_usec + (int64_t)CLUSTER_LAZY_USEC : 0;
+        if (c->is_paced_pending) {
+                int64_t paced = c->paced_sent_usec ? c->paced_sent_usec + (int64_t)c->refresh_usec : 0;
+
+                if (paced < *until)
+                        *until = paced;
+        }
+        return now < *until;
 }
 
 /* The coalesce timer at the time the changes not sent yet are due, or sooner. */
@@ -240,7 +251,13 @@ int cluster_watch(struct cluster *c, void (*fn)(void *userdata), void *userdata)
         return -ENOSPC;
 }
 
-static int set_section(struct cluster *c, const char *name, json_object *value, bool is_lazy)
+enum section_pace {
+        SECTION_AT_ONCE, /* within CLUSTER_COALESCE_USEC */
+        SECTION_LAZY,    /* cluster_set_section_lazily */
+        SECTION_PACED,   /* the section "peers": at most once a refresh interval alone */
+};
+
+static int set_section(struct cluster *c, const char *name, json_object *value, enum section_pace pace)
 {
         struct cluster_node *self = cluster_self(c);
         json_object *old = NULL, *held = NULL;
@@ -270,7 +287,9 @@ static int set_section(struct cluster *c, const char *name, json_object *value, 
         } else {
                 json_object_object_del(self->sections, name);
         }
-        c->is_dirty_lazily = is_lazy && (!c->is_dirty || c->is_dirty_lazily);
+        c->is_dirty_lazily = pace != SECTION_AT_ONCE && (!c->is_dirty || c->is_dirty_lazily);
+        c->is_lazy_pending |= pace == SECTION_LAZY;
+        c->is_paced_pending |= pace == SECTION_PACED;
         c->is_dirty = true;
         cluster_changed(c);
         arm_send(c);
@@ -279,12 +298,12 @@ static int set_section(struct cluster *c, const char *name, json_object *value, 
 
 int cluster_set_section(struct cluster *c, const char *name, json_object *value)
 {
-        return set_section(c, name, value, false);
+        return set_section(c, name, value, SECTION_AT_ONCE);
 }
 
 int cluster_set_section_lazily(struct cluster *c, const char *name, json_object *value)
 {
-        return set_section(c, name, value, true);
+        return set_section(c, name, value, SECTION_LAZY);
 }
 
 json_object *cluster_get_section(struct cluster *c, const char *node_id, const char *name,
@@ -338,7 +357,10 @@ static void set_peers_section(struct cluster *c)
         for (size_t i = 0; i < c->n_up; i++)
                 json_object_array_add(ids, json_object_new_string(sorted[i]));
         free(sorted);
-        (void)cluster_set_section(c, "peers", ids);
+        /* While a mesh forms, a node's peers change many times a second; each change sent at
+         * once was the whole summary to every up peer five times a second. Once a refresh
+         * interval is soon enough for the relays and the vouching that read it. */
+        (void)set_section(c, "peers", ids, SECTION_PACED);
 }
 
 void cluster_peer_up(struct cluster *c, const char *peer_id)

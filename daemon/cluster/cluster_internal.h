@@ -42,11 +42,15 @@ struct cluster {
         EVP_PKEY *node_key; /* signs this node's summaries and alives (borrowed) */
         char instance[33];
         uint64_t seq;
-        bool is_own_oversized;  /* said once until it fits again */
-        bool is_dirty;          /* own sections changed since the last summary sent */
-        bool is_dirty_lazily;   /* and only sections set lazily */
-        int64_t lazy_sent_usec; /* the last summary sent for lazy changes alone; 0: none */
-        int64_t send_due_usec;  /* when the coalesce timer fires; 0: not armed */
+        bool is_own_oversized; /* said once until it fits again */
+        bool is_dirty;         /* own sections changed since the last summary sent */
+        bool is_dirty_lazily;  /* and only sections that may wait (cluster.c: set_section) */
+        /* Of those, which kinds wait: lazy ones (CLUSTER_LAZY_USEC after the last summary sent
+         * for such alone), paced ones (the section "peers", a refresh interval after the same). */
+        bool is_lazy_pending, is_paced_pending;
+        int64_t lazy_sent_usec;  /* the last summary sent for lazy changes alone; 0: none */
+        int64_t paced_sent_usec; /* the same for paced ones */
+        int64_t send_due_usec;   /* when the coalesce timer fires; 0: not armed */
         int64_t started_usec;
         uint64_t refresh_usec;
         bool is_refresh_external; /* cluster_set_refresh_external */

@@ -115,10 +115,16 @@ void cluster_send_own(struct cluster *c)
         if (c->n_up == 0)
                 return;
         c->seq++;
-        if (c->is_dirty && c->is_dirty_lazily)
-                c->lazy_sent_usec = cluster_now_usec();
+        if (c->is_dirty && c->is_dirty_lazily) {
+                if (c->is_lazy_pending)
+                        c->lazy_sent_usec = cluster_now_usec();
+                if (c->is_paced_pending)
+                        c->paced_sent_usec = cluster_now_usec();
+        }
         c->is_dirty = false;
         c->is_dirty_lazily = false;
+        c->is_lazy_pending = false;
+        c->is_paced_pending = false;
         /* One message for every peer: at 32 nodes a summary built and written for each peer was
          * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. */
         msg = own_message(c, cluster_now_usec());
