@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "cluster_offer.h"
 #include "common/json_get.h"
 #include "common/json_raw.h"
 #include "common/macro.h"
@@ -373,15 +374,14 @@ void cluster_peer_up(struct cluster *c, const char *peer_id)
                 c->up = up;
                 snprintf(c->up[c->n_up++], sizeof(*up), "%s", peer_id);
         }
-        /* This node's sections as they are now, then whatever is held, stale ones too: the new
-         * peer learns of nodes it cannot reach. */
+        /* This node's sections as they are now, then an offer of whatever is held, stale ones
+         * too: the new peer asks for the nodes it cannot reach (cluster_offer.h). */
         if (c->refresh_hook)
                 c->refresh_hook(c->refresh_hook_userdata);
         evtimer_del(c->coalesce);
         c->seq++;
-        for (size_t i = 0; i < c->nodes.n; i++)
-                if (strcmp(c->nodes.v[i].node_id, peer_id) != 0)
-                        (void)cluster_send_node(c, peer_id, &c->nodes.v[i]);
+        (void)cluster_send_node(c, peer_id, cluster_self(c));
+        (void)cluster_offer_held(c, peer_id);
         if (!evtimer_pending(c->refresh, NULL))
                 arm_refresh(c);
         set_peers_section(c);

@@ -5,14 +5,15 @@
  * coalesced, probe results in a burst at most every CLUSTER_LAZY_USEC), and on every refresh
  * (the peer heartbeat interval) an alive saying it is still current, so a node that falls silent
  * ages out without its sections crossing the wire each time. A node's section "peers" lists the
- * peers it is up with; a summary is passed on only to peers not up with its origin, so a full
- * mesh relays nothing and a ring relays round the ring; one received from a peer
- * that is newer than what is held (per origin: the instance, then the sequence) is kept and
- * passed on to the other up peers, so nodes without a direct connection hear of each other and
- * floods end. Ages need no clock sync: a summary carries its age when sent, and the receiver
- * adds the time since it came in. A summary older than three refresh intervals is stale; one
- * older than forget_after is dropped. No timer runs while there are neither peers up nor nodes
- * to age.
+ * peers it is up with (its changes sent at most once a refresh interval); a summary is passed on
+ * only to peers not up with its origin, so a full mesh relays nothing and a ring relays round
+ * the ring; one received from a peer that is newer than what is held (per origin: the instance,
+ * then the sequence) is kept and offered to the other up peers, who ask for it when they lack it
+ * (cluster_offer.h), so nodes without a direct connection hear of each other, floods end and a
+ * summary crosses each link at most once per change. Ages need no clock sync: a summary carries its age when
+ * sent, and the receiver adds the time since it came in. A summary older than three refresh intervals is
+ * stale; one older than forget_after is dropped. No timer runs while there are neither peers up nor nodes to
+ * age.
  */
 #pragma once
 
@@ -94,7 +95,8 @@ void cluster_refresh(struct cluster *c);
  * summary, so the caller may re-derive its sections first. */
 void cluster_set_refresh_hook(struct cluster *c, void (*fn)(void *userdata), void *userdata);
 
-/* What the peer channel brings. A peer that comes up gets this node's summary and every one held. */
+/* What the peer channel brings. A peer that comes up gets this node's summary and an offer of
+ * every one held. */
 void cluster_peer_up(struct cluster *c, const char *peer_id);
 void cluster_peer_down(struct cluster *c, const char *peer_id);
 /* A summary message from the up peer peer_id. Refused (and logged, at most once a minute per
@@ -106,7 +108,8 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg);
 int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *msg);
 /* A want from peer_id: the summary it names (this node's or one held) goes to it. */
 int cluster_receive_want(struct cluster *c, const char *peer_id, json_object *msg);
-/* Any of the three by its "type" (a summary when it is neither an alive nor a want). */
+/* Any of these, or an offer (cluster_offer.h), by its "type" (a summary when it is none of the
+ * others). */
 int cluster_receive_message(struct cluster *c, const char *peer_id, json_object *msg);
 
 /* {"self", "nodes": [{node_id, name, instance, seq, format, age_s, uptime_s, stale, confirmed,

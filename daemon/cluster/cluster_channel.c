@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "cluster_offer.h"
 #include "summary.h"
 
 static int channel_send(void *userdata, const char *peer_id, json_object *msg)
@@ -35,7 +36,7 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
         else if (strcmp(type, "peer-down") == 0)
                 cluster_peer_down(c, node_id);
         else if (strcmp(type, SUMMARY_TYPE) == 0 || strcmp(type, SUMMARY_ALIVE_TYPE) == 0 ||
-                 strcmp(type, SUMMARY_WANT_TYPE) == 0)
+                 strcmp(type, SUMMARY_WANT_TYPE) == 0 || strcmp(type, CLUSTER_OFFER_TYPE) == 0)
                 (void)cluster_receive_message(c, node_id, msg);
 }
 

@@ -19,6 +19,14 @@ struct cluster_refusal_log {
 };
 #define CLUSTER_REFUSAL_LOG_SLOTS 16
 
+/* A summary asked of a peer (cluster_offer.h) and when: not asked again, of any peer, for a
+ * refresh interval. A full table gives the slot asked longest ago. */
+struct cluster_want {
+        char origin[33];
+        int64_t asked_usec;
+};
+#define CLUSTER_WANTS_IN_FLIGHT 64
+
 /* A view as made at a generation of the cluster, a value writing its JSON text (common/json_raw.h)
  * given to every call by reference while it stands (NULL: none kept). */
 struct cluster_view_text {
@@ -71,6 +79,8 @@ struct cluster {
 
         struct cluster_refusal_log refusals[CLUSTER_REFUSAL_LOG_SLOTS];
         uint64_t n_refused;
+        struct cluster_want wants[CLUSTER_WANTS_IN_FLIGHT];
+        uint64_t n_wants_sent;
 
         /* Counts every change the view's JSON can show (cluster_changed); the links and alerts
          * views' texts are kept for as long as it stays the same (the links view's up to
@@ -94,6 +104,9 @@ static inline uint64_t cluster_node_age(const struct cluster_node *n, int64_t no
         return n->msg ? cluster_node_age_usec(n, now) : 0;
 }
 bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now);
+/* Counts a message refused from peer_id and logs why (at most once a minute per peer); returns
+ * error. */
+int cluster_refuse(struct cluster *c, const char *peer_id, int error, const char *why);
 /* Sends node's summary (this node's or one held) to the up peer peer_id, with its age now. */
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n);
 /* This node's summary, with the next sequence, to every up peer (a few at a time: fanout.h). */

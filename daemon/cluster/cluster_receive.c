@@ -5,6 +5,7 @@
 
 #include "cluster_confirm.h"
 #include "cluster_internal.h"
+#include "cluster_offer.h"
 #include "common/json_raw.h"
 #include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
@@ -36,7 +37,7 @@ static bool refusal_is_logged(struct cluster *c, const char *peer_id, int64_t no
         return true;
 }
 
-static int refuse(struct cluster *c, const char *peer_id, int error, const char *why)
+int cluster_refuse(struct cluster *c, const char *peer_id, int error, const char *why)
 {
         char name[64];
 
@@ -45,7 +46,7 @@ static int refuse(struct cluster *c, const char *peer_id, int error, const char 
                 return error;
         if (c->transport.hello_name(c->transport.userdata, peer_id, name, sizeof(name)) < 0)
                 snprintf(name, sizeof(name), "?");
-        log_warning("cluster: refused a summary from peer %s (%s): %s; further refusals from it are "
+        log_warning("cluster: refused a message from peer %s (%s): %s; further refusals from it are "
                     "not logged for 60 s",
                     name, peer_id, why);
         return error;
@@ -69,11 +70,12 @@ static bool is_relayed_to(struct cluster *c, const char *from, const struct clus
                !cluster_node_is_up_with(c, to, n->node_id);
 }
 
+/* Offered, not sent: each asks for it once however many peers offer it (cluster_offer.h). */
 static void relay(struct cluster *c, const char *from, struct cluster_node *n)
 {
         for (size_t i = 0; i < c->n_up; i++)
                 if (is_relayed_to(c, from, n, c->up[i]))
-                        (void)cluster_send_node(c, c->up[i], n);
+                        (void)cluster_offer_node(c, c->up[i], n);
 }
 
 static void relay_alive(struct cluster *c, const char *from, struct cluster_node *n)
@@ -90,14 +92,14 @@ static int check_origin(struct cluster *c, const char *peer_id, const struct sum
         char why[256], hello[64];
 
         if (strcmp(s->origin, c->self_id) == 0)
-                return refuse(c, peer_id, -EPERM, "it claims this node's id");
+                return cluster_refuse(c, peer_id, -EPERM, "it claims this node's id");
         if (strcmp(s->origin, peer_id) == 0) {
                 if (c->transport.hello_name(c->transport.userdata, peer_id, hello, sizeof(hello)) < 0)
-                        return refuse(c, peer_id, -EPERM, "its sender's hello is not known");
+                        return cluster_refuse(c, peer_id, -EPERM, "its sender's hello is not known");
                 if (strcmp(hello, s->name) != 0) {
                         snprintf(why, sizeof(why), "it names its sender \"%s\", whose hello said \"%s\"",
                                  s->name, hello);
-                        return refuse(c, peer_id, -EPERM, why);
+                        return cluster_refuse(c, peer_id, -EPERM, why);
                 }
         }
         /* A peer up now speaks for itself: copies of its summary through others are not needed,
@@ -117,7 +119,7 @@ static int read_believed(struct cluster *c, const char *peer_id, json_object *ms
                          : summary_check(msg, s, why, sizeof(why));
 
         if (r < 0)
-                return refuse(c, peer_id, r, why);
+                return cluster_refuse(c, peer_id, r, why);
         r = check_origin(c, peer_id, s);
         if (r <= 0)
                 summary_clear(s);
@@ -176,7 +178,7 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
         int r;
 
         if (!n && cluster_make_room(c, s->origin, peer_id, why, sizeof(why)) < 0)
-                return refuse(c, peer_id, -ENOSPC, why);
+                return cluster_refuse(c, peer_id, -ENOSPC, why);
         /* Held compact: every section as its text, the results read into rows only for the links
          * view (result_rows.h). */
         r = hold_sections_as_text(s->sections);
@@ -212,6 +214,7 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
         n->uptime_ms = s->uptime_ms;
         n->made_usec = made;
         n->is_stale = cluster_node_is_stale(c, n, now);
+        cluster_want_answered(c, n->node_id);
         /* What it says may vouch for nodes held, itself among them. */
         cluster_confirm_all(c);
         if (is_changed)
@@ -254,13 +257,11 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
                 return r;
         n = cluster_table_find(&c->nodes, s.origin);
         if (!n || strcmp(n->instance, s.instance) != 0 || n->seq != s.seq) {
-                /* A summary this node missed (it came up after, or a relay skipped it): ask. */
-                json_object *want = json_object_new_object();
-
-                json_object_object_add(want, "type", json_object_new_string(SUMMARY_WANT_TYPE));
-                json_object_object_add(want, "origin", json_object_new_string(s.origin));
+                /* A summary this node missed (it came up after, or a relay skipped it): ask, once
+                 * however many peers pass the alive on. */
+                r = cluster_want_from(c, peer_id, s.origin);
                 summary_clear(&s);
-                return c->transport.send(c->transport.userdata, peer_id, want);
+                return r < 0 ? r : 0;
         }
         made = now - (int64_t)s.age_ms * 1000;
         summary_clear(&s);
@@ -290,7 +291,8 @@ int cluster_receive_want(struct cluster *c, const char *peer_id, json_object *ms
 
         if (!json_object_object_get_ex(msg, "origin", &origin) ||
             !json_object_is_type(origin, json_type_string) || !summary_is_id(json_object_get_string(origin)))
-                return refuse(c, peer_id, -EBADMSG, "a want without the node id of 32 hex digits it wants");
+                return cluster_refuse(c, peer_id, -EBADMSG,
+                                      "a want without the node id of 32 hex digits it wants");
         n = cluster_table_find(&c->nodes, json_object_get_string(origin));
         return n ? cluster_send_node(c, peer_id, n) : 0;
 }
@@ -307,5 +309,17 @@ int cluster_receive_message(struct cluster *c, const char *peer_id, json_object 
                 return cluster_receive_alive(c, peer_id, msg);
         if (strcmp(t, SUMMARY_WANT_TYPE) == 0)
                 return cluster_receive_want(c, peer_id, msg);
+        if (strcmp(t, CLUSTER_OFFER_TYPE) == 0) {
+                char why[160];
+                int r = cluster_receive_offer(c, peer_id, msg);
+
+                if (r >= 0)
+                        return 0;
+                snprintf(why, sizeof(why),
+                         "an offer that is not \"nodes\": at most %d entries [node id, instance, "
+                         "sequence from 1, age in ms]",
+                         CLUSTER_MAX_NODES);
+                return cluster_refuse(c, peer_id, r, why);
+        }
         return cluster_receive(c, peer_id, msg);
 }

@@ -21,7 +21,7 @@ static EVP_PKEY *far_key, *many_keys[CLUSTER_MAX_NODES / 4];
 static char far_id[33];
 static char names[N][16];
 static bool link_up[N][N];
-static unsigned delivered, delivered_summaries, delivered_alives;
+static unsigned delivered, delivered_summaries, delivered_alives, delivered_offers, delivered_wants;
 static unsigned summaries_from[N], alives_from[N];
 
 struct in_flight {
@@ -47,6 +47,8 @@ static void on_deliver(evutil_socket_t fd, short what, void *userdata)
                 delivered++;
                 delivered_summaries += strstr(f->text, "\"cluster-summary\"") != NULL;
                 delivered_alives += strstr(f->text, "\"cluster-alive\"") != NULL;
+                delivered_offers += strstr(f->text, "\"cluster-offer\"") != NULL;
+                delivered_wants += strstr(f->text, "\"cluster-want\"") != NULL;
                 summaries_from[f->from] += strstr(f->text, "\"cluster-summary\"") != NULL;
                 alives_from[f->from] += strstr(f->text, "\"cluster-alive\"") != NULL;
                 (void)cluster_receive_message(nodes[f->to], ids[f->from], m);
@@ -879,6 +881,112 @@ static void test_keys_sign_and_verify(void)
         CHECK(node_key_from_private_hex("00", 2) == NULL);
 }
 
+/* A link that comes up between two nodes that hold every node gets their own summaries and an
+ * offer each, nothing more: pushed, each would have sent the two others it holds as well. */
+static void test_a_peer_that_comes_up_is_offered_what_is_held(void)
+{
+        setup_ring();
+        run_for_ms(400);
+        /* No refresh of their own in the window measured: it would send the change at once. */
+        for (int i = 0; i < N; i++)
+                cluster_set_refresh_external(nodes[i], true);
+        delivered_summaries = delivered_offers = delivered_wants = 0;
+        connect_pair(0, 2);
+        run_for_ms(20);
+        CHECK(delivered_summaries == 2);
+        CHECK(delivered_offers == 2);
+        CHECK(delivered_wants == 0);
+        teardown();
+}
+
+static json_object *offer_of(const char *entries)
+{
+        char text[4096];
+
+        snprintf(text, sizeof(text), "{\"type\":\"cluster-offer\",\"nodes\":[%s]}", entries);
+        return json_tokener_parse(text);
+}
+
+/* Entries an offer may not carry: a sequence of 0, a negative or textual age, an instance that is
+ * not an id, three fields, an object. */
+#define BAD_OFFER_ENTRIES 6
+static void bad_offer_entry(int i, const char *id, char *buf, size_t size)
+{
+        switch (i) {
+        case 0:
+                snprintf(buf, size, "[\"%s\",\"%s\",0,0]", id, id);
+                break;
+        case 1:
+                snprintf(buf, size, "[\"%s\",\"%s\",1,-1]", id, id);
+                break;
+        case 2:
+                snprintf(buf, size, "[\"%s\",\"%s\",1,\"0\"]", id, id);
+                break;
+        case 3:
+                snprintf(buf, size, "[\"%s\",\"nothex\",1,0]", id);
+                break;
+        case 4:
+                snprintf(buf, size, "[\"%s\",\"%s\",1]", id, id);
+                break;
+        default:
+                snprintf(buf, size, "{\"origin\":\"%s\"}", id);
+                break;
+        }
+}
+
+/* An offer asks once for what is not held, whoever else offers it within a refresh; one that is
+ * not a list of valid entries is refused whole and asks for nothing. */
+static void test_an_offer_asks_once_and_a_bad_one_is_refused(void)
+{
+        char entry[160], many[CLUSTER_MAX_NODES * 2 + 64];
+        uint64_t refused;
+        json_object *m;
+
+        setup_ring();
+        run_for_ms(400);
+        delivered_wants = 0;
+        snprintf(entry, sizeof(entry), "[\"%s\",\"%s\",5,0]", far_id, far_id);
+        m = offer_of(entry);
+        CHECK(cluster_receive_message(nodes[0], ids[1], m) == 0);
+        json_object_put(m);
+        m = offer_of(entry);
+        CHECK(cluster_receive_message(nodes[0], ids[3], m) == 0);
+        json_object_put(m);
+        run_for_ms(5);
+        CHECK(delivered_wants == 1);
+        /* What is held at that sequence, this node and the offering peer are not asked for. */
+        snprintf(many, sizeof(many), "[\"%s\",\"%s\",1,0],[\"%s\",\"%s\",9,0]", ids[0], ids[0], ids[1],
+                 ids[1]);
+        m = offer_of(many);
+        CHECK(cluster_receive_message(nodes[0], ids[1], m) == 0);
+        json_object_put(m);
+        run_for_ms(5);
+        CHECK(delivered_wants == 1);
+        refused = cluster_refused(nodes[0]);
+        for (int i = 0; i < BAD_OFFER_ENTRIES; i++) {
+                char text[256];
+
+                bad_offer_entry(i, ids[2], text, sizeof(text));
+                /* A good entry first: a bad one later still refuses the whole offer. */
+                snprintf(many, sizeof(many), "[\"%s\",\"%s\",99,0],%s", ids[2], ids[2], text);
+                m = offer_of(many);
+                CHECK(m != NULL);
+                CHECK(cluster_receive_message(nodes[0], ids[1], m) == -EBADMSG);
+                json_object_put(m);
+        }
+        /* More entries than the view holds nodes. */
+        many[0] = '\0';
+        for (size_t i = 0; i <= CLUSTER_MAX_NODES; i++)
+                strcat(many, i ? ",0" : "0");
+        m = offer_of(many);
+        CHECK(cluster_receive_message(nodes[0], ids[1], m) == -EBADMSG);
+        json_object_put(m);
+        run_for_ms(5);
+        CHECK(cluster_refused(nodes[0]) == refused + BAD_OFFER_ENTRIES + 1);
+        CHECK(delivered_wants == 1);
+        teardown();
+}
+
 int main(void)
 {
         far_key = node_key_generate();
@@ -902,5 +1010,7 @@ int main(void)
         RUN(test_the_links_view_shows_a_stale_node_at_once);
         RUN(test_the_alerts_view_follows_changes);
         RUN(test_summary_parse_bounds);
+        RUN(test_a_peer_that_comes_up_is_offered_what_is_held);
+        RUN(test_an_offer_asks_once_and_a_bad_one_is_refused);
         return test_result();
 }
