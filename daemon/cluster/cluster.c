@@ -499,5 +499,7 @@ void cluster_free(struct cluster *c)
         free(c->up);
         json_object_put(c->links_view.raw);
         json_object_put(c->alerts_view.raw);
+        json_object_put(c->sent_digests);
+        json_object_put(c->fanout_base);
         free(c);
 }

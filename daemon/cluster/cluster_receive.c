@@ -109,14 +109,13 @@ static int check_origin(struct cluster *c, const char *peer_id, const struct sum
         return 1;
 }
 
-/* msg read as a summary (or an alive), its signature checked, and its origin judged: as
- * check_origin; when 1, s holds the body (summary_clear). */
-static int read_believed(struct cluster *c, const char *peer_id, json_object *msg, bool is_alive,
-                         struct summary *s)
+/* msg read as a summary (or an alive) and its origin judged, its signature not checked yet (see
+ * believe): as check_origin; when 1, s holds the body (summary_clear). */
+static int read_claim(struct cluster *c, const char *peer_id, json_object *msg, bool is_alive,
+                      struct summary *s)
 {
         char why[256];
-        int r = is_alive ? summary_check_alive(msg, s, why, sizeof(why))
-                         : summary_check(msg, s, why, sizeof(why));
+        int r = summary_read(msg, is_alive, s, why, sizeof(why));
 
         if (r < 0)
                 return cluster_refuse(c, peer_id, r, why);
@@ -126,46 +125,80 @@ static int read_believed(struct cluster *c, const char *peer_id, json_object *ms
         return r;
 }
 
-/* Every section as the text it arrived as (json_raw.h), read back only where one is asked for:
- * json-c's objects take some five times the memory of their text, and the cluster view writes
- * the text as it is. */
-static int hold_sections_as_text(json_object *sections)
+/* The costly checks, the signature among them, of a claim that would change what is held or be
+ * passed on: copies that change nothing are dropped unverified. 0, or refused. */
+static int believe(struct cluster *c, const char *peer_id, const struct summary *s)
 {
-        json_object_object_foreach(sections, key, value) {
-                json_object *held;
+        char why[256];
+        int r = summary_verify(s, why, sizeof(why));
 
-                if (json_raw_text(value))
-                        continue;
-                held = json_raw_new(json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN));
-                if (!held)
-                        return -ENOMEM;
-                /* The entry being visited stays; only its value is replaced. */
-                json_object_object_add(sections, key, held);
-        }
-        return 0;
+        return r < 0 ? cluster_refuse(c, peer_id, r, why) : 0;
 }
 
-/* Two held summaries' sections: the same members, each equal as JSON or, where either is held
- * as text, as text. */
-static bool sections_equal(json_object *a, json_object *b)
+/* Whether two bodies name the same sections with the same digests. */
+static bool digests_equal(json_object *a, json_object *b)
 {
-        if (json_object_object_length(a) != json_object_object_length(b))
+        if (!a || !b || json_object_object_length(a) != json_object_object_length(b))
                 return false;
         json_object_object_foreach(a, key, value) {
                 json_object *other = NULL;
-                const char *text = json_raw_text(value), *other_text;
 
-                if (!json_object_object_get_ex(b, key, &other))
+                if (!json_object_object_get_ex(b, key, &other) ||
+                    strcmp(json_object_get_string(value), json_object_get_string(other)) != 0)
                         return false;
-                other_text = json_raw_text(other);
-                if (text || other_text) {
-                        if (!text || !other_text || strcmp(text, other_text) != 0)
-                                return false;
-                } else if (!json_object_equal(value, other)) {
-                        return false;
-                }
         }
         return true;
+}
+
+/* The section name that n holds under digest, a new reference; NULL when it holds none. */
+static json_object *held_section(const struct cluster_node *n, const char *name, json_object *digest)
+{
+        json_object *held_digest = NULL, *held = NULL;
+
+        if (!n || !n->msg || !json_object_object_get_ex(n->digests, name, &held_digest) ||
+            strcmp(json_object_get_string(held_digest), json_object_get_string(digest)) != 0 ||
+            !json_object_object_get_ex(n->sections, name, &held))
+                return NULL;
+        return json_object_get(held);
+}
+
+/* The sections s names, each held as its text (json_raw.h): the text it carries or, where it
+ * carries none, the one n holds under the same digest. -ENOENT when one is neither: s is the
+ * change from a summary this node missed. */
+static int sections_of(const struct cluster_node *n, const struct summary *s, json_object **ret)
+{
+        json_object *sections = json_object_new_object();
+
+        if (!sections)
+                return -ENOMEM;
+        json_object_object_foreach(s->digests, name, digest) {
+                size_t len;
+                const char *text = summary_carried_text(s, name, &len);
+                json_object *held = text ? json_raw_new(text) : held_section(n, name, digest);
+
+                if (!held) {
+                        json_object_put(sections);
+                        return text ? -ENOMEM : -ENOENT;
+                }
+                json_object_object_add(sections, name, held);
+        }
+        *ret = sections;
+        return 0;
+}
+
+/* The message as held: what its origin signed and the fields beside it, without the texts it
+ * carried, which are held once, as the sections. */
+static json_object *envelope_of(json_object *msg)
+{
+        json_object *held = json_object_new_object();
+
+        if (!held)
+                return NULL;
+        json_object_object_foreach(msg, key, value) {
+                if (strcmp(key, "sections") != 0 && strcmp(key, "age_ms") != 0)
+                        json_object_object_add(held, key, json_object_get(value));
+        }
+        return held;
 }
 
 /* s, newer than what is held of its origin, kept: -ENOSPC, refused, when there is no room. */
@@ -173,37 +206,51 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
 {
         int64_t now = cluster_now_usec();
         struct cluster_node *n = cluster_table_find(&c->nodes, s->origin);
+        json_object *sections, *envelope;
         char why[256];
         bool is_changed;
         int r;
 
         if (!n && cluster_make_room(c, s->origin, peer_id, why, sizeof(why)) < 0)
                 return cluster_refuse(c, peer_id, -ENOSPC, why);
-        /* Held compact: every section as its text, the results read into rows only for the links
-         * view (result_rows.h). */
-        r = hold_sections_as_text(s->sections);
+        r = sections_of(n, s, &sections);
+        if (r == -ENOENT) {
+                /* Ask for the whole: the sender holds it. */
+                r = cluster_want_from(c, peer_id, s->origin);
+                return r < 0 ? r : 0;
+        }
         if (r < 0)
                 return r;
+        envelope = envelope_of(msg);
+        if (!envelope) {
+                json_object_put(sections);
+                return -ENOMEM;
+        }
         if (!n) {
                 n = cluster_table_add(&c->nodes, s->origin);
-                if (!n)
+                if (!n) {
+                        json_object_put(sections);
+                        json_object_put(envelope);
                         return -ENOMEM;
+                }
                 log_info("cluster: heard of node %s (%s) through peer %s", s->name, s->origin, peer_id);
         }
-        is_changed = !n->msg || !sections_equal(n->sections, s->sections) || strcmp(n->name, s->name) != 0 ||
+        is_changed = !n->msg || !digests_equal(n->digests, s->digests) || strcmp(n->name, s->name) != 0 ||
                      n->is_stale;
         if (n->msg) {
                 json_object_put(n->msg);
                 json_object_put(n->body);
+                json_object_put(n->sections);
                 json_object_put(n->alive);
                 n->alive = NULL;
                 /* The summary replaced, and the message's tree once the peer channel is done with
                  * it: what a busy cluster frees most often, between texts that stay. */
                 heap_trim_soon();
         }
-        n->msg = json_object_get(msg);
+        n->msg = envelope;
         n->body = s->body;
-        n->sections = s->sections;
+        n->digests = s->digests;
+        n->sections = sections;
         s->body = NULL;
         cluster_table_summary_replaced(n);
         snprintf(n->name, sizeof(n->name), "%s", s->name);
@@ -230,7 +277,7 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         struct summary s;
         int r;
 
-        r = read_believed(c, peer_id, msg, false, &s);
+        r = read_claim(c, peer_id, msg, false, &s);
         if (r <= 0)
                 return r;
         made = now - (int64_t)s.age_ms * 1000;
@@ -239,7 +286,7 @@ int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)
         if (s.age_ms * 1000 > c->forget_after_usec || (n && !is_newer(n, &s, made)))
                 r = 0;
         else
-                r = keep(c, peer_id, msg, &s, made);
+                r = believe(c, peer_id, &s) < 0 ? -EBADMSG : keep(c, peer_id, msg, &s, made);
         summary_clear(&s);
         return r;
 }
@@ -252,23 +299,28 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
         bool was_stale;
         int r;
 
-        r = read_believed(c, peer_id, msg, true, &s);
+        r = read_claim(c, peer_id, msg, true, &s);
         if (r <= 0)
                 return r;
         n = cluster_table_find(&c->nodes, s.origin);
         if (!n || strcmp(n->instance, s.instance) != 0 || n->seq != s.seq) {
                 /* A summary this node missed (it came up after, or a relay skipped it): ask, once
                  * however many peers pass the alive on. */
-                r = cluster_want_from(c, peer_id, s.origin);
+                r = believe(c, peer_id, &s) < 0 ? -EBADMSG : cluster_want_from(c, peer_id, s.origin);
                 summary_clear(&s);
                 return r < 0 ? r : 0;
         }
         made = now - (int64_t)s.age_ms * 1000;
-        summary_clear(&s);
         /* age_ms is the relay's word, the uptime its origin's (signed): an alive kept and sent
          * again with a fresh age would keep a node that has gone looking alive. */
-        if (made <= n->made_usec || s.uptime_ms <= n->uptime_ms)
+        if (made <= n->made_usec || s.uptime_ms <= n->uptime_ms) {
+                summary_clear(&s);
                 return 0;
+        }
+        r = believe(c, peer_id, &s);
+        summary_clear(&s);
+        if (r < 0)
+                return r;
         n->made_usec = made;
         n->uptime_ms = s.uptime_ms;
         /* Passed on as it came: its origin signed it. */

@@ -4,22 +4,28 @@
 #include <string.h>
 
 #include "cluster_internal.h"
+#include "common/json_raw.h"
+#include "common/macro.h"
 #include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
 #include "summary.h"
 
-/* This node's summary as sent now, or NULL when it is over the limit (said once while it is). */
-static json_object *own_message(struct cluster *c, int64_t now)
+/* This node's summary as sent now, every section's text with it, or NULL when it is over the
+ * limit (said once while it is); its digests into *digests (a reference the caller puts). */
+static json_object *own_message(struct cluster *c, int64_t now, json_object **digests)
 {
         struct cluster_node *self = cluster_self(c);
-        json_object *msg = c->node_key
-                                   ? summary_new(c->node_key, c->self_id, self->name, c->instance, c->seq,
-                                                 (uint64_t)(now - c->started_usec) / 1000, self->sections)
-                                   : NULL;
+        json_object *msg = NULL;
         size_t len;
 
-        if (!msg)
+        *digests = c->node_key ? summary_digests(self->sections) : NULL;
+        if (*digests)
+                msg = summary_new(c->node_key, c->self_id, self->name, c->instance, c->seq,
+                                  (uint64_t)(now - c->started_usec) / 1000, self->sections, *digests);
+        if (!msg) {
+                json_object_put(TAKE_PTR(*digests));
                 return NULL;
+        }
         len = strlen(json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN));
 
         if (len <= SUMMARY_MAX_BYTES) {
@@ -32,6 +38,7 @@ static json_object *own_message(struct cluster *c, int64_t now)
                             len, SUMMARY_MAX_BYTES);
         c->is_own_oversized = true;
         json_object_put(msg);
+        json_object_put(TAKE_PTR(*digests));
         return NULL;
 }
 
@@ -64,17 +71,42 @@ static json_object *relayed(json_object *held, const struct cluster_node *n, int
         return msg;
 }
 
+/* n's summary with the text of every section held, whatever the message it came in carried: the
+ * peer it goes to may hold none of them. */
+static json_object *relayed_whole(const struct cluster_node *n, int64_t now)
+{
+        json_object *msg = relayed(n->msg, n, now), *carried = json_object_new_object();
+
+        if (!msg || !carried) {
+                json_object_put(msg);
+                json_object_put(carried);
+                return NULL;
+        }
+        json_object_object_foreach(n->sections, name, value) {
+                size_t len = 0;
+                const char *text = json_raw_text_length(value, &len);
+
+                if (text)
+                        json_object_object_add(carried, name, json_object_new_string_len(text, (int)len));
+        }
+        json_object_object_add(msg, "sections", carried);
+        return msg;
+}
+
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
 {
         int64_t now = cluster_now_usec();
         json_object *msg;
 
         if (n->msg) {
-                msg = relayed(n->msg, n, now);
+                msg = relayed_whole(n, now);
                 if (!msg)
                         return -ENOMEM;
         } else {
-                msg = own_message(c, now);
+                json_object *digests;
+
+                msg = own_message(c, now, &digests);
+                json_object_put(digests);
                 if (!msg)
                         return -EMSGSIZE;
         }
@@ -110,7 +142,7 @@ int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_no
 
 void cluster_send_own(struct cluster *c)
 {
-        json_object *msg;
+        json_object *full, *msg, *digests, *base;
 
         if (c->n_up == 0)
                 return;
@@ -126,8 +158,22 @@ void cluster_send_own(struct cluster *c)
         c->is_lazy_pending = false;
         c->is_paced_pending = false;
         /* One message for every peer: at 32 nodes a summary built and written for each peer was
-         * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. */
-        msg = own_message(c, cluster_now_usec());
+         * 31 trees and texts of up to SUMMARY_MAX_BYTES made and freed at every change. It
+         * carries what changed since the summary sent before; a peer that missed that one asks
+         * for the whole (cluster_receive.c), and a peer that comes up is sent the whole. */
+        full = own_message(c, cluster_now_usec(), &digests);
+        if (!full)
+                return;
+        /* A fan-out still going is replaced and its peers not served yet get this one: it then
+         * carries what changed since the summary that one changed from. */
+        base = fanout_is_going(c->fanout) ? c->fanout_base : c->sent_digests;
+        msg = summary_delta(full, digests, base);
+        json_object_put(full);
+        json_object_get(base);
+        json_object_put(c->fanout_base);
+        c->fanout_base = base;
+        json_object_put(c->sent_digests);
+        c->sent_digests = digests;
         if (!msg)
                 return;
         if (fanout_start(c->fanout, msg, (const char(*)[33])c->up, c->n_up) < 0)

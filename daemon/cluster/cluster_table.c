@@ -58,9 +58,8 @@ static void node_clear(struct cluster_node *n)
                 json_object_put(n->msg);
                 json_object_put(n->body);
                 json_object_put(n->alive);
-        } else {
-                json_object_put(n->sections);
         }
+        json_object_put(n->sections);
 }
 
 void cluster_table_remove(struct cluster_table *t, struct cluster_node *n)

@@ -17,9 +17,11 @@ struct cluster_node {
         uint64_t seq;
         int64_t format;
         uint64_t uptime_ms;    /* the origin's uptime when it made the summary */
-        json_object *msg;      /* the summary as received, unknown fields kept; NULL for this node */
-        json_object *body;     /* a held summary's signed body as read, holding its sections */
-        json_object *sections; /* a held summary's sections are held as their text (json_raw.h) */
+        json_object *msg; /* the summary as received without its texts, unknown fields kept; NULL
+                           * for this node */
+        json_object *body;     /* a held summary's signed body as read */
+        json_object *digests;  /* its section digests (summary.h), borrowed from body */
+        json_object *sections; /* every node's sections, held as their text (json_raw.h) */
         json_object *alive;    /* the newest alive for the summary held, passed on as it came */
         int64_t made_usec;     /* when its origin made it, on this node's monotonic clock */
         bool is_stale;         /* as last told to the watchers */

@@ -85,6 +85,11 @@ int fanout_start(struct fanout *f, json_object *msg, const char (*to)[33], size_
         return 0;
 }
 
+bool fanout_is_going(const struct fanout *f)
+{
+        return f->msg != NULL;
+}
+
 bool fanout_is_pending(const struct fanout *f, const char *peer_id)
 {
         for (size_t i = f->next; i < f->n; i++)

@@ -27,6 +27,8 @@ void fanout_free(struct fanout *f);
  * fan-out still going is replaced: its peers get msg, the newer message, those served already
  * too. A send that fails is not retried (the peer went down). 0, or -ENOMEM with nothing sent. */
 int fanout_start(struct fanout *f, json_object *msg, const char (*to)[33], size_t n);
+/* Whether a fan-out is going on: some peer is still to get its message. */
+bool fanout_is_going(const struct fanout *f);
 /* Whether peer_id is still to get the message of the fan-out going on. */
 bool fanout_is_pending(const struct fanout *f, const char *peer_id);
 /* Drops what is left unsent. */

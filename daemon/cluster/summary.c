@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/evp.h>
+
 #include "common/json_get.h"
+#include "common/json_raw.h"
 #include "common/json_strict.h"
 #include "common/node_key.h"
 #include "common/text_check.h"
@@ -54,21 +57,79 @@ static int get_uint(json_object *msg, const char *key, uint64_t min, uint64_t ma
                 return -EBADMSG;                                                                            \
         } while (0)
 
-static int check_sections(json_object *sections, char *why, size_t why_size)
+void summary_digest(const char *text, size_t len, char out[static SUMMARY_DIGEST_LEN + 1])
+{
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int md_len = 0;
+
+        if (EVP_Digest(text, len, md, &md_len, EVP_sha256(), NULL) != 1 || md_len < SUMMARY_DIGEST_LEN / 2)
+                memset(md, 0, sizeof(md));
+        for (size_t i = 0; i < SUMMARY_DIGEST_LEN / 2; i++)
+                snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static bool is_digest(const char *s)
+{
+        return strlen(s) == SUMMARY_DIGEST_LEN && strspn(s, "0123456789abcdef") == SUMMARY_DIGEST_LEN;
+}
+
+/* The body's "digests": at most SUMMARY_MAX_SECTIONS names, each with a digest. */
+static int check_digests(json_object *digests, char *why, size_t why_size)
 {
         size_t n = 0;
 
-        if (!json_object_is_type(sections, json_type_object))
-                REFUSE("\"sections\" is not an object");
-        json_object_object_foreach(sections, key, value) {
-                (void)value;
+        if (!json_object_is_type(digests, json_type_object))
+                REFUSE("\"digests\" is not an object");
+        json_object_object_foreach(digests, key, value) {
                 if (!summary_is_section_name(key))
                         REFUSE("section name \"%.40s\" is not 1 to %d of a-z, 0-9, '_' or '-'", key,
                                SUMMARY_SECTION_NAME_MAX);
                 if (++n > SUMMARY_MAX_SECTIONS)
                         REFUSE("more than %d sections", SUMMARY_MAX_SECTIONS);
+                if (!json_object_is_type(value, json_type_string) || !is_digest(json_object_get_string(value)))
+                        REFUSE("the digest of section \"%s\" is not %d hex digits", key, SUMMARY_DIGEST_LEN);
         }
         return 0;
+}
+
+/* The texts carried beside the body: each a section the body names, its text that digest's, and
+ * JSON within the depth a section may use. */
+static int check_carried(json_object *carried, json_object *digests, char *why, size_t why_size)
+{
+        json_object_object_foreach(carried, key, value) {
+                enum json_strict_error error;
+                char digest[SUMMARY_DIGEST_LEN + 1];
+                json_object *named = NULL, *parsed = NULL;
+                const char *text;
+                size_t len;
+
+                if (!json_object_object_get_ex(digests, key, &named))
+                        REFUSE("section \"%.40s\" is carried but its body names no such section", key);
+                if (!json_object_is_type(value, json_type_string))
+                        REFUSE("section \"%s\" is not carried as its JSON text", key);
+                text = json_object_get_string(value);
+                len = (size_t)json_object_get_string_len(value);
+                summary_digest(text, len, digest);
+                if (strcmp(digest, json_object_get_string(named)) != 0)
+                        REFUSE("the text of section \"%s\" is not the one its body's digest names", key);
+                if (json_strict_parse(text, len, SUMMARY_MAX_DEPTH, &parsed, &error, why, why_size) < 0) {
+                        if (error == JSON_STRICT_SYNTAX)
+                                snprintf(why, why_size, "section \"%s\" is not JSON", key);
+                        return -EBADMSG;
+                }
+                json_object_put(parsed);
+        }
+        return 0;
+}
+
+const char *summary_carried_text(const struct summary *s, const char *name, size_t *len)
+{
+        json_object *v = NULL;
+
+        if (!s->carried || !json_object_object_get_ex(s->carried, name, &v))
+                return NULL;
+        *len = (size_t)json_object_get_string_len(v);
+        return json_object_get_string(v);
 }
 
 /* The fields a summary's and an alive's bodies share; type is the one expected. */
@@ -84,6 +145,10 @@ static int check_body_fields(json_object *body, const char *type_wanted, struct 
                 REFUSE("its body's \"type\" is not \"%s\"", type_wanted);
         if (get_uint(body, "format", 1, INT32_MAX, &format) < 0)
                 REFUSE("\"format\" is not a format number from 1");
+        if (format < SUMMARY_FORMAT)
+                REFUSE("it is of summary format %" PRIu64 ", from an older sparkd, which this version (format "
+                       "%d) does not take; run one version on every node",
+                       format, SUMMARY_FORMAT);
         s->format = (int64_t)format;
         if (get_string(body, "origin", &s->origin) < 0 || !summary_is_id(s->origin))
                 REFUSE("\"origin\" is not a node id of %d hex digits", SUMMARY_ID_LEN);
@@ -129,9 +194,9 @@ static int check_envelope(json_object *msg, const char *type_wanted, struct summ
                 REFUSE("\"sig\" is not an Ed25519 signature of %d hex digits", NODE_SIG_HEX_LEN);
         if (get_uint(msg, "age_ms", 0, SUMMARY_MAX_AGE_MS, &s->age_ms) < 0)
                 REFUSE("\"age_ms\" is not milliseconds from 0 to %" PRIu64, (uint64_t)SUMMARY_MAX_AGE_MS);
-        /* The body object and the section objects add two levels to a section's own nesting. */
-        if (json_strict_parse(s->body_text, s->body_len, SUMMARY_MAX_DEPTH + 2, &s->body, &error, why,
-                              why_size) < 0) {
+        /* The body object and its digests: two levels, and one to spare for a field a newer
+         * sparkd adds. */
+        if (json_strict_parse(s->body_text, s->body_len, 3, &s->body, &error, why, why_size) < 0) {
                 if (error == JSON_STRICT_SYNTAX)
                         snprintf(why, why_size, "its \"body\" is not JSON");
                 return -EBADMSG;
@@ -154,7 +219,7 @@ static int check_signature(const struct summary *s, char *why, size_t why_size)
         return 0;
 }
 
-static int check_message(json_object *msg, bool is_alive, struct summary *ret, char *why, size_t why_size)
+int summary_read(json_object *msg, bool is_alive, struct summary *ret, char *why, size_t why_size)
 {
         struct summary s = { .msg = msg, .is_alive = is_alive };
         int r = check_envelope(msg, is_alive ? SUMMARY_ALIVE_TYPE : SUMMARY_TYPE, &s, why, why_size);
@@ -162,26 +227,51 @@ static int check_message(json_object *msg, bool is_alive, struct summary *ret, c
         if (r < 0)
                 return r;
         r = check_body_fields(s.body, is_alive ? SUMMARY_ALIVE_TYPE : SUMMARY_TYPE, &s, why, why_size);
-        if (r == 0 && is_alive && json_object_object_get_ex(s.body, "sections", NULL)) {
-                snprintf(why, why_size, "an alive with \"sections\"");
+        if (r == 0 && is_alive &&
+            (json_object_object_get_ex(s.body, "digests", NULL) || json_object_object_get_ex(msg, "sections", NULL))) {
+                snprintf(why, why_size, "an alive with sections");
                 r = -EBADMSG;
         }
         if (r == 0 && !is_alive) {
-                if (!json_object_object_get_ex(s.body, "sections", &s.sections)) {
-                        snprintf(why, why_size, "no \"sections\"");
+                if (!json_object_object_get_ex(s.body, "digests", &s.digests)) {
+                        snprintf(why, why_size, "no \"digests\" of its sections");
                         r = -EBADMSG;
                 } else {
-                        r = check_sections(s.sections, why, why_size);
+                        r = check_digests(s.digests, why, why_size);
+                }
+                if (r == 0 && json_object_object_get_ex(msg, "sections", &s.carried) &&
+                    !json_object_is_type(s.carried, json_type_object)) {
+                        snprintf(why, why_size, "\"sections\" is not an object");
+                        r = -EBADMSG;
                 }
         }
-        if (r == 0)
-                r = check_signature(&s, why, why_size);
         if (r < 0) {
                 json_object_put(s.body);
                 return r;
         }
         *ret = s;
         return 0;
+}
+
+int summary_verify(const struct summary *s, char *why, size_t why_size)
+{
+        int r = 0;
+
+        if (s->carried)
+                r = check_carried(s->carried, s->digests, why, why_size);
+        return r < 0 ? r : check_signature(s, why, why_size);
+}
+
+static int check_message(json_object *msg, bool is_alive, struct summary *ret, char *why, size_t why_size)
+{
+        int r = summary_read(msg, is_alive, ret, why, why_size);
+
+        if (r < 0)
+                return r;
+        r = summary_verify(ret, why, why_size);
+        if (r < 0)
+                summary_clear(ret);
+        return r;
 }
 
 int summary_check(json_object *msg, struct summary *ret, char *why, size_t why_size)
@@ -198,7 +288,8 @@ void summary_clear(struct summary *s)
 {
         json_object_put(s->body);
         s->body = NULL;
-        s->sections = NULL;
+        s->digests = NULL;
+        s->carried = NULL;
 }
 
 int summary_parse(const char *text, size_t len, struct summary *ret, char *why, size_t why_size)
@@ -211,7 +302,7 @@ int summary_parse(const char *text, size_t len, struct summary *ret, char *why, 
                 snprintf(why, why_size, "%zu bytes, over the limit of %d bytes", len, SUMMARY_MAX_BYTES);
                 return -EMSGSIZE;
         }
-        if (json_strict_parse(text, len, 2, &msg, &error, why, why_size) < 0) {
+        if (json_strict_parse(text, len, 3, &msg, &error, why, why_size) < 0) {
                 if (error == JSON_STRICT_SYNTAX)
                         snprintf(why, why_size, "not JSON");
                 return -EBADMSG;
@@ -258,13 +349,83 @@ static json_object *body_new(const char *type, const char *origin, const char *n
         return m;
 }
 
+json_object *summary_digests(json_object *sections)
+{
+        json_object *digests = json_object_new_object();
+
+        if (!digests)
+                return NULL;
+        json_object_object_foreach(sections, key, value) {
+                char digest[SUMMARY_DIGEST_LEN + 1];
+                size_t len;
+                const char *text = json_raw_text_length(value, &len);
+
+                if (!text)
+                        text = json_object_to_json_string_length(value, JSON_C_TO_STRING_PLAIN, &len);
+                summary_digest(text, len, digest);
+                json_object_object_add(digests, key, json_object_new_string(digest));
+        }
+        return digests;
+}
+
+/* Whether known names the same digest for section name. */
+static bool is_known(json_object *known, const char *name, json_object *digest)
+{
+        json_object *v = NULL;
+
+        return known && json_object_object_get_ex(known, name, &v) &&
+               strcmp(json_object_get_string(v), json_object_get_string(digest)) == 0;
+}
+
 json_object *summary_new(EVP_PKEY *key, const char *origin, const char *name, const char *instance,
-                         uint64_t seq, uint64_t uptime_ms, json_object *sections)
+                         uint64_t seq, uint64_t uptime_ms, json_object *sections, json_object *digests)
 {
         json_object *body = body_new(SUMMARY_TYPE, origin, name, instance, seq, uptime_ms);
+        json_object *carried = json_object_new_object(), *m;
 
-        json_object_object_add(body, "sections", json_object_get(sections));
-        return signed_new(key, SUMMARY_TYPE, body);
+        json_object_object_add(body, "digests", json_object_get(digests));
+        json_object_object_foreach(digests, key_name, digest) {
+                json_object *value = NULL;
+                const char *text;
+                size_t len;
+
+                if (!json_object_object_get_ex(sections, key_name, &value))
+                        continue;
+                text = json_raw_text_length(value, &len);
+                if (!text)
+                        text = json_object_to_json_string_length(value, JSON_C_TO_STRING_PLAIN, &len);
+                json_object_object_add(carried, key_name, json_object_new_string_len(text, (int)len));
+        }
+        m = signed_new(key, SUMMARY_TYPE, body);
+        if (m)
+                json_object_object_add(m, "sections", carried);
+        else
+                json_object_put(carried);
+        return m;
+}
+
+json_object *summary_delta(json_object *full, json_object *digests, json_object *known)
+{
+        json_object *m = json_object_new_object(), *carried = json_object_new_object(), *all = NULL;
+
+        if (!m || !carried) {
+                json_object_put(m);
+                json_object_put(carried);
+                return NULL;
+        }
+        json_object_object_foreach(full, key, value) {
+                if (strcmp(key, "sections") != 0)
+                        json_object_object_add(m, key, json_object_get(value));
+        }
+        json_object_object_get_ex(full, "sections", &all);
+        json_object_object_foreach(digests, name, digest) {
+                json_object *text = NULL;
+
+                if (!is_known(known, name, digest) && json_object_object_get_ex(all, name, &text))
+                        json_object_object_add(carried, name, json_object_get(text));
+        }
+        json_object_object_add(m, "sections", carried);
+        return m;
 }
 
 json_object *summary_new_alive(EVP_PKEY *key, const char *origin, const char *name, const char *instance,

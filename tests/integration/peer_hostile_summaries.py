@@ -2,7 +2,7 @@
 """A peer that holds the cluster key (TLS 1.3 PSK through openssl s_client, as sparkd's peer
 channel is) and sends summaries the cluster view must refuse: oversized, malformed, one claiming
 the victim's own node id, and one naming itself unlike its hello; each ROUNDS times. Then one it
-passes on for a node of a newer sparkd (format 2, a field and a section this one does not know),
+passes on for a node of a newer sparkd (format 4, a field and a section this one does not know),
 which is believed. Prints the future node's id on its last line.
 Usage: peer_hostile_summaries.py ADDRESS PORT KEY_FILE VICTIM_NODE_ID ROUNDS"""
 import sys
@@ -44,10 +44,9 @@ for seq in range(1, rounds + 1):
     send(summary("me", "notmyname", seq, {"doctor": {"verdict": "failed", "checks": []}}))
     send({"type": "heartbeat", "ports": []})
     time.sleep(0.05)  # paces the rounds like a peer would, inside the daemon's peer timeout
-body = {"type": "cluster-summary", "format": 3, "origin": others["9"].id, "name": "future",
-        "instance": "f" * 32, "seq": 1, "uptime_ms": 1000, "new_field": [1, 2],
-        "sections": {"doctor": {"verdict": "ok", "checks": []}, "newsection": {"x": 1}}}
-future = peer_keyed.signed(others["9"], "cluster-summary", body)
+future = peer_keyed.summary(others["9"], "future", 1,
+                            {"doctor": {"verdict": "ok", "checks": []}, "newsection": {"x": 1}}, fmt=4,
+                            extra={"new_field": [1, 2]})
 future["new_envelope_field"] = 1
 send(future)
 send({"type": "heartbeat", "ports": []})

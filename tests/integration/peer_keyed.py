@@ -40,10 +40,22 @@ def signed(key, type_, body, age_ms=0):
     return {"type": type_, "body": text, "key": key.pub, "sig": key.sign(text.encode()), "age_ms": age_ms}
 
 
-def summary(key, name, seq, sections, instance="f" * 32, origin=None):
-    return signed(key, "cluster-summary",
-                  {"type": "cluster-summary", "format": 2, "origin": origin or key.id, "name": name,
-                   "instance": instance, "seq": seq, "uptime_ms": 1000, "sections": sections})
+def section_texts(sections):
+    """Each section as the text it travels as, and the digests the body names them by."""
+    texts = {n: json.dumps(v, separators=(",", ":")) for n, v in sections.items()}
+    return texts, {n: hashlib.sha256(t.encode()).digest()[:16].hex() for n, t in texts.items()}
+
+
+def summary(key, name, seq, sections, instance="f" * 32, origin=None, fmt=3, extra=None):
+    """A summary carrying every section's text; sections that are not an object stand where the
+    body's digests go, as a malformed one would send them."""
+    texts, digests = section_texts(sections) if isinstance(sections, dict) else ({}, sections)
+    body = {"type": "cluster-summary", "format": fmt, "origin": origin or key.id, "name": name,
+            "instance": instance, "seq": seq, "uptime_ms": 1000, "digests": digests}
+    body.update(extra or {})
+    msg = signed(key, "cluster-summary", body)
+    msg["sections"] = texts
+    return msg
 
 
 class Peer:

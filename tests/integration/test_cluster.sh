@@ -222,7 +222,7 @@ sparkc_of c status >/dev/null || fail "c does not serve after the hostile peer"
 json=$(sparkc_of c --json cluster)
 assert_eq "$(json_get "$json" 'sorted(n["name"] for n in d["nodes"])')" "['a', 'b', 'c', 'd', 'future']" "c's nodes after the hostile peer"
 # The newer sparkd's node, passed on by c: its format and unknown section kept everywhere.
-everywhere_within 5 "the newer node's summary" "$(node_expr future)[\"format\"] == 3 and $(node_expr future)[\"sections\"][\"newsection\"] == {\"x\": 1}" a b d
+everywhere_within 5 "the newer node's summary" "$(node_expr future)[\"format\"] == 4 and $(node_expr future)[\"sections\"][\"newsection\"] == {\"x\": 1}" a b d
 # The forged summaries said "failed" with no checks; c's own names its checks.
 assert_eq "$(json_get "$json" "len($(node_expr c)[\"sections\"][\"doctor\"][\"checks\"]) > 0")" True "c's own doctor, not the forged one"
 assert_eq "$(json_get "$(sparkc_of b --json cluster)" "len($(node_expr c)[\"sections\"][\"doctor\"][\"checks\"]) > 0")" True "c's doctor as b holds it"

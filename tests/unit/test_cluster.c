@@ -23,6 +23,8 @@ static char names[N][16];
 static bool link_up[N][N];
 static unsigned delivered, delivered_summaries, delivered_alives, delivered_offers, delivered_wants;
 static unsigned summaries_from[N], alives_from[N];
+/* The length of the last summary from spark1 to spark2, as on the wire. */
+static size_t last_summary_0_to_1;
 
 struct in_flight {
         int from, to;
@@ -51,6 +53,8 @@ static void on_deliver(evutil_socket_t fd, short what, void *userdata)
                 delivered_wants += strstr(f->text, "\"cluster-want\"") != NULL;
                 summaries_from[f->from] += strstr(f->text, "\"cluster-summary\"") != NULL;
                 alives_from[f->from] += strstr(f->text, "\"cluster-alive\"") != NULL;
+                if (f->from == 0 && f->to == 1 && strstr(f->text, "\"cluster-summary\""))
+                        last_summary_0_to_1 = strlen(f->text);
                 (void)cluster_receive_message(nodes[f->to], ids[f->from], m);
         }
         json_object_put(m);
@@ -367,12 +371,14 @@ static void test_a_silent_node_goes_stale_then_is_forgotten_and_a_restart_is_fre
 
 static json_object *summary_of(EVP_PKEY *key, const char *name, uint64_t seq, const char *pad)
 {
-        json_object *sections = json_object_new_object(), *m;
+        json_object *sections = json_object_new_object(), *digests, *m;
         char origin[33];
 
         CHECK(node_key_id(key, origin) == 0);
         json_object_object_add(sections, "doctor", doctor_of(pad ? pad : "failed"));
-        m = summary_new(key, origin, name, "ffffffffffffffffffffffffffffffff", seq, 1000, sections);
+        digests = summary_digests(sections);
+        m = summary_new(key, origin, name, "ffffffffffffffffffffffffffffffff", seq, 1000, sections, digests);
+        json_object_put(digests);
         json_object_put(sections);
         return m;
 }
@@ -393,24 +399,31 @@ static json_object *signed_of(EVP_PKEY *key, const char *type, const char *text)
         return m;
 }
 
-/* m with its body's text replaced (the signature kept). */
-static void alter_body(json_object *m, const char *from, const char *to)
+/* The string member key of o with from replaced by to. */
+static void alter_text(json_object *o, const char *key, const char *from, const char *to)
 {
-        const char *body = json_object_get_string(json_object_object_get(m, "body"));
-        const char *at = strstr(body, from);
+        const char *text = json_object_get_string(json_object_object_get(o, key));
+        const char *at = strstr(text, from);
         char *altered;
 
         CHECK(at != NULL);
         if (!at)
                 return;
-        CHECK(asprintf(&altered, "%.*s%s%s", (int)(at - body), body, to, at + strlen(from)) > 0);
-        json_object_object_add(m, "body", json_object_new_string(altered));
+        CHECK(asprintf(&altered, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) > 0);
+        json_object_object_add(o, key, json_object_new_string(altered));
         free(altered);
+}
+
+/* m with its body's text replaced (the signature kept). */
+static void alter_body(json_object *m, const char *from, const char *to)
+{
+        alter_text(m, "body", from, to);
 }
 
 static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
 {
         char *big = malloc(SUMMARY_MAX_BYTES + 2), body[512], other_hex[NODE_KEY_HEX_LEN + 1];
+        char digest[SUMMARY_DIGEST_LEN + 1];
         json_object *m;
 
         setup_ring();
@@ -433,25 +446,53 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         m = summary_of(far_key, "big", 1, big);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EMSGSIZE);
         json_object_put(m);
-        /* Malformed, though signed: no sections, a bad section name. */
+        /* Malformed, though signed: no digests, a bad section name, the format before digests. */
         snprintf(body, sizeof(body),
-                 "{\"type\":\"cluster-summary\",\"format\":2,\"origin\":\"%s\",\"name\":\"bad\","
+                 "{\"type\":\"cluster-summary\",\"format\":3,\"origin\":\"%s\",\"name\":\"bad\","
                  "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1%s}",
                  far_id, "");
         m = signed_of(far_key, "cluster-summary", body);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
         json_object_put(m);
         snprintf(body, sizeof(body),
-                 "{\"type\":\"cluster-summary\",\"format\":2,\"origin\":\"%s\",\"name\":\"bad\","
+                 "{\"type\":\"cluster-summary\",\"format\":3,\"origin\":\"%s\",\"name\":\"bad\","
                  "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1,"
-                 "\"sections\":{\"Not A Name\":1}}",
+                 "\"digests\":{\"Not A Name\":\"00000000000000000000000000000000\"}}",
                  far_id);
         m = signed_of(far_key, "cluster-summary", body);
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
         json_object_put(m);
-        /* A body altered after it was signed: a section changed, the signature kept. */
+        snprintf(body, sizeof(body),
+                 "{\"type\":\"cluster-summary\",\"format\":2,\"origin\":\"%s\",\"name\":\"old\","
+                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1,"
+                 "\"sections\":{\"doctor\":{}}}",
+                 far_id);
+        m = signed_of(far_key, "cluster-summary", body);
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        /* A section's text altered on the way: its digest, signed, is another's. */
         m = summary_of(far_key, "far", 1, "warning");
-        alter_body(m, "\"warning\"", "\"ok\"");
+        alter_text(json_object_object_get(m, "sections"), "doctor", "\"warning\"", "\"ok\"");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        /* A body altered after it was signed: a digest changed, the signature kept. */
+        m = summary_of(far_key, "far", 1, "warning");
+        alter_body(m, "\"name\":\"far\"", "\"name\":\"fat\"");
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        /* A section carried that the body does not name, and one that is not JSON. */
+        m = summary_of(far_key, "far", 1, "warning");
+        json_object_object_add(json_object_object_get(m, "sections"), "extra", json_object_new_string("{}"));
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        summary_digest("{x", 2, digest);
+        snprintf(body, sizeof(body),
+                 "{\"type\":\"cluster-summary\",\"format\":3,\"origin\":\"%s\",\"name\":\"bad\","
+                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1,"
+                 "\"digests\":{\"doctor\":\"%s\"}}",
+                 far_id, digest);
+        m = signed_of(far_key, "cluster-summary", body);
+        json_object_object_add(m, "sections", json_tokener_parse("{\"doctor\":\"{x\"}"));
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
         json_object_put(m);
         /* Signed by a key that is not its origin's. */
@@ -475,7 +516,7 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
         json_object_put(m);
         CHECK(verdict_held(1, far_id, NULL, NULL) == NULL);
-        CHECK(cluster_refused(nodes[1]) == before + 9);
+        CHECK(cluster_refused(nodes[1]) == before + 13);
 
         /* A relayed one for another node is believed, and unknown fields travel with it. */
         m = summary_of(far_key, "far", 1, "warning");
@@ -835,7 +876,7 @@ static void test_summary_parse_bounds(void)
 
         snprintf(body, sizeof(body),
                  "{\"type\":\"cluster-summary\",\"format\":9,\"origin\":\"%s\",\"name\":\"n\",\"instance\":"
-                 "\"0123456789abcdef0123456789abcdef\",\"seq\":1,\"uptime_ms\":5,\"sections\":{},\"new\":[1]"
+                 "\"0123456789abcdef0123456789abcdef\",\"seq\":1,\"uptime_ms\":5,\"digests\":{},\"new\":[1]"
                  "}",
                  far_id);
         m = signed_of(far_key, "cluster-summary", body);
@@ -987,6 +1028,58 @@ static void test_an_offer_asks_once_and_a_bad_one_is_refused(void)
         teardown();
 }
 
+/* A section of some 4 KiB: text that is sent only when it changes. */
+static json_object *bulky(void)
+{
+        json_object *list = json_object_new_array();
+
+        for (int i = 0; i < 64; i++)
+                json_object_array_add(list, json_object_new_string("a result of some sixty bytes, as text"));
+        return list;
+}
+
+/* A change carries the section that changed, not the others: the bulky section crosses once. */
+static void test_a_change_carries_only_what_changed(void)
+{
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "bulky", bulky()) == 0);
+        run_for_ms(400);
+        CHECK(last_summary_0_to_1 > 2048);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        run_for_ms(300);
+        CHECK(last_summary_0_to_1 < 2048);
+        for (int i = 1; i < N; i++) {
+                json_object *b = cluster_get_section(nodes[i], ids[0], "bulky", NULL, NULL);
+
+                CHECK_STREQ(verdict_seen(i, 0, NULL, NULL), "failed");
+                CHECK(b && json_object_array_length(b) == 64);
+                json_object_put(b);
+        }
+        teardown();
+}
+
+/* A node that missed a change gets the next as a change it cannot complete, and asks for the
+ * whole summary: nothing of what it missed stays missing. */
+static void test_a_missed_change_is_asked_for_whole(void)
+{
+        setup_ring();
+        for (int i = 0; i < N; i++)
+                cluster_set_refresh_external(nodes[i], true);
+        run_for_ms(400);
+        /* spark2 does not get the first change (the link drops it, both ends still up). */
+        link_up[0][1] = false;
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        run_for_ms(250);
+        link_up[0][1] = true;
+        CHECK(verdict_seen(1, 0, NULL, NULL) == NULL);
+        delivered_wants = 0;
+        CHECK(cluster_set_section(nodes[0], "bulky", bulky()) == 0);
+        run_for_ms(250);
+        CHECK(delivered_wants >= 1);
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "failed");
+        teardown();
+}
+
 int main(void)
 {
         far_key = node_key_generate();
@@ -1012,5 +1105,7 @@ int main(void)
         RUN(test_summary_parse_bounds);
         RUN(test_a_peer_that_comes_up_is_offered_what_is_held);
         RUN(test_an_offer_asks_once_and_a_bad_one_is_refused);
+        RUN(test_a_change_carries_only_what_changed);
+        RUN(test_a_missed_change_is_asked_for_whole);
         return test_result();
 }
