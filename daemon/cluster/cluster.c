@@ -84,6 +84,23 @@ bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)
         return n && cluster_node_lists_peer(n, b);
 }
 
+bool cluster_is_designated_relay(struct cluster *c, const char *origin, const char *to)
+{
+        int64_t now = cluster_now_usec();
+        const char *best = cluster_is_peer_up(c, origin) ? c->self_id : NULL;
+
+        for (size_t i = 1; i < c->nodes.n; i++) {
+                struct cluster_node *x = &c->nodes.v[i];
+
+                if (!x->msg || cluster_node_is_stale(c, x, now) || strcmp(x->node_id, to) == 0 ||
+                    strcmp(x->node_id, origin) == 0 || (best && strcmp(x->node_id, best) >= 0))
+                        continue;
+                if (cluster_node_lists_peer(x, to) && cluster_node_lists_peer(x, origin))
+                        best = x->node_id;
+        }
+        return !best || strcmp(best, c->self_id) == 0;
+}
+
 /* Whether the changes not sent yet may wait: those that may alone, soon after a send for
  * their kind; the least patient of them decides. */
 static bool send_may_wait(struct cluster *c, int64_t now, int64_t *until)

@@ -119,6 +119,12 @@ void cluster_send_alives(struct cluster *c);
 int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_node *n);
 /* Whether the node a's newest summary says it is up with the node b (its section "peers"). */
 bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b);
+/* Whether this node is the one to pass origin's news on to its up peer to: of the nodes (this one
+ * among them) that say they are up with both, the lowest id; or, when none says so, any that has
+ * it. While a mesh forms, each node not yet up with an origin is up with many that are; each
+ * passing on every alive of it was some 300 messages a second from one node of 64, most of
+ * them copies. Held views that disagree for a moment give a copy too many or a refresh late. */
+bool cluster_is_designated_relay(struct cluster *c, const char *origin, const char *to);
 /* A node's summary changed or was dropped: the watchers hear of it, and the deadline timer
  * follows the new ages. */
 void cluster_changed(struct cluster *c);

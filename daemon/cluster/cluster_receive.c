@@ -62,12 +62,13 @@ static bool is_newer(const struct cluster_node *n, const struct summary *s, int6
 }
 
 /* Whether n's summary (or alive) is to go on to the up peer to: not back where it came from,
- * not to its origin, and not to a peer up with its origin, which hears it first hand. Where
- * to's own summary is not known yet, it goes: a copy too many costs less than one missing. */
+ * not to its origin, not to a peer up with its origin, which hears it first hand, and only from
+ * one of the nodes that can pass it on (cluster_is_designated_relay). Where to's own summary is
+ * not known yet, it goes: a copy too many costs less than one missing. */
 static bool is_relayed_to(struct cluster *c, const char *from, const struct cluster_node *n, const char *to)
 {
         return strcmp(to, from) != 0 && strcmp(to, n->node_id) != 0 &&
-               !cluster_node_is_up_with(c, to, n->node_id);
+               !cluster_node_is_up_with(c, to, n->node_id) && cluster_is_designated_relay(c, n->node_id, to);
 }
 
 /* Offered, not sent: each asks for it once however many peers offer it (cluster_offer.h). */

@@ -1080,6 +1080,31 @@ static void test_a_missed_change_is_asked_for_whole(void)
         teardown();
 }
 
+/* In a ring the far node hears each alive through one of its two neighbours, the one of the
+ * lower id, not through both: each node sends its own two alives a refresh, and the designated
+ * neighbour two relays more. */
+static void test_a_far_node_hears_each_alive_once(void)
+{
+        int low, high;
+
+        setup_ring();
+        run_for_ms(500);
+        memset(alives_from, 0, sizeof(alives_from));
+        run_for_ms(1000);
+        low = strcmp(ids[1], ids[3]) < 0 ? 1 : 3;
+        high = low == 1 ? 3 : 1;
+        CHECK(alives_from[high] >= 2 * 8 && alives_from[high] <= 2 * 11);
+        CHECK(alives_from[low] >= 4 * 8 && alives_from[low] <= 4 * 11);
+        /* Kept fresh all the same. */
+        {
+                bool stale = true;
+
+                json_object_put(cluster_get_section(nodes[2], ids[0], "peers", NULL, &stale));
+                CHECK(!stale);
+        }
+        teardown();
+}
+
 int main(void)
 {
         far_key = node_key_generate();
@@ -1107,5 +1132,6 @@ int main(void)
         RUN(test_an_offer_asks_once_and_a_bad_one_is_refused);
         RUN(test_a_change_carries_only_what_changed);
         RUN(test_a_missed_change_is_asked_for_whole);
+        RUN(test_a_far_node_hears_each_alive_once);
         return test_result();
 }
