@@ -68,13 +68,13 @@ struct cluster {
         char (*up)[33];
         size_t n_up;
 
-        struct fanout *fanout;  /* this node's summary on its way to the up peers */
+        struct fanout *fanout;     /* this node's summary on its way to the up peers */
         json_object *sent_digests; /* the digests of the summary last sent to them */
         json_object *fanout_base;  /* those of the one the fan-out's message changed from */
-        struct event *coalesce; /* own summary changed: send it soon */
-        struct event *refresh;  /* periodic, while a peer is up */
-        struct event *deadline; /* the next node to go stale or be forgotten */
-        struct event *notify;   /* watchers, coalesced */
+        struct event *coalesce;    /* own summary changed: send it soon */
+        struct event *refresh;     /* periodic, while a peer is up */
+        struct event *deadline;    /* the next node to go stale or be forgotten */
+        struct event *notify;      /* watchers, coalesced */
         struct cluster_watcher watchers[CLUSTER_MAX_WATCHERS];
         void (*refresh_hook)(void *userdata);
         void *refresh_hook_userdata;

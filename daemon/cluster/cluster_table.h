@@ -17,8 +17,8 @@ struct cluster_node {
         uint64_t seq;
         int64_t format;
         uint64_t uptime_ms;    /* the origin's uptime when it made the summary */
-        json_object *msg; /* the summary as received without its texts, unknown fields kept; NULL
-                           * for this node */
+        json_object *msg;      /* the summary as received without its texts, unknown fields kept; NULL
+                                * for this node */
         json_object *body;     /* a held summary's signed body as read */
         json_object *digests;  /* its section digests (summary.h), borrowed from body */
         json_object *sections; /* every node's sections, held as their text (json_raw.h) */

@@ -86,7 +86,8 @@ static int check_digests(json_object *digests, char *why, size_t why_size)
                                SUMMARY_SECTION_NAME_MAX);
                 if (++n > SUMMARY_MAX_SECTIONS)
                         REFUSE("more than %d sections", SUMMARY_MAX_SECTIONS);
-                if (!json_object_is_type(value, json_type_string) || !is_digest(json_object_get_string(value)))
+                if (!json_object_is_type(value, json_type_string) ||
+                    !is_digest(json_object_get_string(value)))
                         REFUSE("the digest of section \"%s\" is not %d hex digits", key, SUMMARY_DIGEST_LEN);
         }
         return 0;
@@ -146,7 +147,8 @@ static int check_body_fields(json_object *body, const char *type_wanted, struct 
         if (get_uint(body, "format", 1, INT32_MAX, &format) < 0)
                 REFUSE("\"format\" is not a format number from 1");
         if (format < SUMMARY_FORMAT)
-                REFUSE("it is of summary format %" PRIu64 ", from an older sparkd, which this version (format "
+                REFUSE("it is of summary format %" PRIu64
+                       ", from an older sparkd, which this version (format "
                        "%d) does not take; run one version on every node",
                        format, SUMMARY_FORMAT);
         s->format = (int64_t)format;
@@ -228,7 +230,8 @@ int summary_read(json_object *msg, bool is_alive, struct summary *ret, char *why
                 return r;
         r = check_body_fields(s.body, is_alive ? SUMMARY_ALIVE_TYPE : SUMMARY_TYPE, &s, why, why_size);
         if (r == 0 && is_alive &&
-            (json_object_object_get_ex(s.body, "digests", NULL) || json_object_object_get_ex(msg, "sections", NULL))) {
+            (json_object_object_get_ex(s.body, "digests", NULL) ||
+             json_object_object_get_ex(msg, "sections", NULL))) {
                 snprintf(why, why_size, "an alive with sections");
                 r = -EBADMSG;
         }

@@ -31,7 +31,7 @@
 #define SUMMARY_WANT_TYPE "cluster-want"
 /* The format this sparkd writes; one that reads a higher format uses the fields it knows. Format
  * 2 had the sections inside the body: each change sent every section. */
-#define SUMMARY_FORMAT 3
+#define SUMMARY_FORMAT     3
 #define SUMMARY_DIGEST_LEN 32
 /* A summary's JSON, envelope included, leaves room under the peer channel's 64 KiB line for the
  * relay's changes. */
@@ -58,8 +58,8 @@ struct summary {
         const char *instance;
         int64_t format;
         uint64_t seq;
-        uint64_t age_ms;       /* how old it was when the sender sent it */
-        uint64_t uptime_ms; /* the origin's uptime when it made it */
+        uint64_t age_ms;      /* how old it was when the sender sent it */
+        uint64_t uptime_ms;   /* the origin's uptime when it made it */
         json_object *digests; /* name -> digest hex, from the body; NULL in an alive */
         json_object *carried; /* name -> text string, from msg; NULL when it carries none */
         bool is_alive;

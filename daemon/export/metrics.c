@@ -359,6 +359,10 @@ static char *render(const char *node, const char *version, double uptime_sec,
         family(out, "sparkd_peer_handshakes_total", "counter",
                "TLS handshakes of the peer channel begun, dialled or accepted, since start.");
         fprintf(out, "sparkd_peer_handshakes_total %" PRId64 "\n", int64_of(peers, "handshakes"));
+        family(out, "sparkd_peer_sent_bytes_total", "counter",
+               "Bytes of peer protocol messages (heartbeats, summaries, alives, offers, probes' "
+               "messages) queued to the peers since start, before TLS.");
+        fprintf(out, "sparkd_peer_sent_bytes_total %" PRId64 "\n", int64_of(peers, "bytes_sent"));
         family(out, "sparkd_peer_mtu_mismatch", "gauge",
                "1 when the MTU differs at the two ends of the cable.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {

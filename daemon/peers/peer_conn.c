@@ -30,7 +30,7 @@ void peer_format_sockaddr(const struct sockaddr_in *sa, char *buf, size_t size)
                 snprintf(buf, size, "?");
 }
 
-void peer_conn_send(struct peer_conn *c, json_object *msg)
+size_t peer_conn_send(struct peer_conn *c, json_object *msg)
 {
         size_t len;
         const char *s = jsonrpc_to_string(msg, &len);
@@ -39,6 +39,7 @@ void peer_conn_send(struct peer_conn *c, json_object *msg)
         evbuffer_add(out, s, len);
         evbuffer_add(out, "\n", 1);
         json_object_put(msg);
+        return len + 1;
 }
 
 /* What one read callback handles before it lets the loop serve others: a peer that sends a

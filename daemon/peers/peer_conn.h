@@ -63,8 +63,8 @@ struct peer_conn *peer_conn_new(struct event_base *base, SSL_CTX *tls, int fd, b
                                 const struct peer_conn_ops *ops);
 void peer_conn_free(struct peer_conn *c);
 int peer_conn_connect(struct peer_conn *c, const struct sockaddr_in *remote);
-/* Sends msg (taken over) as one line. */
-void peer_conn_send(struct peer_conn *c, json_object *msg);
+/* Sends msg (taken over) as one line; the bytes queued, the newline included. */
+size_t peer_conn_send(struct peer_conn *c, json_object *msg);
 /* ops->on_deadline runs sec seconds from now, unless cleared or set again. */
 void peer_conn_set_deadline(struct peer_conn *c, unsigned sec);
 void peer_conn_clear_deadline(struct peer_conn *c);

@@ -107,6 +107,7 @@ struct peers {
         uint64_t heartbeat_usec;
         uint64_t timeout_usec;
         uint64_t handshakes;     /* TLS handshakes begun, both ways, since start */
+        uint64_t bytes_sent;     /* lines of the peer protocol queued to be sent, since start */
         unsigned max_learned;    /* entries known only from their inbound hello ([peers] max_learned) */
         time_t forget_after_sec; /* such an entry down this long is dropped ([peers] forget_after) */
         LIST_HEAD(, peer) peers;

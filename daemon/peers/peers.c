@@ -422,7 +422,7 @@ int peers_send(struct peers *ps, const char *node_id, json_object *msg)
                 json_object_put(msg);
                 return -ENOBUFS;
         }
-        peer_conn_send(p->conn, msg);
+        ps->bytes_sent += peer_conn_send(p->conn, msg);
         return 0;
 }
 

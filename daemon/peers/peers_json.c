@@ -67,6 +67,7 @@ json_object *peers_to_json(struct peers *ps)
         json_object_object_add(o, "key_id", ps->tls ? json_object_new_string(ps->key_id) : NULL);
         json_object_object_add(o, "port", json_object_new_int(ps->port));
         json_object_object_add(o, "handshakes", json_object_new_int64((int64_t)ps->handshakes));
+        json_object_object_add(o, "bytes_sent", json_object_new_int64((int64_t)ps->bytes_sent));
         json_object_object_add(o, "off_reason",
                                ps->tls && ps->listener ? NULL
                                : ps->off_reason[0]     ? json_object_new_string(ps->off_reason)

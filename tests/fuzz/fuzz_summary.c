@@ -49,7 +49,8 @@ static char *body_of(const uint8_t *data, size_t size, json_object **carried)
 
         json_tokener_free(tok);
         *carried = NULL;
-        if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "sections", &sections) ||
+        if (!json_object_is_type(o, json_type_object) ||
+            !json_object_object_get_ex(o, "sections", &sections) ||
             !json_object_is_type(sections, json_type_object)) {
                 json_object_put(o);
                 return strndup((const char *)data, size);
@@ -62,8 +63,8 @@ static char *body_of(const uint8_t *data, size_t size, json_object **carried)
         }
         json_object_object_foreach(sections, name, section) {
                 json_object_object_add(*carried, name,
-                                       json_object_new_string(
-                                               json_object_to_json_string_ext(section, JSON_C_TO_STRING_PLAIN)));
+                                       json_object_new_string(json_object_to_json_string_ext(
+                                               section, JSON_C_TO_STRING_PLAIN)));
         }
         digests = json_object_new_object();
         json_object_object_foreach(*carried, carried_name, carried_text) {
