@@ -179,6 +179,16 @@ static json_object *result_entry(json_object *r)
         return o;
 }
 
+/* By peer, then kind: one result that changes changes one entry in place, and the section goes
+ * to the peers as that entry (cluster/summary_splice.h), not as every entry after it. */
+static int by_peer_and_kind(const void *a, const void *b)
+{
+        json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b;
+        int r = strcmp(jstr(x, "peer_id", ""), jstr(y, "peer_id", ""));
+
+        return r ? r : strcmp(jstr(x, "kind", ""), jstr(y, "kind", ""));
+}
+
 json_object *cluster_section_results(json_object *latest)
 {
         json_object *list = json_object_new_array();
@@ -191,6 +201,7 @@ json_object *cluster_section_results(json_object *latest)
                 if (!json_object_object_get_ex(r, "collective", &v) || !json_object_get_boolean(v))
                         json_object_array_add(list, result_entry(r));
         }
+        json_object_array_sort(list, by_peer_and_kind);
         return list;
 }
 

@@ -136,11 +136,26 @@ static void arm_send(struct cluster *c)
         c->send_due_usec = due;
 }
 
+/* Whether a send now due is put off for the traffic budget: changes that may wait alone, not
+ * waiting a minute yet, while the node is over its budget. */
+static bool budget_defers(struct cluster *c, int64_t now)
+{
+        return c->is_dirty && c->is_dirty_lazily && c->transport.budget_defers &&
+               now - c->dirty_since_usec < (int64_t)CLUSTER_BUDGET_MAX_WAIT_USEC &&
+               c->transport.budget_defers(c->transport.userdata);
+}
+
 static void on_coalesce(evutil_socket_t fd, short what, void *userdata)
 {
         struct cluster *c = userdata;
+        struct timeval tv = timeval_of(CLUSTER_BUDGET_RECHECK_USEC);
 
         c->send_due_usec = 0;
+        if (budget_defers(c, cluster_now_usec())) {
+                evtimer_add(c->coalesce, &tv);
+                c->send_due_usec = cluster_now_usec() + (int64_t)CLUSTER_BUDGET_RECHECK_USEC;
+                return;
+        }
         cluster_send_own(c);
 }
 
@@ -163,7 +178,8 @@ void cluster_refresh(struct cluster *c)
                 return;
         if (c->refresh_hook)
                 c->refresh_hook(c->refresh_hook_userdata);
-        if (c->is_dirty && !send_may_wait(c, cluster_now_usec(), &until)) {
+        if (c->is_dirty && !send_may_wait(c, cluster_now_usec(), &until) &&
+            !budget_defers(c, cluster_now_usec())) {
                 evtimer_del(c->coalesce);
                 cluster_send_own(c);
         } else {
@@ -305,6 +321,8 @@ static int set_section(struct cluster *c, const char *name, json_object *value, 
         } else {
                 json_object_object_del(self->sections, name);
         }
+        if (!c->is_dirty)
+                c->dirty_since_usec = cluster_now_usec();
         c->is_dirty_lazily = pace != SECTION_AT_ONCE && (!c->is_dirty || c->is_dirty_lazily);
         c->is_lazy_pending |= pace == SECTION_LAZY;
         c->is_paced_pending |= pace == SECTION_PACED;
@@ -391,12 +409,11 @@ void cluster_peer_up(struct cluster *c, const char *peer_id)
                 c->up = up;
                 snprintf(c->up[c->n_up++], sizeof(*up), "%s", peer_id);
         }
-        /* This node's sections as they are now, then an offer of whatever is held, stale ones
-         * too: the new peer asks for the nodes it cannot reach (cluster_offer.h). */
+        /* This node's summary as the other peers hold it (what changed since goes to all with the
+         * next send), then an offer of whatever is held, stale ones too: the new peer asks for
+         * the nodes it cannot reach (cluster_offer.h). */
         if (c->refresh_hook)
                 c->refresh_hook(c->refresh_hook_userdata);
-        evtimer_del(c->coalesce);
-        c->seq++;
         (void)cluster_send_node(c, peer_id, cluster_self(c));
         (void)cluster_offer_held(c, peer_id);
         if (!evtimer_pending(c->refresh, NULL))
@@ -518,5 +535,6 @@ void cluster_free(struct cluster *c)
         json_object_put(c->alerts_view.raw);
         json_object_put(c->sent_digests);
         json_object_put(c->fanout_base);
+        json_object_put(c->last_full);
         free(c);
 }

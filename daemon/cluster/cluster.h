@@ -67,15 +67,21 @@ struct cluster_transport {
         int (*hello_name)(void *userdata, const char *peer_id, char *buf, size_t size);
         /* Whether the up peer peer_id answers late but is there (NULL: never). */
         bool (*is_slow)(void *userdata, const char *peer_id);
+        /* Whether changes that may wait are to wait now for the traffic budget (NULL: never);
+         * asked when such a send is due. */
+        bool (*budget_defers)(void *userdata);
         void *userdata;
 };
 
-#define CLUSTER_MAX_NODES           256
-#define CLUSTER_MAX_WATCHERS        8
-#define CLUSTER_COALESCE_USEC       200000ULL
-#define CLUSTER_LAZY_USEC           (10ULL * 1000000)
-#define CLUSTER_STALE_REFRESHES     3
-#define CLUSTER_FORGET_DEFAULT_USEC (24ULL * 3600 * 1000000)
+#define CLUSTER_MAX_NODES     256
+#define CLUSTER_MAX_WATCHERS  8
+#define CLUSTER_COALESCE_USEC 200000ULL
+/* Over the budget, changes that may wait look again every second, and wait a minute at most. */
+#define CLUSTER_BUDGET_RECHECK_USEC  1000000ULL
+#define CLUSTER_BUDGET_MAX_WAIT_USEC (60ULL * 1000000)
+#define CLUSTER_LAZY_USEC            (10ULL * 1000000)
+#define CLUSTER_STALE_REFRESHES      3
+#define CLUSTER_FORGET_DEFAULT_USEC  (24ULL * 3600 * 1000000)
 
 int cluster_new(struct event_base *base, const char *node_id, const char *name,
                 const struct cluster_transport *transport, struct cluster **ret);

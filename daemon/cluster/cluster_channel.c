@@ -21,6 +21,11 @@ static bool channel_is_slow(void *userdata, const char *peer_id)
         return peers_is_slow(userdata, peer_id);
 }
 
+static bool channel_budget_defers(void *userdata)
+{
+        return peers_budget_defers(userdata);
+}
+
 /* With the heartbeat: a peer gets this node's alive in the same write. */
 static void on_heartbeat_tick(void *userdata)
 {
@@ -46,6 +51,7 @@ int cluster_channel_new(struct event_base *base, struct peers *peers, const char
         struct cluster_transport t = { .send = channel_send,
                                        .hello_name = channel_hello_name,
                                        .is_slow = channel_is_slow,
+                                       .budget_defers = channel_budget_defers,
                                        .userdata = peers };
         struct cluster *c = NULL;
         int r = cluster_new(base, node_id, name, &t, &c);

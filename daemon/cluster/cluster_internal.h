@@ -19,10 +19,13 @@ struct cluster_refusal_log {
 };
 #define CLUSTER_REFUSAL_LOG_SLOTS 16
 
-/* A summary asked of a peer (cluster_offer.h) and when: not asked again, of any peer, for a
- * refresh interval. A full table gives the slot asked longest ago. */
+/* A summary asked of a peer (cluster_offer.h) and when: not asked of that peer again for a
+ * refresh interval. Kept per peer: an offer is not signed, and a peer that offers what it does
+ * not answer must not keep this node from asking another. A full table gives the slot asked
+ * longest ago. */
 struct cluster_want {
         char origin[33];
+        char peer_id[33];
         int64_t asked_usec;
 };
 #define CLUSTER_WANTS_IN_FLIGHT 64
@@ -56,9 +59,10 @@ struct cluster {
         /* Of those, which kinds wait: lazy ones (CLUSTER_LAZY_USEC after the last summary sent
          * for such alone), paced ones (the section "peers", a refresh interval after the same). */
         bool is_lazy_pending, is_paced_pending;
-        int64_t lazy_sent_usec;  /* the last summary sent for lazy changes alone; 0: none */
-        int64_t paced_sent_usec; /* the same for paced ones */
-        int64_t send_due_usec;   /* when the coalesce timer fires; 0: not armed */
+        int64_t lazy_sent_usec;   /* the last summary sent for lazy changes alone; 0: none */
+        int64_t paced_sent_usec;  /* the same for paced ones */
+        int64_t send_due_usec;    /* when the coalesce timer fires; 0: not armed */
+        int64_t dirty_since_usec; /* when the oldest change not sent yet was made */
         int64_t started_usec;
         uint64_t refresh_usec;
         bool is_refresh_external; /* cluster_set_refresh_external */
@@ -71,6 +75,8 @@ struct cluster {
         struct fanout *fanout;     /* this node's summary on its way to the up peers */
         json_object *sent_digests; /* the digests of the summary last sent to them */
         json_object *fanout_base;  /* those of the one the fan-out's message changed from */
+        json_object *last_full;    /* the summary last sent to them, every text with it */
+        int64_t last_full_usec;    /* when it was made */
         struct event *coalesce;    /* own summary changed: send it soon */
         struct event *refresh;     /* periodic, while a peer is up */
         struct event *deadline;    /* the next node to go stale or be forgotten */

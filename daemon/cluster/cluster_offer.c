@@ -11,24 +11,35 @@
 static json_object *offer_entry(const struct cluster_node *n, int64_t now)
 {
         json_object *e = json_object_new_array_ext(4);
+        json_object *v[4] = { json_object_new_string(n->node_id), json_object_new_string(n->instance),
+                              json_object_new_int64((int64_t)n->seq),
+                              json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)) };
 
-        if (!e)
-                return NULL;
-        json_object_array_add(e, json_object_new_string(n->node_id));
-        json_object_array_add(e, json_object_new_string(n->instance));
-        json_object_array_add(e, json_object_new_int64((int64_t)n->seq));
-        json_object_array_add(e, json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
+        for (size_t i = 0; i < 4; i++)
+                if (!e || !v[i]) {
+                        for (size_t k = 0; k < 4; k++)
+                                json_object_put(v[k]);
+                        json_object_put(e);
+                        return NULL;
+                }
+        for (size_t i = 0; i < 4; i++)
+                json_object_array_add(e, v[i]);
         return e;
 }
 
 static json_object *offer_new(void)
 {
-        json_object *m = json_object_new_object();
+        json_object *m = json_object_new_object(), *type = json_object_new_string(CLUSTER_OFFER_TYPE);
+        json_object *nodes = json_object_new_array();
 
-        if (!m)
+        if (!m || !type || !nodes) {
+                json_object_put(m);
+                json_object_put(type);
+                json_object_put(nodes);
                 return NULL;
-        json_object_object_add(m, "type", json_object_new_string(CLUSTER_OFFER_TYPE));
-        json_object_object_add(m, "nodes", json_object_new_array());
+        }
+        json_object_object_add(m, "type", type);
+        json_object_object_add(m, "nodes", nodes);
         return m;
 }
 
@@ -53,30 +64,39 @@ int cluster_offer_held(struct cluster *c, const char *peer_id)
                 const struct cluster_node *n = &c->nodes.v[i];
 
                 /* This node's own summary goes to the peer itself, first hand. */
+                json_object *e;
+
                 if (!n->msg || strcmp(n->node_id, peer_id) == 0)
                         continue;
-                json_object_array_add(nodes, offer_entry(n, now));
+                e = offer_entry(n, now);
+                if (!e) {
+                        json_object_put(m);
+                        return -ENOMEM;
+                }
+                json_object_array_add(nodes, e);
         }
         return offer_send(c, peer_id, m);
 }
 
 int cluster_offer_node(struct cluster *c, const char *peer_id, const struct cluster_node *n)
 {
-        json_object *m = offer_new();
+        json_object *m = offer_new(), *e = m ? offer_entry(n, cluster_now_usec()) : NULL;
 
-        if (!m)
+        if (!e) {
+                json_object_put(m);
                 return -ENOMEM;
-        json_object_array_add(json_object_object_get(m, "nodes"), offer_entry(n, cluster_now_usec()));
+        }
+        json_object_array_add(json_object_object_get(m, "nodes"), e);
         return offer_send(c, peer_id, m);
 }
 
-/* The slot of origin's want, else the one asked longest ago (a slot of 0 is free). */
-static struct cluster_want *want_slot(struct cluster *c, const char *origin)
+/* The slot of origin's want of peer_id, else the one asked longest ago (a slot of 0 is free). */
+static struct cluster_want *want_slot(struct cluster *c, const char *peer_id, const char *origin)
 {
         struct cluster_want *oldest = &c->wants[0];
 
         for (size_t i = 0; i < CLUSTER_WANTS_IN_FLIGHT; i++) {
-                if (strcmp(c->wants[i].origin, origin) == 0)
+                if (strcmp(c->wants[i].origin, origin) == 0 && strcmp(c->wants[i].peer_id, peer_id) == 0)
                         return &c->wants[i];
                 if (c->wants[i].asked_usec < oldest->asked_usec)
                         oldest = &c->wants[i];
@@ -87,10 +107,10 @@ static struct cluster_want *want_slot(struct cluster *c, const char *origin)
 int cluster_want_from(struct cluster *c, const char *peer_id, const char *origin)
 {
         int64_t now = cluster_now_usec();
-        struct cluster_want *w = want_slot(c, origin);
+        struct cluster_want *w = want_slot(c, peer_id, origin);
         json_object *want;
 
-        if (strcmp(w->origin, origin) == 0 && w->asked_usec &&
+        if (strcmp(w->origin, origin) == 0 && strcmp(w->peer_id, peer_id) == 0 && w->asked_usec &&
             now - w->asked_usec < (int64_t)c->refresh_usec)
                 return 0;
         want = json_object_new_object();
@@ -99,6 +119,7 @@ int cluster_want_from(struct cluster *c, const char *peer_id, const char *origin
         json_object_object_add(want, "type", json_object_new_string(SUMMARY_WANT_TYPE));
         json_object_object_add(want, "origin", json_object_new_string(origin));
         snprintf(w->origin, sizeof(w->origin), "%s", origin);
+        snprintf(w->peer_id, sizeof(w->peer_id), "%s", peer_id);
         w->asked_usec = now;
         c->n_wants_sent++;
         return c->transport.send(c->transport.userdata, peer_id, want) < 0 ? -ENOTCONN : 1;
@@ -107,10 +128,8 @@ int cluster_want_from(struct cluster *c, const char *peer_id, const char *origin
 void cluster_want_answered(struct cluster *c, const char *origin)
 {
         for (size_t i = 0; i < CLUSTER_WANTS_IN_FLIGHT; i++)
-                if (strcmp(c->wants[i].origin, origin) == 0) {
+                if (strcmp(c->wants[i].origin, origin) == 0)
                         c->wants[i] = (struct cluster_want){ 0 };
-                        return;
-                }
 }
 
 /* One entry read: 0 with its fields, -EBADMSG when it is not [id, id, seq >= 1, age_ms]. */

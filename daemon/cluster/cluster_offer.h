@@ -2,7 +2,7 @@
  * Offers and wants: how a summary that is not first hand reaches a node. A peer that comes up is
  * offered what this node holds (origin, instance, sequence, age: some 90 bytes a node), and a
  * summary kept from a peer is offered, not sent, to the up peers that do not hear its origin;
- * each asks (a want) for what it lacks, once per origin until the answer comes or a refresh
+ * each asks (a want) for what it lacks, once per origin and peer until the answer comes or a refresh
  * interval passes. A summary of N sections then crosses each link at most once per change and
  * only to a node that needs it: pushed whole, a 64-node mesh still forming sent each new peer all
  * 63 summaries held and relayed every change to every peer not yet known to hear its origin,
@@ -29,8 +29,8 @@ int cluster_offer_node(struct cluster *c, const char *peer_id, const struct clus
 /* An offer from the up peer peer_id: wants go back for what this node lacks and does not hear
  * first hand. -EBADMSG when it is not an offer of at most CLUSTER_MAX_NODES valid entries. */
 int cluster_receive_offer(struct cluster *c, const char *peer_id, json_object *msg);
-/* Asks peer_id for origin's summary unless it was asked for (of any peer) within the last
- * refresh interval: 1 asked, 0 not now, < 0 when it cannot go. */
+/* Asks peer_id for origin's summary unless it was asked of peer_id within the last refresh
+ * interval: 1 asked, 0 not now, < 0 when it cannot go. */
 int cluster_want_from(struct cluster *c, const char *peer_id, const char *origin);
 /* origin's summary came: a want for it is answered. */
 void cluster_want_answered(struct cluster *c, const char *origin);

@@ -1,6 +1,7 @@
 /* Summaries from peers: refused when not to be believed, kept when newer, passed on. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cluster_confirm.h"
@@ -10,6 +11,7 @@
 #include "daemon/base/heap_trim.h"
 #include "daemon/base/log.h"
 #include "summary.h"
+#include "summary_splice.h"
 
 #define REFUSAL_LOG_INTERVAL_USEC (60 * 1000000LL)
 
@@ -152,36 +154,85 @@ static bool digests_equal(json_object *a, json_object *b)
 }
 
 /* The section name that n holds under digest, a new reference; NULL when it holds none. */
-static json_object *held_section(const struct cluster_node *n, const char *name, json_object *digest)
+static json_object *held_section(const struct cluster_node *n, const char *name, const char *digest)
 {
         json_object *held_digest = NULL, *held = NULL;
 
         if (!n || !n->msg || !json_object_object_get_ex(n->digests, name, &held_digest) ||
-            strcmp(json_object_get_string(held_digest), json_object_get_string(digest)) != 0 ||
+            strcmp(json_object_get_string(held_digest), digest) != 0 ||
             !json_object_object_get_ex(n->sections, name, &held))
                 return NULL;
         return json_object_get(held);
 }
 
+/* The text the splice carried for section name makes of the one n holds, held (json_raw.h), a new
+ * reference. -ENOENT when n holds no text under the digest it changes; -EBADMSG when the text
+ * it makes is not the one digest (the signed body's) names. */
+static int spliced(const struct cluster_node *n, const char *name, json_object *splice, const char *digest,
+                   json_object **ret)
+{
+        char made_digest[SUMMARY_DIGEST_LEN + 1];
+        struct summary_splice sp;
+        json_object *base;
+        const char *base_text;
+        size_t base_len = 0, len = 0;
+        char *text;
+
+        if (summary_splice_read(splice, &sp) < 0)
+                return -EBADMSG;
+        base = held_section(n, name, sp.from);
+        if (!base)
+                return -ENOENT;
+        base_text = json_raw_text_length(base, &base_len);
+        text = base_text ? summary_splice_apply(base_text, base_len, &sp, &len) : NULL;
+        json_object_put(base);
+        if (!text)
+                return -EBADMSG;
+        summary_digest(text, len, made_digest);
+        if (strcmp(made_digest, digest) != 0) {
+                free(text);
+                return -EBADMSG;
+        }
+        *ret = json_raw_take(text);
+        return *ret ? 0 : -ENOMEM;
+}
+
 /* The sections s names, each held as its text (json_raw.h): the text it carries or, where it
  * carries none, the one n holds under the same digest. -ENOENT when one is neither: s is the
- * change from a summary this node missed. */
+ * change from a summary this node missed. -EMSGSIZE when they come to more than a summary may
+ * (SUMMARY_MAX_BYTES, the body's text counted): each change is under it, and a node that sent
+ * one large section a change would otherwise have every receiver hold 32 of them. */
 static int sections_of(const struct cluster_node *n, const struct summary *s, json_object **ret)
 {
         json_object *sections = json_object_new_object();
+        size_t total = s->body_len;
 
         if (!sections)
                 return -ENOMEM;
         json_object_object_foreach(s->digests, name, digest) {
-                size_t len;
+                size_t len = 0;
                 const char *text = summary_carried_text(s, name, &len);
-                json_object *held = text ? json_raw_new(text) : held_section(n, name, digest);
+                json_object *splice = summary_carried_splice(s, name), *held = NULL;
+                int r = 0;
 
+                if (text)
+                        held = json_raw_new(text);
+                else if (splice)
+                        r = spliced(n, name, splice, json_object_get_string(digest), &held);
+                else
+                        held = held_section(n, name, json_object_get_string(digest));
                 if (!held) {
                         json_object_put(sections);
-                        return text ? -ENOMEM : -ENOENT;
+                        return r < 0 ? r : text ? -ENOMEM : -ENOENT;
                 }
+                if (!text)
+                        (void)json_raw_text_length(held, &len);
+                total += len + strlen(name);
                 json_object_object_add(sections, name, held);
+                if (total > SUMMARY_MAX_BYTES) {
+                        json_object_put(sections);
+                        return -EMSGSIZE;
+                }
         }
         *ret = sections;
         return 0;
@@ -212,16 +263,28 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
         bool is_changed;
         int r;
 
-        if (!n && cluster_make_room(c, s->origin, peer_id, why, sizeof(why)) < 0)
-                return cluster_refuse(c, peer_id, -ENOSPC, why);
         r = sections_of(n, s, &sections);
         if (r == -ENOENT) {
                 /* Ask for the whole: the sender holds it. */
                 r = cluster_want_from(c, peer_id, s->origin);
                 return r < 0 ? r : 0;
         }
+        if (r == -EMSGSIZE) {
+                snprintf(why, sizeof(why), "its sections with those held come to more than %d bytes",
+                         SUMMARY_MAX_BYTES);
+                return cluster_refuse(c, peer_id, r, why);
+        }
+        if (r == -EBADMSG)
+                return cluster_refuse(
+                        c, peer_id, r,
+                        "a change of a section it carries does not make the text its body's digest "
+                        "names");
         if (r < 0)
                 return r;
+        if (!n && cluster_make_room(c, s->origin, peer_id, why, sizeof(why)) < 0) {
+                json_object_put(sections);
+                return cluster_refuse(c, peer_id, -ENOSPC, why);
+        }
         envelope = envelope_of(msg);
         if (!envelope) {
                 json_object_put(sections);

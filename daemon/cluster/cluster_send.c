@@ -85,30 +85,62 @@ static json_object *relayed_whole(const struct cluster_node *n, int64_t now)
         json_object_object_foreach(n->sections, name, value) {
                 size_t len = 0;
                 const char *text = json_raw_text_length(value, &len);
+                json_object *string = text ? json_object_new_string_len(text, (int)len) : NULL;
 
-                if (text)
-                        json_object_object_add(carried, name, json_object_new_string_len(text, (int)len));
+                if (text && !string) {
+                        json_object_put(msg);
+                        json_object_put(carried);
+                        return NULL;
+                }
+                if (string)
+                        json_object_object_add(carried, name, string);
         }
         json_object_object_add(msg, "sections", carried);
         return msg;
 }
 
+/* This node's summary as the up peers hold it: the last one sent to them, every text with it.
+ * Before the first, one is made with the next sequence, and they hold that from then on. A peer
+ * that comes up and a want get it, not the sections as they are now: under a sequence of its
+ * own those would make every other peer's next alive name a summary it does not hold, and each
+ * would ask for the whole. What changed since goes to all with the next send. */
+static json_object *own_held(struct cluster *c, int64_t now)
+{
+        json_object *digests, *full;
+
+        if (c->last_full)
+                return c->last_full;
+        c->seq++;
+        full = own_message(c, now, &digests);
+        if (!full) {
+                c->seq--;
+                return NULL;
+        }
+        c->last_full = full;
+        c->last_full_usec = now;
+        json_object_put(c->sent_digests);
+        c->sent_digests = digests;
+        return full;
+}
+
 int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_node *n)
 {
         int64_t now = cluster_now_usec();
-        json_object *msg;
+        json_object *msg, *held;
 
         if (n->msg) {
                 msg = relayed_whole(n, now);
                 if (!msg)
                         return -ENOMEM;
         } else {
-                json_object *digests;
-
-                msg = own_message(c, now, &digests);
-                json_object_put(digests);
-                if (!msg)
+                held = own_held(c, now);
+                if (!held)
                         return -EMSGSIZE;
+                msg = members_shared(held);
+                if (!msg)
+                        return -ENOMEM;
+                json_object_object_add(msg, "age_ms",
+                                       json_object_new_int64((now - c->last_full_usec) / 1000));
         }
         return c->transport.send(c->transport.userdata, peer_id, msg);
 }
@@ -167,8 +199,15 @@ void cluster_send_own(struct cluster *c)
         /* A fan-out still going is replaced and its peers not served yet get this one: it then
          * carries what changed since the summary that one changed from. */
         base = fanout_is_going(c->fanout) ? c->fanout_base : c->sent_digests;
-        msg = summary_delta(full, digests, base);
-        json_object_put(full);
+        /* The texts of the summary sent before are those of sent_digests: arrays among them are
+         * sent as splices from those texts, but not across a fan-out replaced. */
+        msg = summary_delta(full, digests, base,
+                            base == c->sent_digests && c->last_full
+                                    ? json_object_object_get(c->last_full, "sections")
+                                    : NULL);
+        json_object_put(c->last_full);
+        c->last_full = full;
+        c->last_full_usec = cluster_now_usec();
         json_object_get(base);
         json_object_put(c->fanout_base);
         c->fanout_base = base;

@@ -12,6 +12,7 @@
 #include "common/json_strict.h"
 #include "common/node_key.h"
 #include "common/text_check.h"
+#include "summary_splice.h"
 
 bool summary_is_id(const char *s)
 {
@@ -93,26 +94,39 @@ static int check_digests(json_object *digests, char *why, size_t why_size)
         return 0;
 }
 
-/* The texts carried beside the body: each a section the body names, its text that digest's, and
- * JSON within the depth a section may use. */
+/* The texts carried beside the body: each a section the body names, its text that digest's (a
+ * splice's text is checked against it once made, cluster_receive.c), and JSON within the depth
+ * a section may use (a splice's elements added). */
 static int check_carried(json_object *carried, json_object *digests, char *why, size_t why_size)
 {
         json_object_object_foreach(carried, key, value) {
                 enum json_strict_error error;
                 char digest[SUMMARY_DIGEST_LEN + 1];
                 json_object *named = NULL, *parsed = NULL;
+                struct summary_splice sp;
                 const char *text;
                 size_t len;
 
                 if (!json_object_object_get_ex(digests, key, &named))
                         REFUSE("section \"%.40s\" is carried but its body names no such section", key);
-                if (!json_object_is_type(value, json_type_string))
+                if (json_object_is_type(value, json_type_object)) {
+                        if (summary_splice_read(value, &sp) < 0)
+                                REFUSE("the change of section \"%s\" is not {from: a digest, at, drop: "
+                                       "counts "
+                                       "up to %d, add: an array's text}",
+                                       key, SUMMARY_SPLICE_MAX_ELEMENTS);
+                        text = sp.add;
+                        len = sp.add_len;
+                } else if (!json_object_is_type(value, json_type_string)) {
                         REFUSE("section \"%s\" is not carried as its JSON text", key);
-                text = json_object_get_string(value);
-                len = (size_t)json_object_get_string_len(value);
-                summary_digest(text, len, digest);
-                if (strcmp(digest, json_object_get_string(named)) != 0)
-                        REFUSE("the text of section \"%s\" is not the one its body's digest names", key);
+                } else {
+                        text = json_object_get_string(value);
+                        len = (size_t)json_object_get_string_len(value);
+                        summary_digest(text, len, digest);
+                        if (strcmp(digest, json_object_get_string(named)) != 0)
+                                REFUSE("the text of section \"%s\" is not the one its body's digest names",
+                                       key);
+                }
                 if (json_strict_parse(text, len, SUMMARY_MAX_DEPTH, &parsed, &error, why, why_size) < 0) {
                         if (error == JSON_STRICT_SYNTAX)
                                 snprintf(why, why_size, "section \"%s\" is not JSON", key);
@@ -127,10 +141,21 @@ const char *summary_carried_text(const struct summary *s, const char *name, size
 {
         json_object *v = NULL;
 
-        if (!s->carried || !json_object_object_get_ex(s->carried, name, &v))
+        if (!s->carried || !json_object_object_get_ex(s->carried, name, &v) ||
+            !json_object_is_type(v, json_type_string))
                 return NULL;
         *len = (size_t)json_object_get_string_len(v);
         return json_object_get_string(v);
+}
+
+json_object *summary_carried_splice(const struct summary *s, const char *name)
+{
+        json_object *v = NULL;
+
+        if (!s->carried || !json_object_object_get_ex(s->carried, name, &v) ||
+            !json_object_is_type(v, json_type_object))
+                return NULL;
+        return v;
 }
 
 /* The fields a summary's and an alive's bodies share; type is the one expected. */
@@ -342,6 +367,8 @@ static json_object *body_new(const char *type, const char *origin, const char *n
 {
         json_object *m = json_object_new_object();
 
+        if (!m)
+                return NULL;
         json_object_object_add(m, "type", json_object_new_string(type));
         json_object_object_add(m, "format", json_object_new_int(SUMMARY_FORMAT));
         json_object_object_add(m, "origin", json_object_new_string(origin));
@@ -362,11 +389,17 @@ json_object *summary_digests(json_object *sections)
                 char digest[SUMMARY_DIGEST_LEN + 1];
                 size_t len;
                 const char *text = json_raw_text_length(value, &len);
+                json_object *hex;
 
                 if (!text)
                         text = json_object_to_json_string_length(value, JSON_C_TO_STRING_PLAIN, &len);
                 summary_digest(text, len, digest);
-                json_object_object_add(digests, key, json_object_new_string(digest));
+                hex = json_object_new_string(digest);
+                if (!hex || json_object_object_add(digests, key, hex) < 0) {
+                        json_object_put(hex);
+                        json_object_put(digests);
+                        return NULL;
+                }
         }
         return digests;
 }
@@ -386,6 +419,11 @@ json_object *summary_new(EVP_PKEY *key, const char *origin, const char *name, co
         json_object *body = body_new(SUMMARY_TYPE, origin, name, instance, seq, uptime_ms);
         json_object *carried = json_object_new_object(), *m;
 
+        if (!body || !carried) {
+                json_object_put(body);
+                json_object_put(carried);
+                return NULL;
+        }
         json_object_object_add(body, "digests", json_object_get(digests));
         json_object_object_foreach(digests, key_name, digest) {
                 json_object *value = NULL;
@@ -407,7 +445,25 @@ json_object *summary_new(EVP_PKEY *key, const char *origin, const char *name, co
         return m;
 }
 
-json_object *summary_delta(json_object *full, json_object *digests, json_object *known)
+/* The change of section name from its text in known_texts to text: a splice when that is much
+ * smaller (summary_splice.h), else the text itself (a new reference). */
+static json_object *change_of(json_object *known, json_object *known_texts, const char *name,
+                              json_object *text)
+{
+        json_object *old = NULL, *old_digest = NULL, *splice;
+
+        if (!known_texts || !json_object_object_get_ex(known_texts, name, &old) ||
+            !json_object_is_type(old, json_type_string) ||
+            !json_object_object_get_ex(known, name, &old_digest))
+                return json_object_get(text);
+        splice = summary_splice_new(json_object_get_string(old), (size_t)json_object_get_string_len(old),
+                                    json_object_get_string(old_digest), json_object_get_string(text),
+                                    (size_t)json_object_get_string_len(text));
+        return splice ? splice : json_object_get(text);
+}
+
+json_object *summary_delta(json_object *full, json_object *digests, json_object *known,
+                           json_object *known_texts)
 {
         json_object *m = json_object_new_object(), *carried = json_object_new_object(), *all = NULL;
 
@@ -425,7 +481,7 @@ json_object *summary_delta(json_object *full, json_object *digests, json_object 
                 json_object *text = NULL;
 
                 if (!is_known(known, name, digest) && json_object_object_get_ex(all, name, &text))
-                        json_object_object_add(carried, name, json_object_get(text));
+                        json_object_object_add(carried, name, change_of(known, known_texts, name, text));
         }
         json_object_object_add(m, "sections", carried);
         return m;

@@ -85,8 +85,11 @@ void summary_clear(struct summary *s);
 /* Parses text strictly and checks it; on success *ret->msg is a new reference the caller puts,
  * after summary_clear. */
 int summary_parse(const char *text, size_t len, struct summary *ret, char *why, size_t why_size);
-/* The text of the section name that s carries, with its length; NULL when it carries none. */
+/* The text of the section name that s carries, with its length; NULL when it carries none, or a
+ * splice. */
 const char *summary_carried_text(const struct summary *s, const char *name, size_t *len);
+/* The splice (summary_splice.h) s carries for section name, borrowed; NULL when none. */
+json_object *summary_carried_splice(const struct summary *s, const char *name);
 /* The digest of text, SUMMARY_DIGEST_LEN hex digits, into out. */
 void summary_digest(const char *text, size_t len, char out[static SUMMARY_DIGEST_LEN + 1]);
 /* name -> digest of every section of sections (each held as its text, common/json_raw.h); NULL
@@ -98,8 +101,11 @@ json_object *summary_new(EVP_PKEY *key, const char *origin, const char *name, co
                          uint64_t seq, uint64_t uptime_ms, json_object *sections, json_object *digests);
 /* full (of summary_new, with its digests) as the change since known, the digests of the summary
  * sent before: the same message carrying only the sections whose digest is not the same in
- * known. A new message sharing full's members; NULL without memory. */
-json_object *summary_delta(json_object *full, json_object *digests, json_object *known);
+ * known, an array as the splice of its elements from its text in known_texts (that summary's
+ * "sections", or NULL) where that is much smaller. A new message sharing full's members; NULL
+ * without memory. */
+json_object *summary_delta(json_object *full, json_object *digests, json_object *known,
+                           json_object *known_texts);
 /* An alive for the summary seq of origin, age 0, signed the same way. */
 json_object *summary_new_alive(EVP_PKEY *key, const char *origin, const char *name, const char *instance,
                                uint64_t seq, uint64_t uptime_ms);

@@ -363,6 +363,19 @@ static char *render(const char *node, const char *version, double uptime_sec,
                "Bytes of peer protocol messages (heartbeats, summaries, alives, offers, probes' "
                "messages) queued to the peers since start, before TLS.");
         fprintf(out, "sparkd_peer_sent_bytes_total %" PRId64 "\n", int64_of(peers, "bytes_sent"));
+        family(out, "sparkd_peer_sent_bytes_last_minute", "gauge",
+               "Bytes of peer protocol messages queued to the peers in the last minute.");
+        fprintf(out, "sparkd_peer_sent_bytes_last_minute %" PRId64 "\n",
+                int64_of(peers, "sent_last_minute"));
+        family(out, "sparkd_peer_budget_bytes_per_minute", "gauge",
+               "What this node means to send to its peers in a minute (a base and an allowance per "
+               "up peer); over it, changes that may wait do.");
+        fprintf(out, "sparkd_peer_budget_bytes_per_minute %" PRId64 "\n",
+                int64_of(peers, "budget_per_minute"));
+        family(out, "sparkd_peer_sends_deferred_total", "counter",
+               "Times a change that may wait (probe results, the peers a node is up with) waited "
+               "because the last minute's bytes were over the budget.");
+        fprintf(out, "sparkd_peer_sends_deferred_total %" PRId64 "\n", int64_of(peers, "sends_deferred"));
         family(out, "sparkd_peer_mtu_mismatch", "gauge",
                "1 when the MTU differs at the two ends of the cable.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {

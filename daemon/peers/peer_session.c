@@ -149,7 +149,7 @@ void peer_remove(struct peer *p)
 
 void peer_session_send_heartbeat(struct peer_conn *c)
 {
-        c->owner->bytes_sent += peer_conn_send(c, peer_message_heartbeat(c->owner));
+        peer_count_sent(c->owner, peer_conn_send(c, peer_message_heartbeat(c->owner)));
 }
 
 static void session_on_connected(struct peer_conn *c)
@@ -165,7 +165,7 @@ static void session_on_connected(struct peer_conn *c)
                 peer_session_close(c, "this node cannot sign its hello");
                 return;
         }
-        c->owner->bytes_sent += peer_conn_send(c, hello);
+        peer_count_sent(c->owner, peer_conn_send(c, hello));
 }
 
 /* The peer may have sent on the old connection before its own hello on the new one told it of

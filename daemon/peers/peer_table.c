@@ -9,6 +9,7 @@
 #include "common/strutil.h"
 #include "daemon/base/event.h"
 #include "daemon/base/log.h"
+#include "peer_conn.h"
 #include "peer_ports.h"
 
 static const char *const state_names[] = {
@@ -232,4 +233,32 @@ void peer_log_inbound_reject(struct peers *ps, const char *remote, const char *w
                    more);
         ps->last_reject_log = now;
         ps->rejects_unlogged = 0;
+}
+
+/* The slots of the seconds since the newest written are of a minute ago or older: emptied. */
+static void sent_advance(struct peers *ps, uint64_t second)
+{
+        for (uint64_t s = ps->sent_second + 1; s <= second && s <= ps->sent_second + 60; s++)
+                ps->sent_by_second[s % 60] = 0;
+        if (second > ps->sent_second)
+                ps->sent_second = second;
+}
+
+void peer_count_sent(struct peers *ps, size_t n)
+{
+        uint64_t second = peer_now_usec() / 1000000;
+
+        sent_advance(ps, second);
+        ps->sent_by_second[second % 60] += n;
+        ps->bytes_sent += n;
+}
+
+uint64_t peer_sent_last_minute(struct peers *ps)
+{
+        uint64_t sum = 0;
+
+        sent_advance(ps, peer_now_usec() / 1000000);
+        for (size_t i = 0; i < 60; i++)
+                sum += ps->sent_by_second[i];
+        return sum;
 }

@@ -106,8 +106,12 @@ struct peers {
         void *tick_hook_userdata;
         uint64_t heartbeat_usec;
         uint64_t timeout_usec;
-        uint64_t handshakes;     /* TLS handshakes begun, both ways, since start */
-        uint64_t bytes_sent;     /* lines of the peer protocol queued to be sent, since start */
+        uint64_t handshakes; /* TLS handshakes begun, both ways, since start */
+        uint64_t bytes_sent; /* lines of the peer protocol queued to be sent, since start */
+        /* The same by second of the last minute (the slot of second s is s % 60), for the budget. */
+        uint64_t sent_by_second[60];
+        uint64_t sent_second;    /* the monotonic second of the newest slot written */
+        uint64_t sends_deferred; /* changes that waited for the budget (peers_budget_defers) */
         unsigned max_learned;    /* entries known only from their inbound hello ([peers] max_learned) */
         time_t forget_after_sec; /* such an entry down this long is dropped ([peers] forget_after) */
         LIST_HEAD(, peer) peers;
@@ -151,3 +155,7 @@ void peer_check_mtu(struct peer *p);
 bool peer_is_learned(const struct peer *p);
 /* An inbound connection refused: logged at most once per interval, the rest counted. */
 void peer_log_inbound_reject(struct peers *ps, const char *remote, const char *why);
+/* n bytes of the peer protocol queued to a peer: counted since start and in the last minute. */
+void peer_count_sent(struct peers *ps, size_t n);
+/* The bytes queued in the last minute. */
+uint64_t peer_sent_last_minute(struct peers *ps);

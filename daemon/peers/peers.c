@@ -395,6 +395,24 @@ bool peers_is_slow(struct peers *ps, const char *node_id)
         return p && p->state == PEER_UP && p->is_slow;
 }
 
+uint64_t peers_budget(struct peers *ps)
+{
+        const struct peer *p;
+        uint64_t n_up = 0;
+
+        LIST_FOREACH(p, &ps->peers, link)
+                n_up += p->state == PEER_UP;
+        return PEERS_BUDGET_BASE + n_up * PEERS_BUDGET_PER_PEER;
+}
+
+bool peers_budget_defers(struct peers *ps)
+{
+        if (peer_sent_last_minute(ps) <= peers_budget(ps))
+                return false;
+        ps->sends_deferred++;
+        return true;
+}
+
 int peers_send(struct peers *ps, const char *node_id, json_object *msg)
 {
         struct peer *p = peer_find_by_id(ps, node_id);
@@ -422,7 +440,7 @@ int peers_send(struct peers *ps, const char *node_id, json_object *msg)
                 json_object_put(msg);
                 return -ENOBUFS;
         }
-        ps->bytes_sent += peer_conn_send(p->conn, msg);
+        peer_count_sent(ps, peer_conn_send(p->conn, msg));
         return 0;
 }
 

@@ -62,6 +62,17 @@ int peers_hello_name(struct peers *peers, const char *node_id, char *buf, size_t
 /* Whether the up peer node_id is slow: silent past two heartbeats while its host still
  * acknowledges what is sent (shown `slow` in `peers`). */
 bool peers_is_slow(struct peers *peers, const char *node_id);
+
+/* What a node means to send on the peer channel in a minute: a base and an allowance per up
+ * peer. Heartbeats and alives take some 20 KiB per peer and minute; the rest is room for
+ * changes. Over it, changes that may wait do (cluster.h); heartbeats, alives and answers do not. */
+#define PEERS_BUDGET_BASE     (256 * 1024)
+#define PEERS_BUDGET_PER_PEER (48 * 1024)
+/* The budget for the peers up now, in bytes a minute. */
+uint64_t peers_budget(struct peers *peers);
+/* Whether a change that may wait is to wait now: the bytes queued to the peers in the last minute
+ * are over the budget. Counted when it is (sends_deferred in peers_to_json). */
+bool peers_budget_defers(struct peers *peers);
 /* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
  * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */
 json_object *peers_lookup(struct peers *peers, const char *what, json_object **all);

@@ -68,6 +68,10 @@ json_object *peers_to_json(struct peers *ps)
         json_object_object_add(o, "port", json_object_new_int(ps->port));
         json_object_object_add(o, "handshakes", json_object_new_int64((int64_t)ps->handshakes));
         json_object_object_add(o, "bytes_sent", json_object_new_int64((int64_t)ps->bytes_sent));
+        json_object_object_add(o, "sent_last_minute",
+                               json_object_new_int64((int64_t)peer_sent_last_minute(ps)));
+        json_object_object_add(o, "budget_per_minute", json_object_new_int64((int64_t)peers_budget(ps)));
+        json_object_object_add(o, "sends_deferred", json_object_new_int64((int64_t)ps->sends_deferred));
         json_object_object_add(o, "off_reason",
                                ps->tls && ps->listener ? NULL
                                : ps->off_reason[0]     ? json_object_new_string(ps->off_reason)

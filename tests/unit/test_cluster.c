@@ -23,8 +23,8 @@ static char names[N][16];
 static bool link_up[N][N];
 static unsigned delivered, delivered_summaries, delivered_alives, delivered_offers, delivered_wants;
 static unsigned summaries_from[N], alives_from[N];
-/* The length of the last summary from spark1 to spark2, as on the wire. */
-static size_t last_summary_0_to_1;
+/* The length of the longest summary from spark1 to spark2 since it was last reset, on the wire. */
+static size_t longest_summary_0_to_1;
 
 struct in_flight {
         int from, to;
@@ -53,8 +53,9 @@ static void on_deliver(evutil_socket_t fd, short what, void *userdata)
                 delivered_wants += strstr(f->text, "\"cluster-want\"") != NULL;
                 summaries_from[f->from] += strstr(f->text, "\"cluster-summary\"") != NULL;
                 alives_from[f->from] += strstr(f->text, "\"cluster-alive\"") != NULL;
-                if (f->from == 0 && f->to == 1 && strstr(f->text, "\"cluster-summary\""))
-                        last_summary_0_to_1 = strlen(f->text);
+                if (f->from == 0 && f->to == 1 && strstr(f->text, "\"cluster-summary\"") &&
+                    strlen(f->text) > longest_summary_0_to_1)
+                        longest_summary_0_to_1 = strlen(f->text);
                 (void)cluster_receive_message(nodes[f->to], ids[f->from], m);
         }
         json_object_put(m);
@@ -84,6 +85,15 @@ static int fake_send(void *userdata, const char *peer_id, json_object *msg)
         return 0;
 }
 
+/* Whether the nodes are over their traffic budget, and how often they were asked. */
+static bool over_budget;
+static unsigned budget_asked;
+static bool fake_budget_defers(void *userdata)
+{
+        budget_asked++;
+        return over_budget;
+}
+
 static int fake_hello_name(void *userdata, const char *peer_id, char *buf, size_t size)
 {
         int i = index_of(peer_id);
@@ -98,6 +108,7 @@ static void start_node(int i)
 {
         struct cluster_transport t = { .send = fake_send,
                                        .hello_name = fake_hello_name,
+                                       .budget_defers = fake_budget_defers,
                                        .userdata = (void *)(intptr_t)i };
 
         CHECK(cluster_new(base, ids[i], names[i], &t, &nodes[i]) == 0);
@@ -975,8 +986,8 @@ static void bad_offer_entry(int i, const char *id, char *buf, size_t size)
         }
 }
 
-/* An offer asks once for what is not held, whoever else offers it within a refresh; one that is
- * not a list of valid entries is refused whole and asks for nothing. */
+/* An offer asks once per peer for what is not held, however often that peer offers it within a
+ * refresh; one that is not a list of valid entries is refused whole and asks for nothing. */
 static void test_an_offer_asks_once_and_a_bad_one_is_refused(void)
 {
         char entry[160], many[CLUSTER_MAX_NODES * 2 + 64];
@@ -991,10 +1002,17 @@ static void test_an_offer_asks_once_and_a_bad_one_is_refused(void)
         CHECK(cluster_receive_message(nodes[0], ids[1], m) == 0);
         json_object_put(m);
         m = offer_of(entry);
-        CHECK(cluster_receive_message(nodes[0], ids[3], m) == 0);
+        CHECK(cluster_receive_message(nodes[0], ids[1], m) == 0);
         json_object_put(m);
         run_for_ms(5);
         CHECK(delivered_wants == 1);
+        /* Another peer is asked too: one that offers what it does not answer keeps nothing
+         * from the node. */
+        m = offer_of(entry);
+        CHECK(cluster_receive_message(nodes[0], ids[3], m) == 0);
+        json_object_put(m);
+        run_for_ms(5);
+        CHECK(delivered_wants == 2);
         /* What is held at that sequence, this node and the offering peer are not asked for. */
         snprintf(many, sizeof(many), "[\"%s\",\"%s\",1,0],[\"%s\",\"%s\",9,0]", ids[0], ids[0], ids[1],
                  ids[1]);
@@ -1002,7 +1020,7 @@ static void test_an_offer_asks_once_and_a_bad_one_is_refused(void)
         CHECK(cluster_receive_message(nodes[0], ids[1], m) == 0);
         json_object_put(m);
         run_for_ms(5);
-        CHECK(delivered_wants == 1);
+        CHECK(delivered_wants == 2);
         refused = cluster_refused(nodes[0]);
         for (int i = 0; i < BAD_OFFER_ENTRIES; i++) {
                 char text[256];
@@ -1024,7 +1042,7 @@ static void test_an_offer_asks_once_and_a_bad_one_is_refused(void)
         json_object_put(m);
         run_for_ms(5);
         CHECK(cluster_refused(nodes[0]) == refused + BAD_OFFER_ENTRIES + 1);
-        CHECK(delivered_wants == 1);
+        CHECK(delivered_wants == 2);
         teardown();
 }
 
@@ -1041,13 +1059,15 @@ static json_object *bulky(void)
 /* A change carries the section that changed, not the others: the bulky section crosses once. */
 static void test_a_change_carries_only_what_changed(void)
 {
+        longest_summary_0_to_1 = 0;
         setup_ring();
         CHECK(cluster_set_section(nodes[0], "bulky", bulky()) == 0);
         run_for_ms(400);
-        CHECK(last_summary_0_to_1 > 2048);
+        CHECK(longest_summary_0_to_1 > 2048);
+        longest_summary_0_to_1 = 0;
         CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
         run_for_ms(300);
-        CHECK(last_summary_0_to_1 < 2048);
+        CHECK(longest_summary_0_to_1 > 0 && longest_summary_0_to_1 < 2048);
         for (int i = 1; i < N; i++) {
                 json_object *b = cluster_get_section(nodes[i], ids[0], "bulky", NULL, NULL);
 
@@ -1105,6 +1125,90 @@ static void test_a_far_node_hears_each_alive_once(void)
         teardown();
 }
 
+/* Over the budget, results wait (the nodes look again every second) while a change that may not
+ * wait goes at once and takes them along; back under it, what waited goes. */
+static void test_results_wait_for_the_budget(void)
+{
+        setup_ring();
+        run_for_ms(400);
+        over_budget = true;
+        budget_asked = 0;
+        CHECK(cluster_set_section_lazily(nodes[0], "results", rtt_results(ids[1], names[1], "10")) == 0);
+        run_for_ms(600);
+        CHECK(budget_asked > 0);
+        CHECK(median_held(1, 0) == -1);
+        CHECK(cluster_set_section(nodes[0], "doctor", doctor_of("failed")) == 0);
+        run_for_ms(300);
+        CHECK(median_held(1, 0) == 10);
+        CHECK_STREQ(verdict_seen(1, 0, NULL, NULL), "failed");
+        CHECK(cluster_set_section_lazily(nodes[0], "results", rtt_results(ids[1], names[1], "20")) == 0);
+        run_for_ms(600);
+        CHECK(median_held(1, 0) == 10);
+        over_budget = false;
+        run_for_ms(1300);
+        CHECK(median_held(1, 0) == 20);
+        teardown();
+}
+
+/* An array that changes in one element goes as that element (a splice from the text held), and
+ * every node holds the whole new array; a splice that does not make the text its digest names
+ * is refused, and one from a text not held asks for the whole. */
+static void test_an_array_changes_by_its_elements(void)
+{
+        json_object *list, *held, *m, *sections, *digests;
+        char origin[33];
+
+        setup_ring();
+        CHECK(cluster_set_section(nodes[0], "bulky", bulky()) == 0);
+        run_for_ms(400);
+        list = bulky();
+        json_object_array_put_idx(list, 10, json_object_new_string("a new result"));
+        longest_summary_0_to_1 = 0;
+        CHECK(cluster_set_section(nodes[0], "bulky", list) == 0);
+        run_for_ms(300);
+        CHECK(longest_summary_0_to_1 > 0 && longest_summary_0_to_1 < 1024);
+        for (int i = 1; i < N; i++) {
+                held = cluster_get_section(nodes[i], ids[0], "bulky", NULL, NULL);
+                CHECK(held && json_object_array_length(held) == 64);
+                CHECK_STREQ(json_object_get_string(json_object_array_get_idx(held, 10)), "a new result");
+                CHECK_STREQ(json_object_get_string(json_object_array_get_idx(held, 11)),
+                            "a result of some sixty bytes, as text");
+                json_object_put(held);
+        }
+        /* A splice whose text is not the digest's, from a node only relays speak of. */
+        CHECK(node_key_id(far_key, origin) == 0);
+        sections = json_object_new_object();
+        json_object_object_add(sections, "bulky", bulky());
+        digests = summary_digests(sections);
+        m = summary_new(far_key, origin, "far", "ffffffffffffffffffffffffffffffff", 1, 1000, sections,
+                        digests);
+        CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
+        json_object_put(m);
+        m = summary_new(far_key, origin, "far", "ffffffffffffffffffffffffffffffff", 2, 1000, sections,
+                        digests);
+        json_object_object_add(json_object_object_get(m, "sections"), "bulky",
+                               json_tokener_parse("{\"from\":\"00000000000000000000000000000000\",\"at\":0,"
+                                                  "\"drop\":1,\"add\":\"[1]\"}"));
+        delivered_wants = 0;
+        CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
+        json_object_put(m);
+        run_for_ms(5);
+        CHECK(delivered_wants == 1);
+        m = summary_new(far_key, origin, "far", "ffffffffffffffffffffffffffffffff", 3, 1000, sections,
+                        digests);
+        json_object_object_add(json_object_object_get(m, "sections"), "bulky",
+                               json_tokener_parse("{\"from\":\"00000000000000000000000000000000\",\"at\":0,"
+                                                  "\"drop\":1,\"add\":\"[1]\"}"));
+        json_object_object_add(
+                json_object_object_get(json_object_object_get(m, "sections"), "bulky"), "from",
+                json_object_new_string(json_object_get_string(json_object_object_get(digests, "bulky"))));
+        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
+        json_object_put(m);
+        json_object_put(digests);
+        json_object_put(sections);
+        teardown();
+}
+
 int main(void)
 {
         far_key = node_key_generate();
@@ -1133,5 +1237,7 @@ int main(void)
         RUN(test_a_change_carries_only_what_changed);
         RUN(test_a_missed_change_is_asked_for_whole);
         RUN(test_a_far_node_hears_each_alive_once);
+        RUN(test_results_wait_for_the_budget);
+        RUN(test_an_array_changes_by_its_elements);
         return test_result();
 }

@@ -89,11 +89,12 @@ static void test_results_section_takes_each_direction(void)
         json_object *s = cluster_section_results(latest), *problems = json_object_new_array();
         json_object *probe_alerts = cluster_section_probe_alerts(latest), *alerts;
 
-        CHECK_STREQ(at(s, "0.gbps_out"), "9.5");
-        CHECK_STREQ(at(s, "0.gbps_in"), "8.5");
-        CHECK_STREQ(at(s, "0.at"), "2026-01-01T00:00:10Z");
-        CHECK_STREQ(at(s, "1.rtt_median_us"), "40.5");
-        CHECK_STREQ(at(s, "1.verdict"), "degraded");
+        /* By peer, then kind, not newest first: a new result changes its entry in place. */
+        CHECK_STREQ(at(s, "1.gbps_out"), "9.5");
+        CHECK_STREQ(at(s, "1.gbps_in"), "8.5");
+        CHECK_STREQ(at(s, "1.at"), "2026-01-01T00:00:10Z");
+        CHECK_STREQ(at(s, "0.rtt_median_us"), "40.5");
+        CHECK_STREQ(at(s, "0.verdict"), "degraded");
         alerts = cluster_section_alerts(problems, probe_alerts);
         CHECK(json_object_array_length(alerts) == 1);
         CHECK_STREQ(at(alerts, "0.id"), "probe-degraded");
