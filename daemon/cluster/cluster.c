@@ -71,10 +71,7 @@ size_t cluster_peers_up(const struct cluster *c)
 
 bool cluster_is_peer_up(const struct cluster *c, const char *peer_id)
 {
-        for (size_t i = 0; i < c->n_up; i++)
-                if (strcmp(c->up[i], peer_id) == 0)
-                        return true;
-        return false;
+        return cluster_up_has(c, peer_id);
 }
 
 bool cluster_node_is_up_with(struct cluster *c, const char *a, const char *b)

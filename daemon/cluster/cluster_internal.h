@@ -2,6 +2,7 @@
 #pragma once
 
 #include <openssl/evp.h>
+#include <string.h>
 
 #include "cluster.h"
 #include "cluster_table.h"
@@ -104,6 +105,15 @@ static inline struct cluster_node *cluster_self(struct cluster *c)
 {
         /* The first entry, added by cluster_new and never removed. */
         return &c->nodes.v[0];
+}
+
+/* Whether peer_id is among the up peers (cluster_is_peer_up, for the files cluster.c uses). */
+static inline bool cluster_up_has(const struct cluster *c, const char *peer_id)
+{
+        for (size_t i = 0; i < c->n_up; i++)
+                if (strcmp(c->up[i], peer_id) == 0)
+                        return true;
+        return false;
 }
 
 /* Since node's summary was made (0 for this node's own). */

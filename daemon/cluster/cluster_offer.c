@@ -162,7 +162,7 @@ static bool is_wanted(struct cluster *c, const char *peer_id, const char *origin
 {
         struct cluster_node *n;
 
-        if (strcmp(origin, c->self_id) == 0 || strcmp(origin, peer_id) == 0 || cluster_is_peer_up(c, origin))
+        if (strcmp(origin, c->self_id) == 0 || strcmp(origin, peer_id) == 0 || cluster_up_has(c, origin))
                 return false;
         if (age_ms * 1000 > c->forget_after_usec)
                 return false;

@@ -22,7 +22,7 @@ static char far_id[33];
 static char names[N][16];
 static bool link_up[N][N];
 static unsigned delivered, delivered_summaries, delivered_alives, delivered_offers, delivered_wants;
-static unsigned summaries_from[N], alives_from[N];
+static unsigned summaries_from[N], alives_from[N], wants_from[N];
 /* The length of the longest summary from spark1 to spark2 since it was last reset, on the wire. */
 static size_t longest_summary_0_to_1;
 
@@ -51,6 +51,7 @@ static void on_deliver(evutil_socket_t fd, short what, void *userdata)
                 delivered_alives += strstr(f->text, "\"cluster-alive\"") != NULL;
                 delivered_offers += strstr(f->text, "\"cluster-offer\"") != NULL;
                 delivered_wants += strstr(f->text, "\"cluster-want\"") != NULL;
+                wants_from[f->from] += strstr(f->text, "\"cluster-want\"") != NULL;
                 summaries_from[f->from] += strstr(f->text, "\"cluster-summary\"") != NULL;
                 alives_from[f->from] += strstr(f->text, "\"cluster-alive\"") != NULL;
                 if (f->from == 0 && f->to == 1 && strstr(f->text, "\"cluster-summary\"") &&
@@ -1189,11 +1190,11 @@ static void test_an_array_changes_by_its_elements(void)
         json_object_object_add(json_object_object_get(m, "sections"), "bulky",
                                json_tokener_parse("{\"from\":\"00000000000000000000000000000000\",\"at\":0,"
                                                   "\"drop\":1,\"add\":\"[1]\"}"));
-        delivered_wants = 0;
+        memset(wants_from, 0, sizeof(wants_from));
         CHECK(cluster_receive(nodes[1], ids[0], m) == 0);
         json_object_put(m);
         run_for_ms(5);
-        CHECK(delivered_wants == 1);
+        CHECK(wants_from[1] == 1);
         m = summary_new(far_key, origin, "far", "ffffffffffffffffffffffffffffffff", 3, 1000, sections,
                         digests);
         json_object_object_add(json_object_object_get(m, "sections"), "bulky",
