@@ -48,7 +48,7 @@ int cluster_refuse(struct cluster *c, const char *peer_id, int error, const char
                 return error;
         if (c->transport.hello_name(c->transport.userdata, peer_id, name, sizeof(name)) < 0)
                 snprintf(name, sizeof(name), "?");
-        log_warning("cluster: refused a message from peer %s (%s): %s; further refusals from it are "
+        log_warning("cluster: refused a summary from peer %s (%s): %s; further refusals from it are "
                     "not logged for 60 s",
                     name, peer_id, why);
         return error;

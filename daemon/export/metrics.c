@@ -27,6 +27,13 @@ static void family(FILE *out, const char *name, const char *type, const char *he
         fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* A family of one sample without labels. */
+static void scalar(FILE *out, const char *name, const char *type, const char *help, int64_t value)
+{
+        family(out, name, type, help);
+        fprintf(out, "%s %" PRId64 "\n", name, value);
+}
+
 static const char *str(json_object *o, const char *key)
 {
         json_object *v;
@@ -356,26 +363,24 @@ static char *render(const char *node, const char *version, double uptime_sec,
                 label(out, peer_label(p));
                 fprintf(out, "\"} %d\n", flag(p, "slow"));
         }
-        family(out, "sparkd_peer_handshakes_total", "counter",
-               "TLS handshakes of the peer channel begun, dialled or accepted, since start.");
-        fprintf(out, "sparkd_peer_handshakes_total %" PRId64 "\n", int64_of(peers, "handshakes"));
-        family(out, "sparkd_peer_sent_bytes_total", "counter",
+        scalar(out, "sparkd_peer_handshakes_total", "counter",
+               "TLS handshakes of the peer channel begun, dialled or accepted, since start.",
+               int64_of(peers, "handshakes"));
+        scalar(out, "sparkd_peer_sent_bytes_total", "counter",
                "Bytes of peer protocol messages (heartbeats, summaries, alives, offers, probes' "
-               "messages) queued to the peers since start, before TLS.");
-        fprintf(out, "sparkd_peer_sent_bytes_total %" PRId64 "\n", int64_of(peers, "bytes_sent"));
-        family(out, "sparkd_peer_sent_bytes_last_minute", "gauge",
-               "Bytes of peer protocol messages queued to the peers in the last minute.");
-        fprintf(out, "sparkd_peer_sent_bytes_last_minute %" PRId64 "\n",
-                int64_of(peers, "sent_last_minute"));
-        family(out, "sparkd_peer_budget_bytes_per_minute", "gauge",
+               "messages) queued to the peers since start, before TLS.",
+               int64_of(peers, "bytes_sent"));
+        scalar(out, "sparkd_peer_sent_bytes_last_minute", "gauge",
+               "Bytes of peer protocol messages queued to the peers in the last minute.",
+               int64_of(peers, "sent_last_minute"));
+        scalar(out, "sparkd_peer_budget_bytes_per_minute", "gauge",
                "What this node means to send to its peers in a minute (a base and an allowance per "
-               "up peer); over it, changes that may wait do.");
-        fprintf(out, "sparkd_peer_budget_bytes_per_minute %" PRId64 "\n",
-                int64_of(peers, "budget_per_minute"));
-        family(out, "sparkd_peer_sends_deferred_total", "counter",
+               "up peer); over it, changes that may wait do.",
+               int64_of(peers, "budget_per_minute"));
+        scalar(out, "sparkd_peer_sends_deferred_total", "counter",
                "Times a change that may wait (probe results, the peers a node is up with) waited "
-               "because the last minute's bytes were over the budget.");
-        fprintf(out, "sparkd_peer_sends_deferred_total %" PRId64 "\n", int64_of(peers, "sends_deferred"));
+               "because the last minute's bytes were over the budget.",
+               int64_of(peers, "sends_deferred"));
         family(out, "sparkd_peer_mtu_mismatch", "gauge",
                "1 when the MTU differs at the two ends of the cable.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {

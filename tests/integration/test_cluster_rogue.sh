@@ -64,16 +64,17 @@ for n in $FOUR; do
         cluster_wait 30 ghosts_on "$n" || fail "$n does not hold the eight invented nodes: $(view_of "$n" '[x["name"] for x in d["nodes"]]')"
 done
 
-step "(a) the altered copy of spark2's summary is refused on spark1, logged once"
-forged() { grep -q "refused a summary from peer zz-rogue.*signature does not verify with node $spark2_id" "$(log_of spark1)"; }
-cluster_wait 20 forged || fail "spark1 did not refuse the altered summary: $(grep "zz-rogue" "$(log_of spark1)" | tail -3)"
-grep "refused a summary from peer zz-rogue" "$(log_of spark1)" | sed 's/^/    /'
-# Ten copies go within 2.5 s of the first; they are all refused, and said once.
-sent_all() { grep -q "altered 10" "$TEST_TMP/rogue.out" || [ "$(($(date +%s) - t0))" -ge 5 ]; }
-t0=$(date +%s)
-cluster_wait 10 sent_all || true
-assert_eq "$(grep -c "refused a summary from peer zz-rogue" "$(log_of spark1)")" 1 "refusal lines on spark1"
-assert_not_contains "$(sparkc_of spark1 --json cluster)" "forged-" "spark1's view"
+step "(a) altered copies of spark2's summary change nothing: spark1 hears spark2 itself"
+# spark1 offers spark2's summary to the rogue (whose summary lists no peers), the rogue asks for
+# it and sends it back ten times with a section's text changed. A copy of a peer's summary
+# through another peer is dropped once its body is read, before its texts or signature are:
+# spark2 speaks for itself. (An altered text from a node heard only through relays is refused by
+# its digest: unit test test_hostile_summaries_are_refused_and_nothing_of_them_kept.)
+sent_all() { grep -q "altered 10" "$TEST_TMP/rogue.out"; }
+cluster_wait 20 sent_all || fail "the rogue never had spark2's summary to alter: $(cat "$TEST_TMP/rogue.out")"
+for n in $FOUR; do
+        assert_not_contains "$(sparkc_of "$n" --json cluster)" "forged-" "$n's view"
+done
 
 step "(b) the invented nodes are unconfirmed and count for nothing"
 for n in $FOUR; do

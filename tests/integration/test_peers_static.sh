@@ -83,9 +83,18 @@ assert_contains "$(sparkc_of a peers)" "slow" "a's peers table while b is stoppe
 grep -q "peer b is slow" "$(log_of a)" || fail "no line saying b is slow"
 if grep -q "event=peer-down peer=b" "$(log_of a)"; then fail "b went down on a while only stopped"; fi
 assert_eq "$(sparkc_of a metrics | grep '^sparkd_peer_slow{peer="b"}')" 'sparkd_peer_slow{peer="b"} 1' "metric"
+# The cluster view says so too: b's summary ages, but b is there.
+slow_in_cluster() {
+        sparkc_of a --json cluster | python3 -c '
+import json, sys
+print([n.get("slow") for n in json.load(sys.stdin)["nodes"] if n["name"] == "b"])'
+}
+assert_eq "$(slow_in_cluster)" "[True]" "b in a's cluster view while stopped"
+assert_contains "$(sparkc_of a cluster)" "SLOW" "a's cluster table while b is stopped"
 kill -CONT "$(pid_of b)"
 answers_again() { [ "$(peer_field a b 'p["state"] == "up" and not p["slow"]')" = True ]; }
 wait_until 5 answers_again || fail "b still slow on a after it went on: $(sparkc_of a --json peers)"
+assert_eq "$(slow_in_cluster)" "[False]" "b in a's cluster view once it answers"
 handshakes_after=$(sparkc_of a --json peers | python3 -c 'import json,sys; print(json.load(sys.stdin)["handshakes"])')
 assert_eq "$handshakes_after" "$handshakes_before" "a's handshakes across b's stop"
 

@@ -432,6 +432,24 @@ static void alter_body(json_object *m, const char *from, const char *to)
         alter_text(m, "body", from, to);
 }
 
+/* A summary body of the far node with the fields given after its common ones, signed by its
+ * key, as spark1 passes it to spark2: what spark2 makes of it. */
+static int receive_far_body(const char *fields)
+{
+        char body[512];
+        json_object *m;
+        int r;
+
+        snprintf(body, sizeof(body),
+                 "{\"type\":\"cluster-summary\",\"origin\":\"%s\",\"name\":\"bad\","
+                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1%s}",
+                 far_id, fields);
+        m = signed_of(far_key, "cluster-summary", body);
+        r = cluster_receive(nodes[1], ids[0], m);
+        json_object_put(m);
+        return r;
+}
+
 static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
 {
         char *big = malloc(SUMMARY_MAX_BYTES + 2), body[512], other_hex[NODE_KEY_HEX_LEN + 1];
@@ -459,29 +477,10 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         CHECK(cluster_receive(nodes[1], ids[0], m) == -EMSGSIZE);
         json_object_put(m);
         /* Malformed, though signed: no digests, a bad section name, the format before digests. */
-        snprintf(body, sizeof(body),
-                 "{\"type\":\"cluster-summary\",\"format\":3,\"origin\":\"%s\",\"name\":\"bad\","
-                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1%s}",
-                 far_id, "");
-        m = signed_of(far_key, "cluster-summary", body);
-        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
-        json_object_put(m);
-        snprintf(body, sizeof(body),
-                 "{\"type\":\"cluster-summary\",\"format\":3,\"origin\":\"%s\",\"name\":\"bad\","
-                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1,"
-                 "\"digests\":{\"Not A Name\":\"00000000000000000000000000000000\"}}",
-                 far_id);
-        m = signed_of(far_key, "cluster-summary", body);
-        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
-        json_object_put(m);
-        snprintf(body, sizeof(body),
-                 "{\"type\":\"cluster-summary\",\"format\":2,\"origin\":\"%s\",\"name\":\"old\","
-                 "\"instance\":\"ffffffffffffffffffffffffffffffff\",\"seq\":1,\"uptime_ms\":1,"
-                 "\"sections\":{\"doctor\":{}}}",
-                 far_id);
-        m = signed_of(far_key, "cluster-summary", body);
-        CHECK(cluster_receive(nodes[1], ids[0], m) == -EBADMSG);
-        json_object_put(m);
+        CHECK(receive_far_body(",\"format\":3") == -EBADMSG);
+        CHECK(receive_far_body(",\"format\":3,\"digests\":{\"Not A Name\":\"00000000000000000000000000000000\"}") ==
+              -EBADMSG);
+        CHECK(receive_far_body(",\"format\":2,\"sections\":{\"doctor\":{}}") == -EBADMSG);
         /* A section's text altered on the way: its digest, signed, is another's. */
         m = summary_of(far_key, "far", 1, "warning");
         alter_text(json_object_object_get(m, "sections"), "doctor", "\"warning\"", "\"ok\"");
