@@ -478,7 +478,8 @@ static void test_hostile_summaries_are_refused_and_nothing_of_them_kept(void)
         json_object_put(m);
         /* Malformed, though signed: no digests, a bad section name, the format before digests. */
         CHECK(receive_far_body(",\"format\":3") == -EBADMSG);
-        CHECK(receive_far_body(",\"format\":3,\"digests\":{\"Not A Name\":\"00000000000000000000000000000000\"}") ==
+        CHECK(receive_far_body(
+                      ",\"format\":3,\"digests\":{\"Not A Name\":\"00000000000000000000000000000000\"}") ==
               -EBADMSG);
         CHECK(receive_far_body(",\"format\":2,\"sections\":{\"doctor\":{}}") == -EBADMSG);
         /* A section's text altered on the way: its digest, signed, is another's. */
