@@ -27,6 +27,28 @@ static void family(FILE *out, const char *name, const char *type, const char *he
         fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* The peer channel's families of one sample: name, type, help, and the member of peers' JSON. */
+static const struct {
+        const char *name, *type, *help, *key;
+} peer_scalars[] = {
+        { "sparkd_peer_handshakes_total", "counter",
+          "TLS handshakes of the peer channel begun, dialled or accepted, since start.", "handshakes" },
+        { "sparkd_peer_sent_bytes_total", "counter",
+          "Bytes of peer protocol messages (heartbeats, summaries, alives, offers, probes' messages) queued "
+          "to the peers since start, before TLS.",
+          "bytes_sent" },
+        { "sparkd_peer_sent_bytes_last_minute", "gauge",
+          "Bytes of peer protocol messages queued to the peers in the last minute.", "sent_last_minute" },
+        { "sparkd_peer_budget_bytes_per_minute", "gauge",
+          "What this node means to send to its peers in a minute (a base and an allowance per up peer); "
+          "over it, changes that may wait do.",
+          "budget_per_minute" },
+        { "sparkd_peer_sends_deferred_total", "counter",
+          "Times a change that may wait (probe results, the peers a node is up with) waited because the "
+          "last minute's bytes were over the budget.",
+          "sends_deferred" },
+};
+
 /* A family of one sample without labels. */
 static void scalar(FILE *out, const char *name, const char *type, const char *help, int64_t value)
 {
@@ -363,24 +385,9 @@ static char *render(const char *node, const char *version, double uptime_sec,
                 label(out, peer_label(p));
                 fprintf(out, "\"} %d\n", flag(p, "slow"));
         }
-        scalar(out, "sparkd_peer_handshakes_total", "counter",
-               "TLS handshakes of the peer channel begun, dialled or accepted, since start.",
-               int64_of(peers, "handshakes"));
-        scalar(out, "sparkd_peer_sent_bytes_total", "counter",
-               "Bytes of peer protocol messages (heartbeats, summaries, alives, offers, probes' "
-               "messages) queued to the peers since start, before TLS.",
-               int64_of(peers, "bytes_sent"));
-        scalar(out, "sparkd_peer_sent_bytes_last_minute", "gauge",
-               "Bytes of peer protocol messages queued to the peers in the last minute.",
-               int64_of(peers, "sent_last_minute"));
-        scalar(out, "sparkd_peer_budget_bytes_per_minute", "gauge",
-               "What this node means to send to its peers in a minute (a base and an allowance per "
-               "up peer); over it, changes that may wait do.",
-               int64_of(peers, "budget_per_minute"));
-        scalar(out, "sparkd_peer_sends_deferred_total", "counter",
-               "Times a change that may wait (probe results, the peers a node is up with) waited "
-               "because the last minute's bytes were over the budget.",
-               int64_of(peers, "sends_deferred"));
+        for (size_t i = 0; i < ARRAY_SIZE(peer_scalars); i++)
+                scalar(out, peer_scalars[i].name, peer_scalars[i].type, peer_scalars[i].help,
+                       int64_of(peers, peer_scalars[i].key));
         family(out, "sparkd_peer_mtu_mismatch", "gauge",
                "1 when the MTU differs at the two ends of the cable.");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
