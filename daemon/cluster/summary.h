@@ -72,7 +72,7 @@ struct summary {
 int summary_read(json_object *msg, bool is_alive, struct summary *ret, char *why, size_t why_size);
 /* The costly checks of what summary_read read: the texts carried (their digests, their JSON) and
  * the signature. A node that gets each alive from several relays in a mesh that is forming
- * verified every copy: at 64 nodes on two cores, most of the daemons' CPU. -EBADMSG with why. */
+ * verified every copy: at 64 nodes on two cores, half a daemon's CPU in a profile. -EBADMSG with why. */
 int summary_verify(const struct summary *s, char *why, size_t why_size);
 /* summary_read and summary_verify: checks msg, its signature included, and fills *ret (summary_clear
  * puts what it holds). -EBADMSG with why set when it is not a valid summary of its origin (a
