@@ -69,7 +69,7 @@ void summary_digest(const char *text, size_t len, char out[static SUMMARY_DIGEST
                 snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
-static bool is_digest(const char *s)
+bool summary_is_digest(const char *s)
 {
         return strlen(s) == SUMMARY_DIGEST_LEN && strspn(s, "0123456789abcdef") == SUMMARY_DIGEST_LEN;
 }
@@ -88,7 +88,7 @@ static int check_digests(json_object *digests, char *why, size_t why_size)
                 if (++n > SUMMARY_MAX_SECTIONS)
                         REFUSE("more than %d sections", SUMMARY_MAX_SECTIONS);
                 if (!json_object_is_type(value, json_type_string) ||
-                    !is_digest(json_object_get_string(value)))
+                    !summary_is_digest(json_object_get_string(value)))
                         REFUSE("the digest of section \"%s\" is not %d hex digits", key, SUMMARY_DIGEST_LEN);
         }
         return 0;

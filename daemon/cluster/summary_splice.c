@@ -133,8 +133,7 @@ int summary_splice_read(json_object *o, struct summary_splice *ret)
             read_count(o, "drop", &ret->drop) < 0)
                 return -EBADMSG;
         ret->from = json_object_get_string(from);
-        if (strlen(ret->from) != SUMMARY_DIGEST_LEN ||
-            strspn(ret->from, "0123456789abcdef") != SUMMARY_DIGEST_LEN)
+        if (!summary_is_digest(ret->from))
                 return -EBADMSG;
         ret->add = json_object_get_string(add);
         ret->add_len = (size_t)json_object_get_string_len(add);
