@@ -69,11 +69,6 @@ void summary_digest(const char *text, size_t len, char out[static SUMMARY_DIGEST
                 snprintf(out + 2 * i, 3, "%02x", md[i]);
 }
 
-bool summary_is_digest(const char *s)
-{
-        return strlen(s) == SUMMARY_DIGEST_LEN && strspn(s, "0123456789abcdef") == SUMMARY_DIGEST_LEN;
-}
-
 /* The body's "digests": at most SUMMARY_MAX_SECTIONS names, each with a digest. */
 static int check_digests(json_object *digests, char *why, size_t why_size)
 {
@@ -88,7 +83,7 @@ static int check_digests(json_object *digests, char *why, size_t why_size)
                 if (++n > SUMMARY_MAX_SECTIONS)
                         REFUSE("more than %d sections", SUMMARY_MAX_SECTIONS);
                 if (!json_object_is_type(value, json_type_string) ||
-                    !summary_is_digest(json_object_get_string(value)))
+                    !node_key_is_hex(json_object_get_string(value), SUMMARY_DIGEST_LEN))
                         REFUSE("the digest of section \"%s\" is not %d hex digits", key, SUMMARY_DIGEST_LEN);
         }
         return 0;

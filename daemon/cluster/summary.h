@@ -113,5 +113,3 @@ json_object *summary_new_alive(EVP_PKEY *key, const char *origin, const char *na
 bool summary_is_section_name(const char *s);
 /* 32 lowercase hex digits. */
 bool summary_is_id(const char *s);
-/* A section's digest: SUMMARY_DIGEST_LEN lowercase hex digits. */
-bool summary_is_digest(const char *s);

@@ -6,6 +6,7 @@
 
 #include "common/json_scan.h"
 #include "common/macro.h"
+#include "common/node_key.h"
 #include "summary.h"
 
 /* The elements of the array text, at most SUMMARY_SPLICE_MAX_ELEMENTS, into a new array of spans
@@ -133,7 +134,7 @@ int summary_splice_read(json_object *o, struct summary_splice *ret)
             read_count(o, "drop", &ret->drop) < 0)
                 return -EBADMSG;
         ret->from = json_object_get_string(from);
-        if (!summary_is_digest(ret->from))
+        if (!node_key_is_hex(ret->from, SUMMARY_DIGEST_LEN))
                 return -EBADMSG;
         ret->add = json_object_get_string(add);
         ret->add_len = (size_t)json_object_get_string_len(add);
