@@ -8,6 +8,7 @@
 #include "collective_section.h"
 #include "config.h"
 #include "daemon/base/clock.h"
+#include "daemon/base/heap_trim.h"
 #include "health.h"
 
 struct cluster_feed {
@@ -42,6 +43,11 @@ static void update_doctor(struct cluster_feed *f, int64_t now)
         if (addresses)
                 (void)cluster_set_section(f->s.cluster, "addresses", addresses);
         json_object_put(doctor);
+        /* The doctor reads every node's sections into trees made and freed at each run, every
+         * 2 s, between what the peers keep (their TLS state, the summaries held): at 64 nodes the
+         * heap held some 1.9 MiB free between live chunks, 0.65 MiB of it in whole pages a trim
+         * gives back. */
+        heap_trim_soon();
 }
 
 static void update_results(struct cluster_feed *f)
