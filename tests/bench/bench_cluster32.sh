@@ -171,7 +171,7 @@ per_minute() {
 snapshot >"$TEST_TMP/m0"
 sleep 60 # the measurement is this minute itself
 snapshot >"$TEST_TMP/m1"
-sleep 60
+sleep 60 # and the minute at rest, the same way
 snapshot >"$TEST_TMP/m2"
 first=$(per_minute "$TEST_TMP/m0" "$TEST_TMP/m1" 1)
 first_cpu=$(per_minute "$TEST_TMP/m0" "$TEST_TMP/m1" 2)
