@@ -213,17 +213,17 @@ static void node_state(FILE *out, const struct metrics_node_state *state)
         }
         if (!state)
                 return;
-        family(out, "sparkd_doctor_runs_total", "counter",
+        scalar(out, "sparkd_doctor_runs_total", "counter",
                "Times the doctor read this node's facts since sparkd started: on events, once a "
-               "second while asked, and for each sparkc doctor.");
-        fprintf(out, "sparkd_doctor_runs_total %" PRIu64 "\n", state->doctor_runs);
-        family(out, "sparkd_gid_changes_total", "counter",
-               "RoCE v2 GID table changes seen on the fabric ports since sparkd started.");
-        fprintf(out, "sparkd_gid_changes_total %u\n", state->gid_changes);
-        family(out, "sparkd_env_stale", "gauge",
+               "second while asked, and for each sparkc doctor.",
+               (int64_t)state->doctor_runs);
+        scalar(out, "sparkd_gid_changes_total", "counter",
+               "RoCE v2 GID table changes seen on the fabric ports since sparkd started.",
+               state->gid_changes);
+        scalar(out, "sparkd_env_stale", "gauge",
                "1 when the GID table changed after sparkc env was last served: jobs started with "
-               "that environment may fail.");
-        fprintf(out, "sparkd_env_stale %d\n", state->env_stale);
+               "that environment may fail.",
+               state->env_stale);
 }
 
 static bool is_stale_initialization(json_object *r)
