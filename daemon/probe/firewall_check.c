@@ -18,17 +18,23 @@
 #define MAX_PATHS     8
 #define WAIT_PORT_SEC 5
 
+/* A check's connections, made when it starts and dropped when it ends: a peer's entry lives as
+ * long as the peer is up, and these held in every entry all the time were 2.2 KiB a peer. */
+struct fw_paths {
+        struct fw_attempt attempts[MAX_PATHS];
+        char peer_ifaces[MAX_PATHS][IF_NAMESIZE];
+        bool is_sparkd_path[MAX_PATHS];
+};
+
 struct fw_peer {
         LIST_ENTRY(fw_peer) link;
         struct firewall_check *owner;
         char node_id[64];
         char name[64];
-        struct event *timer; /* the next check, or the wait for the peer's port */
-        char request_id[40]; /* the check under way; "" when none */
-        char listen_id[40];  /* the peer's newest check of this node: only its result is taken */
-        struct fw_attempt paths[MAX_PATHS];
-        char peer_ifaces[MAX_PATHS][IF_NAMESIZE];
-        bool is_sparkd_path[MAX_PATHS];
+        struct event *timer;    /* the next check, or the wait for the peer's port */
+        char request_id[40];    /* the check under way; "" when none */
+        char listen_id[40];     /* the peer's newest check of this node: only its result is taken */
+        struct fw_paths *paths; /* the check under way's; NULL when none */
         size_t n_paths, n_done;
         bool is_connecting; /* the attempts of paths run */
         char port_range[32];
@@ -82,16 +88,16 @@ static struct fw_peer *peer_get(struct firewall_check *fc, const char *node_id)
                 free(p);
                 return NULL;
         }
-        for (size_t i = 0; i < MAX_PATHS; i++)
-                p->paths[i].fd = -1;
         LIST_INSERT_HEAD(&fc->list, p, link);
         return p;
 }
 
 static void stop_attempts(struct fw_peer *p)
 {
-        for (size_t i = 0; i < p->n_paths; i++)
-                fw_attempt_stop(&p->paths[i]);
+        for (size_t i = 0; p->paths && i < p->n_paths; i++)
+                fw_attempt_stop(&p->paths->attempts[i]);
+        free(p->paths);
+        p->paths = NULL;
         p->n_paths = p->n_done = 0;
         p->is_connecting = false;
 }
@@ -190,20 +196,20 @@ static void on_attempt_done(struct fw_attempt *a, void *userdata)
         entries = json_object_new_array();
         paths = json_object_new_array();
         for (size_t i = 0; i < p->n_paths; i++) {
-                struct fw_attempt *t = &p->paths[i];
+                struct fw_attempt *t = &p->paths->attempts[i];
                 json_object *w = json_object_new_object();
 
                 log_change(p, p->outbound, "to", t->iface, t->remote, t->port, t->outcome);
-                json_object_array_add(entries,
-                                      entry(p, "outbound", t->iface, t->local, p->peer_ifaces[i], t->remote,
-                                            t->port, t->outcome, t->detail, p->is_sparkd_path[i]));
+                json_object_array_add(entries, entry(p, "outbound", t->iface, t->local,
+                                                     p->paths->peer_ifaces[i], t->remote, t->port,
+                                                     t->outcome, t->detail, p->paths->is_sparkd_path[i]));
                 json_object_object_add(w, "iface", json_object_new_string(t->iface));
                 json_object_object_add(w, "address", json_object_new_string(t->local));
                 json_object_object_add(w, "peer_address", json_object_new_string(t->remote));
                 json_object_object_add(w, "outcome", json_object_new_string(t->outcome));
                 json_object_object_add(w, "detail", t->detail[0] ? json_object_new_string(t->detail) : NULL);
                 json_object_object_add(w, "sparkd_port_works",
-                                       json_object_new_boolean(p->is_sparkd_path[i]));
+                                       json_object_new_boolean(p->paths->is_sparkd_path[i]));
                 json_object_array_add(paths, w);
         }
         json_object_put(p->outbound);
@@ -211,31 +217,36 @@ static void on_attempt_done(struct fw_attempt *a, void *userdata)
         msg = json_object_new_object();
         json_object_object_add(msg, "type", json_object_new_string("firewall-result"));
         json_object_object_add(msg, "id", json_object_new_string(p->request_id));
-        json_object_object_add(msg, "port", json_object_new_int(p->paths[0].port));
+        json_object_object_add(msg, "port", json_object_new_int(p->paths->attempts[0].port));
         json_object_object_add(msg, "paths", paths);
         (void)peers_send(p->owner->peers, p->node_id, msg);
-        p->n_paths = p->n_done = 0;
-        p->is_connecting = false;
+        stop_attempts(p); /* each has ended: this frees them */
         schedule_next(p);
 }
 
-/* The paths to the peer: each of its addresses on the subnet of a local fabric port. */
-static void find_paths(struct fw_peer *p, json_object *peer, struct link_ports *ports)
+/* The paths to the peer: each of its addresses on the subnet of a local fabric port. -ENOMEM. */
+static int find_paths(struct fw_peer *p, json_object *peer, struct link_ports *ports)
 {
         json_object *addrs = NULL, *via = NULL;
         const char *via_iface = NULL;
+
+        stop_attempts(p);
+        p->paths = calloc(1, sizeof(*p->paths));
+        if (!p->paths)
+                return -ENOMEM;
+        for (size_t i = 0; i < MAX_PATHS; i++)
+                p->paths->attempts[i].fd = -1;
 
         if (json_object_object_get_ex(peer, "via", &via) && via)
                 via_iface = jstr(via, "iface");
         if (jstr(peer, "name"))
                 snprintf(p->name, sizeof(p->name), "%s", jstr(peer, "name"));
         json_object_object_get_ex(peer, "addresses", &addrs);
-        p->n_paths = p->n_done = 0;
         for (size_t i = 0; addrs && i < json_object_array_length(addrs) && p->n_paths < MAX_PATHS; i++) {
                 const char *remote = json_object_get_string(json_object_array_get_idx(addrs, i)),
                            *local = NULL;
                 const struct link_port *port = peer_port_for_address(ports, remote, true, &local);
-                struct fw_attempt *a = &p->paths[p->n_paths];
+                struct fw_attempt *a = &p->paths->attempts[p->n_paths];
 
                 if (!port || !local || strlen(remote) >= sizeof(a->remote))
                         continue;
@@ -243,10 +254,11 @@ static void find_paths(struct fw_peer *p, json_object *peer, struct link_ports *
                 snprintf(a->iface, sizeof(a->iface), "%s", port->name);
                 snprintf(a->local, sizeof(a->local), "%.*s", (int)strcspn(local, "/"), local);
                 snprintf(a->remote, sizeof(a->remote), "%s", remote);
-                p->peer_ifaces[p->n_paths][0] = '\0';
-                p->is_sparkd_path[p->n_paths] = via_iface && strcmp(via_iface, port->name) == 0;
+                p->paths->peer_ifaces[p->n_paths][0] = '\0';
+                p->paths->is_sparkd_path[p->n_paths] = via_iface && strcmp(via_iface, port->name) == 0;
                 p->n_paths++;
         }
+        return 0;
 }
 
 static void start_check(struct fw_peer *p)
@@ -255,6 +267,7 @@ static void start_check(struct fw_peer *p)
         json_object *all = NULL, *peer = peers_lookup(fc->peers, p->node_id, &all), *msg, *targets, *state;
         struct link_ports ports = { 0 };
         unsigned char bytes[8];
+        int r;
 
         if (!peer || !json_object_object_get_ex(peer, "state", &state) ||
             strcmp(json_object_get_string(state), "up") != 0 || peer_ports_local(fc->links, &ports) < 0) {
@@ -262,10 +275,11 @@ static void start_check(struct fw_peer *p)
                 schedule_next(p);
                 return;
         }
-        find_paths(p, peer, &ports);
+        r = find_paths(p, peer, &ports);
         link_ports_clear(&ports);
         json_object_put(all);
-        if (p->n_paths == 0) {
+        if (r < 0 || p->n_paths == 0) {
+                stop_attempts(p);
                 schedule_next(p);
                 return;
         }
@@ -275,13 +289,13 @@ static void start_check(struct fw_peer *p)
                 snprintf(p->request_id + 2 * i, 3, "%02x", bytes[i]);
         targets = json_object_new_array();
         for (size_t i = 0; i < p->n_paths; i++)
-                json_object_array_add(targets, json_object_new_string(p->paths[i].remote));
+                json_object_array_add(targets, json_object_new_string(p->paths->attempts[i].remote));
         msg = json_object_new_object();
         json_object_object_add(msg, "type", json_object_new_string("firewall-open"));
         json_object_object_add(msg, "id", json_object_new_string(p->request_id));
         json_object_object_add(msg, "addresses", targets);
         if (peers_send(fc->peers, p->node_id, msg) < 0) {
-                p->n_paths = 0;
+                stop_attempts(p);
                 schedule_next(p);
                 return;
         }
@@ -370,15 +384,15 @@ static void on_port(struct firewall_check *fc, struct fw_peer *p, json_object *m
         json_object_object_get_ex(m, "ifaces", &ifaces);
         for (size_t i = 0; i < p->n_paths; i++) {
                 const char *iface = json_object_is_type(ifaces, json_type_object)
-                                            ? jstr(ifaces, p->paths[i].remote)
+                                            ? jstr(ifaces, p->paths->attempts[i].remote)
                                             : NULL;
 
-                snprintf(p->peer_ifaces[i], sizeof(p->peer_ifaces[i]), "%s",
+                snprintf(p->paths->peer_ifaces[i], sizeof(p->paths->peer_ifaces[i]), "%s",
                          iface && strlen(iface) < IF_NAMESIZE ? iface : "");
-                p->paths[i].port = (uint16_t)port;
+                p->paths->attempts[i].port = (uint16_t)port;
         }
         for (size_t i = 0, n = p->n_paths; i < n; i++)
-                if (fw_attempt_start(fc->base, &p->paths[i], on_attempt_done, p) < 0) {
+                if (fw_attempt_start(fc->base, &p->paths->attempts[i], on_attempt_done, p) < 0) {
                         log_warning("firewall: cannot start a connection to %s: out of memory", p->name);
                         stop_attempts(p);
                         schedule_next(p);
@@ -453,7 +467,7 @@ static void on_peer_message(const char *node_id, const char *type, json_object *
                 log_info("firewall: %s refused the firewall check: %s", p->name,
                          jstr(m, "reason") ? jstr(m, "reason") : "no reason given");
                 evtimer_del(p->timer);
-                p->n_paths = 0;
+                stop_attempts(p);
                 retry = json_object_object_get(m, "retry_after_s");
                 if (json_object_is_type(retry, json_type_int) && json_object_get_int64(retry) > 0 &&
                     (uint64_t)json_object_get_int64(retry) < fc->interval_sec) {
