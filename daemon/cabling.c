@@ -22,8 +22,10 @@ struct cabling {
         json_object *section; /* this node's neighbours, as last published */
         /* The map is held as its text (a fifth of its tree's size at 32 nodes) and read back for
          * the rare call that shows it; what the probe schedule asks of it is kept beside. */
-        char *map;      /* the topology map's JSON text, NULL while not known */
-        char *reported; /* the text of the map the journal was last told of */
+        char *map; /* the topology map's JSON text, NULL while not known */
+        /* The text of the map the journal was last told of: the same string as map while the map
+         * holds still (at 64 nodes a copy was 42 KiB), its own once the map changed. */
+        char *reported;
         bool map_has_links;
         char **joined; /* the nodes the map joins this node to */
         struct event *settle_timer;
@@ -262,7 +264,8 @@ static void cabling_derive(struct cabling *c)
                 free(text);
                 return;
         }
-        free(c->map);
+        if (c->map != c->reported)
+                free(c->map);
         c->map = text;
         /* While nodes start or a cable moves, the maps in between (a node's table before its
          * peer's, lldpd's neighbour on a port that left until its TTL ends) are not news: the
@@ -277,21 +280,17 @@ static void on_settled(evutil_socket_t fd, short what, void *userdata)
 {
         struct cabling *c = userdata;
         json_object *old, *map;
-        char *reported;
 
         if (!c->map || (c->reported && strcmp(c->reported, c->map) == 0))
                 return;
-        reported = strdup(c->map);
-        if (!reported)
-                return; /* told at the next change */
         old = c->reported ? json_tokener_parse(c->reported) : NULL;
         map = json_tokener_parse(c->map);
         if (map)
                 emit_if_changed(old, map);
         json_object_put(old);
         json_object_put(map);
-        free(c->reported);
-        c->reported = reported;
+        free(c->reported); /* not the map's: they differed */
+        c->reported = c->map;
 }
 
 static json_object *neighbours_now(struct cabling *c)
@@ -364,8 +363,9 @@ void cabling_free(struct cabling *c)
         if (c->settle_timer)
                 event_free(c->settle_timer);
         json_object_put(c->section);
+        if (c->reported != c->map)
+                free(c->reported);
         free(c->map);
-        free(c->reported);
         strv_free(c->joined);
         free(c);
 }
