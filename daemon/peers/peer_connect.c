@@ -40,7 +40,7 @@ static void peer_dial_address(struct peer *p, const char *address)
                 return;
         fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0) {
-                snprintf(p->last_error, sizeof(p->last_error), "socket: %s", strerror(errno));
+                peer_set_error(p, "socket: %s", strerror(errno));
                 peer_schedule_retry(p);
                 return;
         }
@@ -55,7 +55,7 @@ static void peer_dial_address(struct peer *p, const char *address)
         snprintf(c->remote, sizeof(c->remote), "%s", address);
         r = peer_conn_connect(c, &remote);
         if (r < 0) {
-                snprintf(p->last_error, sizeof(p->last_error), "connect to %s: %s", address, strerror(-r));
+                peer_set_error(p, "connect to %s: %s", address, strerror(-r));
                 peer_session_close(c, NULL);
                 return;
         }
@@ -71,8 +71,7 @@ static void on_resolved(int result, struct evutil_addrinfo *res, void *userdata)
         char address[64];
 
         if (result != 0 || !res) {
-                snprintf(p->last_error, sizeof(p->last_error), "cannot resolve %s: %s", p->static_spec,
-                         evutil_gai_strerror(result));
+                peer_set_error(p, "cannot resolve %s: %s", p->static_spec, evutil_gai_strerror(result));
                 peer_schedule_retry(p);
                 return;
         }

@@ -90,7 +90,7 @@ void peer_session_close(struct peer_conn *c, const char *reason)
                                                  { "address", p->via_remote },
                                                  { "iface", p->via_ifname } };
 
-                        snprintf(p->last_error, sizeof(p->last_error), "%s", reason);
+                        peer_set_error(p, "%s", reason);
                         event_emit(EVENT_PEER_DOWN, f, ARRAY_SIZE(f), "peer %s is down: %s", peer_label(p),
                                    reason);
                 }
@@ -125,7 +125,7 @@ unsigned peer_session_close_all(struct peers *ps, const char *why)
         LIST_FOREACH(p, &ps->peers, link) {
                 if (p->is_self)
                         continue;
-                snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+                peer_set_error(p, "%s", why);
                 peer_reset_retry(p);
         }
         return n;
@@ -254,7 +254,7 @@ static void session_up(struct peer_conn *c, struct peer *p)
         peer_conn_clear_deadline(c);
         p->conn = c;
         p->backoff_ms = BACKOFF_MIN_MS;
-        p->last_error[0] = '\0';
+        peer_clear_error(p);
         snprintf(p->via_local, sizeof(p->via_local), "%s", c->local);
         snprintf(p->via_remote, sizeof(p->via_remote), "%s", c->remote);
         peer_check_mtu(p);
@@ -312,13 +312,14 @@ static int session_report_duplicate_id(struct peer_conn *c, const struct peer_he
         snprintf(p->name, sizeof(p->name), "%s", hello->name);
         if (!strv_contains(p->addresses, c->remote))
                 (void)strv_push(&p->addresses, c->remote);
-        snprintf(
-                p->last_error, sizeof(p->last_error),
+        peer_set_error(
+                p,
                 "node %s (%s) runs with this node's id %s: a cloned disk image, or two daemons on one state "
                 "directory; delete %s on the cloned node and restart sparkd there",
                 hello->name, c->remote, hello->node_id, ps->node_id_file);
         if (p->state != PEER_DUPLICATE_ID) {
-                log_structured(LOG_ERR, NULL, f, ARRAY_SIZE(f), "peer %s", p->last_error);
+                log_structured(LOG_ERR, NULL, f, ARRAY_SIZE(f), "peer %s",
+                               p->last_error ? p->last_error : "runs with this node's id");
                 peer_set_state(p, PEER_DUPLICATE_ID);
         }
         return -EADDRINUSE;
@@ -345,8 +346,7 @@ static int session_handle_hello(struct peer_conn *c, json_object *m)
         if (strcmp(hello.node_id, ps->node_id) == 0) {
                 if (c->peer && c->peer->static_spec) {
                         c->peer->is_self = true;
-                        snprintf(c->peer->last_error, sizeof(c->peer->last_error),
-                                 "this is the node itself");
+                        peer_set_error(c->peer, "this is the node itself");
                 }
                 return -ELOOP;
         }
@@ -524,7 +524,7 @@ static void session_on_handshake_failed(struct peer_conn *c, const char *detail,
                 peer_set_state(p, p->state == PEER_UP ? PEER_UP : PEER_DOWN);
         }
         if (p)
-                snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+                peer_set_error(p, "%s", why);
         peer_session_close(c, NULL);
 }
 
@@ -537,8 +537,7 @@ static void session_on_deadline(struct peer_conn *c)
         if (!c->is_outbound)
                 peer_log_inbound_reject(c->owner, c->remote, "no TLS handshake and hello within 5 s");
         else if (c->peer) {
-                snprintf(c->peer->last_error, sizeof(c->peer->last_error), "no hello within %d s",
-                         HELLO_TIMEOUT_SEC);
+                peer_set_error(c->peer, "no hello within %d s", HELLO_TIMEOUT_SEC);
                 if (c->peer->state == PEER_CONNECTING)
                         peer_set_state(c->peer, PEER_DOWN);
         }

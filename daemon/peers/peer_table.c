@@ -1,5 +1,6 @@
 #include "peer_table.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,8 +127,28 @@ void peer_free(struct peer *p)
         strv_free(p->addresses);
         free(p->static_spec);
         json_object_put(p->ports);
+        free(p->last_error);
         LIST_REMOVE(p, link);
         free(p);
+}
+
+void peer_set_error(struct peer *p, const char *fmt, ...)
+{
+        char *text;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&text, fmt, ap) < 0)
+                text = NULL; /* without memory the entry shows no reason rather than an old one */
+        va_end(ap);
+        free(p->last_error);
+        p->last_error = text;
+}
+
+void peer_clear_error(struct peer *p)
+{
+        free(p->last_error);
+        p->last_error = NULL;
 }
 
 void peer_merge(struct peer *into, struct peer *from)

@@ -17,6 +17,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "common/macro.h"
 #include "common/node_key.h"
 #include "common/text_check.h"
 #include "daemon/host/links.h"
@@ -69,7 +70,7 @@ struct peer {
         char via_remote[64];
         unsigned local_mtu, peer_mtu;
         bool is_mtu_mismatch;
-        char last_error[1024];
+        char *last_error;        /* why it is not up, for people; NULL when nothing went wrong */
         uint64_t n_send_dropped; /* messages dropped: too much waited to be sent to it */
         /* Up, but nothing came from it for two heartbeats or more (its host still acknowledges
          * what is sent there, or the timeout has not passed yet): a node stopped or starved of
@@ -143,6 +144,10 @@ struct peer *peer_find_unnamed_by_address(struct peers *ps, const char *address)
 struct peer *peer_new(struct peers *ps);
 /* Frees the entry alone; its connections must be gone (peer_remove() sees to that). */
 void peer_free(struct peer *p);
+/* Sets why the peer is not up: a sentence for people, kept on the heap (at 64 nodes a buffer held
+ * in every entry was 1 KiB a peer, nearly all of them empty). */
+void peer_set_error(struct peer *p, const char *fmt, ...) _printf_(2, 3);
+void peer_clear_error(struct peer *p);
 /* Folds `from` (a static entry that turned out to be `into`) into `into`. */
 void peer_merge(struct peer *into, struct peer *from);
 /* Arms the redial after the current backoff and doubles it. */

@@ -52,7 +52,7 @@ static json_object *peer_to_json(const struct peer *p)
         json_object_object_add(mtu, "peer", p->peer_mtu ? json_object_new_int((int)p->peer_mtu) : NULL);
         json_object_object_add(mtu, "mismatch", json_object_new_boolean(p->is_mtu_mismatch));
         json_object_object_add(o, "mtu", mtu);
-        json_object_object_add(o, "error", p->last_error[0] ? json_object_new_string(p->last_error) : NULL);
+        json_object_object_add(o, "error", p->last_error ? json_object_new_string(p->last_error) : NULL);
         return o;
 }
 
