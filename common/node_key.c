@@ -37,6 +37,13 @@ static int from_hex(const char *s, unsigned char *bytes, size_t n)
         return 0;
 }
 
+int node_key_id_to_raw(const char *id, unsigned char raw[NODE_KEY_ID_RAW_LEN])
+{
+        if (strlen(id) != NODE_KEY_ID_LEN)
+                return -EBADMSG;
+        return from_hex(id, raw, NODE_KEY_ID_RAW_LEN);
+}
+
 EVP_PKEY *node_key_generate(void)
 {
         EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);

@@ -10,11 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define NODE_KEY_RAW_LEN 32
-#define NODE_KEY_HEX_LEN (2 * NODE_KEY_RAW_LEN)
-#define NODE_SIG_RAW_LEN 64
-#define NODE_SIG_HEX_LEN (2 * NODE_SIG_RAW_LEN)
-#define NODE_KEY_ID_LEN  32 /* hex digits, the node id */
+#define NODE_KEY_RAW_LEN    32
+#define NODE_KEY_HEX_LEN    (2 * NODE_KEY_RAW_LEN)
+#define NODE_SIG_RAW_LEN    64
+#define NODE_SIG_HEX_LEN    (2 * NODE_SIG_RAW_LEN)
+#define NODE_KEY_ID_LEN     32 /* hex digits, the node id */
+#define NODE_KEY_ID_RAW_LEN (NODE_KEY_ID_LEN / 2)
 
 /* A new key pair; NULL without memory or entropy. */
 EVP_PKEY *node_key_generate(void);
@@ -26,6 +27,9 @@ int node_key_public_hex(EVP_PKEY *key, char out[NODE_KEY_HEX_LEN + 1]);
 /* The node id a public key (hex) names; -EBADMSG when it is not NODE_KEY_HEX_LEN lower-case
  * hex digits. */
 int node_key_id_of(const char *public_hex, char id[NODE_KEY_ID_LEN + 1]);
+/* A node id's bytes from its NODE_KEY_ID_LEN hex digits: the form to hold many ids in; -EBADMSG
+ * when id is not that. */
+int node_key_id_to_raw(const char *id, unsigned char raw[NODE_KEY_ID_RAW_LEN]);
 /* The node id of key's own public key. */
 int node_key_id(EVP_PKEY *key, char id[NODE_KEY_ID_LEN + 1]);
 /* Signs data (pure Ed25519, no digest) into hex. */

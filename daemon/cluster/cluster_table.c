@@ -124,13 +124,13 @@ struct cluster_node **cluster_table_sorted(struct cluster_table *t)
 
 #define ID_LEN (sizeof(((struct cluster_node *)NULL)->node_id) - 1)
 
-static int by_id(const void *a, const void *b)
+static int by_raw_id(const void *a, const void *b)
 {
-        return strcmp(a, b);
+        return memcmp(a, b, NODE_KEY_ID_RAW_LEN);
 }
 
-/* The ids of a held "peers" section, read where the text lies: an id written with escapes is not
- * read, a relay too many, never one missing. */
+/* The ids of a held "peers" section, read where the text lies: an id written with escapes, or
+ * not a node id at all, is not read: a relay too many, never one missing. */
 static int read_up_with(const char *text, struct cluster_node *n)
 {
         struct json_scan_list list;
@@ -141,22 +141,26 @@ static int read_up_with(const char *text, struct cluster_node *n)
                 return 0;
         /* No node is up with more nodes than are kept: a longer list is a hostile one. */
         while (n->n_up_with < CLUSTER_MAX_NODES && json_scan_element(&list, &v) == 1) {
+                char id[ID_LEN + 1];
+
                 if (v.len != ID_LEN + 2 || text[v.start] != '"')
                         continue;
                 if (n->n_up_with == allocated) {
                         size_t want = allocated ? 2 * allocated : 32;
-                        char(*ids)[33] = realloc(n->up_with, want * sizeof(*ids));
+                        unsigned char(*ids)[NODE_KEY_ID_RAW_LEN] = realloc(n->up_with, want * sizeof(*ids));
 
                         if (!ids)
                                 return -ENOMEM;
                         n->up_with = ids;
                         allocated = want;
                 }
-                memcpy(n->up_with[n->n_up_with], text + v.start + 1, ID_LEN);
-                n->up_with[n->n_up_with++][ID_LEN] = '\0';
+                memcpy(id, text + v.start + 1, ID_LEN);
+                id[ID_LEN] = '\0';
+                if (node_key_id_to_raw(id, n->up_with[n->n_up_with]) == 0)
+                        n->n_up_with++;
         }
         if (n->n_up_with)
-                qsort(n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
+                qsort(n->up_with, n->n_up_with, sizeof(*n->up_with), by_raw_id);
         return 0;
 }
 
@@ -177,7 +181,10 @@ static bool text_lists_id(const char *text, const char *id)
 
 static bool up_with_lists(const struct cluster_node *n, const char *node_id)
 {
-        return n->n_up_with && bsearch(node_id, n->up_with, n->n_up_with, sizeof(*n->up_with), by_id);
+        unsigned char raw[NODE_KEY_ID_RAW_LEN];
+
+        return n->n_up_with && node_key_id_to_raw(node_id, raw) == 0 &&
+               bsearch(raw, n->up_with, n->n_up_with, sizeof(*n->up_with), by_raw_id);
 }
 
 /* This runs for every up peer at every alive and summary passed on, at 32 nodes some 500 times a

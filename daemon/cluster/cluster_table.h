@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/node_key.h"
+
 struct cluster_node {
         char node_id[33];
         char name[64];
@@ -30,7 +32,7 @@ struct cluster_node {
         /* Its section "peers" read into ids, sorted, when first asked after the summary came
          * (cluster_table_summary_replaced forgets them): asked of every up peer at every summary
          * and alive passed on. */
-        char (*up_with)[33];
+        unsigned char (*up_with)[NODE_KEY_ID_RAW_LEN]; /* as bytes: N of them on each of N nodes */
         size_t n_up_with;
         bool has_up_with;
 };
