@@ -22,16 +22,25 @@ static void to_hex(const unsigned char *bytes, size_t n, char *out)
         out[2 * n] = '\0';
 }
 
-/* n bytes from exactly 2n lower-case hex digits at s. */
+/* A lower-case hex digit's value, -1 for anything else. */
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        return -1;
+}
+
+/* n bytes from exactly 2n lower-case hex digits at s. A held node's peer ids are looked up this
+ * way for every relay decision, hundreds of times a second. */
 static int from_hex(const char *s, unsigned char *bytes, size_t n)
 {
-        for (size_t i = 0; i < 2 * n; i++)
-                if (!s[i] || !strchr("0123456789abcdef", s[i]))
-                        return -EBADMSG;
         for (size_t i = 0; i < n; i++) {
-                unsigned hi = (unsigned)(strchr("0123456789abcdef", s[2 * i]) - "0123456789abcdef");
-                unsigned lo = (unsigned)(strchr("0123456789abcdef", s[2 * i + 1]) - "0123456789abcdef");
+                int hi = hex_digit(s[2 * i]), lo = hi < 0 ? -1 : hex_digit(s[2 * i + 1]);
 
+                if (lo < 0)
+                        return -EBADMSG;
                 bytes[i] = (unsigned char)(hi << 4 | lo);
         }
         return 0;
