@@ -141,6 +141,9 @@ void peer_set_error(struct peer *p, const char *fmt, ...)
         if (vasprintf(&text, fmt, ap) < 0)
                 text = NULL; /* without memory the entry shows no reason rather than an old one */
         va_end(ap);
+        /* A reason may carry a peer's or the TLS library's words: as long as the buffer it had. */
+        if (text && strlen(text) >= PEER_ERROR_MAX)
+                text[PEER_ERROR_MAX - 1] = '\0';
         free(p->last_error);
         p->last_error = text;
 }

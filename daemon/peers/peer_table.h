@@ -146,6 +146,7 @@ struct peer *peer_new(struct peers *ps);
 void peer_free(struct peer *p);
 /* Sets why the peer is not up: a sentence for people, kept on the heap (at 64 nodes a buffer held
  * in every entry was 1 KiB a peer, nearly all of them empty). */
+#define PEER_ERROR_MAX 1024 /* bytes of it kept, the terminating NUL included */
 void peer_set_error(struct peer *p, const char *fmt, ...) _printf_(2, 3);
 void peer_clear_error(struct peer *p);
 /* Folds `from` (a static entry that turned out to be `into`) into `into`. */
