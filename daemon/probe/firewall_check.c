@@ -92,6 +92,7 @@ static struct fw_peer *peer_get(struct firewall_check *fc, const char *node_id)
         return p;
 }
 
+/* Ends the check under way: its connections closed and dropped, the peer left with none. */
 static void stop_attempts(struct fw_peer *p)
 {
         for (size_t i = 0; p->paths && i < p->n_paths; i++)
