@@ -12,6 +12,7 @@
 #include "daemon/base/event.h"
 #include "daemon/base/heap_trim.h"
 #include "daemon/base/notify.h"
+#include "daemon/base/text_release.h"
 #include "daemon/cluster/cluster_channel.h"
 #include "daemon/cluster/software_section.h"
 #include "fabric_wiring.h"
@@ -372,7 +373,8 @@ int sparkd_new(const struct sparkd_options *options, struct sparkd_config *confi
         log_set_max_level(config->log_level);
 
         d->base = event_base_new();
-        if (!d->base || heap_trim_setup(d->base, HEAP_TRIM_DELAY_USEC) < 0) {
+        if (!d->base || heap_trim_setup(d->base, HEAP_TRIM_DELAY_USEC) < 0 ||
+            text_release_setup(d->base) < 0) {
                 r = -ENOMEM;
                 goto fail;
         }
@@ -566,6 +568,7 @@ void sparkd_free(struct sparkd *d)
         store_close(d->store);
         EVP_PKEY_free(d->node_key);
         conf_free(d->config);
+        text_release_teardown();
         heap_trim_teardown();
         if (d->base) {
                 /* A connection's buffer freed while a callback of it was still queued is released

@@ -36,7 +36,7 @@ build_packages=(
         build-essential dpkg-dev debhelper meson ninja-build pkg-config
         libevent-dev libjson-c-dev libsystemd-dev libinih-dev
         libnl-3-dev libnl-route-3-dev libssl-dev libavahi-client-dev libibverbs-dev librdmacm-dev
-        liblldpctl-dev libyaml-dev scdoc "$(systemd_pc_package)"
+        liblldpctl-dev liblz4-dev libyaml-dev scdoc "$(systemd_pc_package)"
 )
 # Everything the tests use, so that none skips for a missing package: the integration tests'
 # tools (mpirun for the jobs test, jq, dot, nft, the openssl command, journald and

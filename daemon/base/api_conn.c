@@ -151,7 +151,7 @@ static json_object *result_with_version(json_object *result)
 {
         if (!result)
                 result = json_object_new_object();
-        if (json_raw_text(result))
+        if (json_raw_is(result))
                 return raw_result_with_version(result);
         if (json_object_is_type(result, json_type_object))
                 json_object_object_add(result, "api_version", json_object_new_int(SPARKD_API_VERSION));

@@ -92,7 +92,8 @@ static int write_value(struct writer *out, json_object *value)
         if (!value)
                 return add(out, "null", 4);
         if (raw) {
-                if (len < API_WRITE_BY_REFERENCE)
+                /* A packed text's copy lasts only to the end of this turn of the loop. */
+                if (len < API_WRITE_BY_REFERENCE || json_raw_is_packed(value))
                         return add(out, raw, len);
                 if (flush(out) < 0)
                         return -ENOMEM;
