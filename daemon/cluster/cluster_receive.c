@@ -225,8 +225,12 @@ static int sections_of(const struct cluster_node *n, const struct summary *s, js
                         json_object_put(sections);
                         return r < 0 ? r : text ? -ENOMEM : -ENOENT;
                 }
+                /* Held until the origin changes it, read when a client asks or a peer needs it:
+                 * at 64 nodes the results sections alone, a row for each pair, came to most of
+                 * a node's heap. Without memory to pack it stays as it came. */
+                (void)json_raw_pack(held);
                 if (!text)
-                        (void)json_raw_text_length(held, &len);
+                        (void)json_raw_length(held, &len);
                 total += len + strlen(name);
                 json_object_object_add(sections, name, held);
                 if (total > SUMMARY_MAX_BYTES) {
@@ -303,7 +307,7 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                      n->is_stale;
         if (n->msg) {
                 json_object_put(n->msg);
-                json_object_put(n->body);
+                json_object_put(n->digests);
                 json_object_put(n->sections);
                 json_object_put(n->alive);
                 n->alive = NULL;
@@ -312,10 +316,8 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 heap_trim_soon();
         }
         n->msg = envelope;
-        n->body = s->body;
-        n->digests = s->digests;
+        n->digests = json_object_get(s->digests);
         n->sections = sections;
-        s->body = NULL;
         cluster_table_summary_replaced(n);
         snprintf(n->name, sizeof(n->name), "%s", s->name);
         snprintf(n->instance, sizeof(n->instance), "%s", s->instance);

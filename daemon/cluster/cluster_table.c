@@ -56,7 +56,7 @@ static void node_clear(struct cluster_node *n)
         cluster_table_summary_replaced(n);
         if (n->msg) {
                 json_object_put(n->msg);
-                json_object_put(n->body);
+                json_object_put(n->digests);
                 json_object_put(n->alive);
         }
         json_object_put(n->sections);

@@ -21,8 +21,8 @@ struct cluster_node {
         uint64_t uptime_ms;    /* the origin's uptime when it made the summary */
         json_object *msg;      /* the summary as received without its texts, unknown fields kept; NULL
                                 * for this node */
-        json_object *body;     /* a held summary's signed body as read */
-        json_object *digests;  /* its section digests (summary.h), borrowed from body */
+        json_object *digests;  /* its section digests (summary.h), all that is kept of the body
+                                * read: the body's text goes on in msg */
         json_object *sections; /* every node's sections, held as their text (json_raw.h) */
         json_object *alive;    /* the newest alive for the summary held, passed on as it came */
         int64_t made_usec;     /* when its origin made it, on this node's monotonic clock */
