@@ -73,6 +73,9 @@ uint64_t peers_budget(struct peers *peers);
 /* Whether a change that may wait is to wait now: the bytes queued to the peers in the last minute
  * are over the budget. Counted when it is (sends_deferred in peers_to_json). */
 bool peers_budget_defers(struct peers *peers);
-/* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none. The
- * JSON is a borrowed element of a fresh peers_to_json() kept in *all (caller puts it). */
+/* Finds a peer by name, node id (or a unique prefix of it) or address; NULL when none or more
+ * than one. The JSON is that peer's as peers_to_json() lists it, kept in *all too (the caller
+ * puts *all, NULL when none). */
 json_object *peers_lookup(struct peers *peers, const char *what, json_object **all);
+/* The node ids of the peers up now (a strv the caller frees; NULL when none, or without memory). */
+char **peers_up_ids(struct peers *peers);

@@ -177,16 +177,8 @@ void probe_run(struct probe *p)
 /* The responder's side of the path: the peer's name, and this node's address toward it. */
 static void responder_target(struct probes *ps, struct probe *p)
 {
-        json_object *list = peers_to_json(ps->peers), *peer = NULL, *v;
+        json_object *all = NULL, *peer = peers_lookup(ps->peers, p->peer_id, &all), *v;
 
-        json_object_object_get_ex(list, "peers", &v);
-        for (size_t i = 0; v && i < json_object_array_length(v); i++) {
-                json_object *e = json_object_array_get_idx(v, i), *nid;
-
-                if (json_object_object_get_ex(e, "node_id", &nid) && nid &&
-                    strcmp(json_object_get_string(nid), p->peer_id) == 0)
-                        peer = e;
-        }
         if (peer && json_object_object_get_ex(peer, "via", &v) && v) {
                 json_object *local;
 
@@ -195,7 +187,7 @@ static void responder_target(struct probes *ps, struct probe *p)
         }
         if (peer && json_object_object_get_ex(peer, "name", &v) && v)
                 snprintf(p->peer_name, sizeof(p->peer_name), "%s", json_object_get_string(v));
-        json_object_put(list);
+        json_object_put(all);
 }
 
 void probe_answer(struct probe *p)

@@ -20,22 +20,14 @@
 
 /* The node ids that take part: this node and every peer that is up, the same set on every node
  * of a healthy cluster. */
-static char **schedule_members(struct probes *ps, json_object **peers_json)
+static char **schedule_members(struct probes *ps)
 {
-        char **ids = NULL;
-        json_object *list;
+        char **ids = NULL, **up = peers_up_ids(ps->peers);
 
-        *peers_json = peers_to_json(ps->peers);
         (void)strv_push(&ids, ps->node_id);
-        json_object_object_get_ex(*peers_json, "peers", &list);
-        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
-                json_object *p = json_object_array_get_idx(list, i), *state, *id;
-
-                if (json_object_object_get_ex(p, "state", &state) &&
-                    strcmp(json_object_get_string(state), "up") == 0 &&
-                    json_object_object_get_ex(p, "node_id", &id) && id)
-                        (void)strv_push(&ids, json_object_get_string(id));
-        }
+        for (char **id = up; id && *id; id++)
+                (void)strv_push(&ids, *id);
+        strv_free(up);
         return ids;
 }
 
@@ -99,8 +91,7 @@ static void schedule_kinds(struct probes *ps, const char *partner)
  * SCHEDULE_NOTHING_DUE alone. */
 static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
 {
-        json_object *peers_json;
-        char **ids = schedule_members(ps, &peers_json);
+        char **ids = schedule_members(ps);
         struct rounds *s = NULL;
         uint64_t slot = (uint64_t)now / ps->interval_sec;
         uint64_t to_next_slot = (slot + 1) * ps->interval_sec - (uint64_t)now, wait = to_next_slot;
@@ -138,7 +129,6 @@ static uint64_t schedule_bandwidth(struct probes *ps, time_t now)
 out:
         rounds_free(s);
         strv_free(ids);
-        json_object_put(peers_json);
         return wait;
 }
 
@@ -172,7 +162,6 @@ static uint64_t rtt_round_run(struct probes *ps, char **ids, uint64_t from, uint
  * SCHEDULE_NOTHING_DUE alone. */
 static uint64_t schedule_rtt(struct probes *ps, time_t now)
 {
-        json_object *peers_json;
         char **ids;
         uint64_t elapsed, next, wait;
         bool alone;
@@ -186,7 +175,7 @@ static uint64_t schedule_rtt(struct probes *ps, time_t now)
                 ps->last_rtt_round = now - (time_t)elapsed;
                 ps->rtt_round_done = 0;
         }
-        ids = schedule_members(ps, &peers_json);
+        ids = schedule_members(ps);
         alone = strv_length(ids) < 2;
         next = UINT64_MAX;
         if (ps->rtt_round_done <= elapsed) {
@@ -194,7 +183,6 @@ static uint64_t schedule_rtt(struct probes *ps, time_t now)
                 ps->rtt_round_done = elapsed + 1;
         }
         strv_free(ids);
-        json_object_put(peers_json);
         if (alone)
                 return SCHEDULE_NOTHING_DUE;
         wait = ps->rtt_interval_sec - elapsed;
@@ -241,12 +229,10 @@ int probe_schedule_new(struct probes *ps)
 
 static bool has_peer_up(struct probes *ps)
 {
-        json_object *peers_json;
-        char **ids = schedule_members(ps, &peers_json);
+        char **ids = schedule_members(ps);
         bool up = strv_length(ids) >= 2;
 
         strv_free(ids);
-        json_object_put(peers_json);
         return up;
 }
 
