@@ -9,7 +9,7 @@
 
 /* Every key here is a literal, added once: json-c neither copies it nor looks it up first. The
  * list is made for every reader of the peers (the cluster's sections, the doctor, the cabling),
- * and at 64 nodes the copies were a third of its allocations. */
+ * and the copies of its keys were 23 of some 50 allocations a peer. */
 static void add_field(json_object *o, const char *key, json_object *value)
 {
         (void)json_object_object_add_ex(o, key, value,
