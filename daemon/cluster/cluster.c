@@ -36,7 +36,7 @@ uint64_t cluster_refused(const struct cluster *c)
 
 bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now)
 {
-        return n->msg && cluster_node_age_usec(n, now) > cluster_stale_usec(c);
+        return n->envelope && cluster_node_age_usec(n, now) > cluster_stale_usec(c);
 }
 
 int cluster_find_node(struct cluster *c, const char *what, char node_id[static 33])
@@ -89,7 +89,7 @@ bool cluster_is_designated_relay(struct cluster *c, const char *origin, const ch
         for (size_t i = 1; i < c->nodes.n; i++) {
                 struct cluster_node *x = &c->nodes.v[i];
 
-                if (!x->msg || cluster_node_is_stale(c, x, now) || strcmp(x->node_id, to) == 0 ||
+                if (!x->envelope || cluster_node_is_stale(c, x, now) || strcmp(x->node_id, to) == 0 ||
                     strcmp(x->node_id, origin) == 0 || (best && strcmp(x->node_id, best) >= 0))
                         continue;
                 if (cluster_node_lists_peer(x, to) && cluster_node_lists_peer(x, origin))
@@ -199,7 +199,7 @@ static void arm_deadline(struct cluster *c)
                 const struct cluster_node *n = &c->nodes.v[i];
                 int64_t at;
 
-                if (!n->msg)
+                if (!n->envelope)
                         continue;
                 at = n->made_usec + (int64_t)(n->is_stale ? c->forget_after_usec : cluster_stale_usec(c)) +
                      1;
@@ -223,7 +223,7 @@ static void on_deadline(evutil_socket_t fd, short what, void *userdata)
         for (size_t i = c->nodes.n; i-- > 0;) {
                 struct cluster_node *n = &c->nodes.v[i];
 
-                if (!n->msg)
+                if (!n->envelope)
                         continue;
                 if (cluster_node_age(n, now) > c->forget_after_usec) {
                         log_info("cluster: forgetting node %s (%s): nothing heard of it for %llu s", n->name,

@@ -25,7 +25,7 @@ bool cluster_is_confirmed(struct cluster *c, const char *origin)
 
 bool cluster_node_counts(struct cluster *c, struct cluster_node *n)
 {
-        if (!n->msg || n->was_confirmed)
+        if (!n->envelope || n->was_confirmed)
                 return true;
         n->was_confirmed = cluster_is_confirmed(c, n->node_id);
         return n->was_confirmed;

@@ -119,7 +119,7 @@ static inline bool cluster_up_has(const struct cluster *c, const char *peer_id)
 /* Since node's summary was made (0 for this node's own). */
 static inline uint64_t cluster_node_age(const struct cluster_node *n, int64_t now)
 {
-        return n->msg ? cluster_node_age_usec(n, now) : 0;
+        return n->envelope ? cluster_node_age_usec(n, now) : 0;
 }
 bool cluster_node_is_stale(const struct cluster *c, const struct cluster_node *n, int64_t now);
 /* Counts a message refused from peer_id and logs why (at most once a minute per peer); returns

@@ -47,7 +47,7 @@ static bool node_is_slow(struct cluster *c, const struct cluster_node *n)
 static json_object *node_to_json(struct cluster *c, struct cluster_node *n, int64_t now, bool with_results)
 {
         json_object *o = json_object_new_object();
-        bool is_self = !n->msg;
+        bool is_self = !n->envelope;
         uint64_t age = is_self ? 0 : cluster_node_age_usec(n, now);
         uint64_t uptime_ms = is_self ? (uint64_t)(now - c->started_usec) / 1000 : n->uptime_ms + age / 1000;
 
@@ -112,7 +112,7 @@ void cluster_foreach_node(struct cluster *c, cluster_node_fn fn, void *userdata)
 
         fn(c->self_id, cluster_self(c)->name, 0, false, userdata);
         for (size_t i = 0; sorted && i < n; i++)
-                if (sorted[i]->msg)
+                if (sorted[i]->envelope)
                         fn(sorted[i]->node_id, sorted[i]->name, cluster_node_age(sorted[i], now),
                            cluster_node_is_stale(c, sorted[i], now), userdata);
         free(sorted);
@@ -125,7 +125,7 @@ void cluster_foreach_held_node(struct cluster *c, cluster_held_node_fn fn, void 
 
         fn(c->self_id, cluster_self(c)->name, false, true, userdata);
         for (size_t i = 0; sorted && i < c->nodes.n; i++)
-                if (sorted[i]->msg)
+                if (sorted[i]->envelope)
                         fn(sorted[i]->node_id, sorted[i]->name, cluster_node_is_stale(c, sorted[i], now),
                            cluster_node_counts(c, sorted[i]), userdata);
         free(sorted);

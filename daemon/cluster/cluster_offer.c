@@ -66,7 +66,7 @@ int cluster_offer_held(struct cluster *c, const char *peer_id)
                 /* This node's own summary goes to the peer itself, first hand. */
                 json_object *e;
 
-                if (!n->msg || strcmp(n->node_id, peer_id) == 0)
+                if (!n->envelope || strcmp(n->node_id, peer_id) == 0)
                         continue;
                 e = offer_entry(n, now);
                 if (!e) {
@@ -167,7 +167,7 @@ static bool is_wanted(struct cluster *c, const char *peer_id, const char *origin
         if (age_ms * 1000 > c->forget_after_usec)
                 return false;
         n = cluster_table_find(&c->nodes, origin);
-        if (!n || !n->msg)
+        if (!n || !n->envelope)
                 return true;
         if (strcmp(n->instance, instance) == 0)
                 return seq > n->seq;

@@ -138,28 +138,13 @@ static int believe(struct cluster *c, const char *peer_id, const struct summary 
         return r < 0 ? cluster_refuse(c, peer_id, r, why) : 0;
 }
 
-/* Whether two bodies name the same sections with the same digests. */
-static bool digests_equal(json_object *a, json_object *b)
-{
-        if (!a || !b || json_object_object_length(a) != json_object_object_length(b))
-                return false;
-        json_object_object_foreach(a, key, value) {
-                json_object *other = NULL;
-
-                if (!json_object_object_get_ex(b, key, &other) ||
-                    strcmp(json_object_get_string(value), json_object_get_string(other)) != 0)
-                        return false;
-        }
-        return true;
-}
-
 /* The section name that n holds under digest, a new reference; NULL when it holds none. */
 static json_object *held_section(const struct cluster_node *n, const char *name, const char *digest)
 {
-        json_object *held_digest = NULL, *held = NULL;
+        const char *held_digest = n && n->envelope ? cluster_node_digest(n, name) : NULL;
+        json_object *held = NULL;
 
-        if (!n || !n->msg || !json_object_object_get_ex(n->digests, name, &held_digest) ||
-            strcmp(json_object_get_string(held_digest), digest) != 0 ||
+        if (!held_digest || strcmp(held_digest, digest) != 0 ||
             !json_object_object_get_ex(n->sections, name, &held))
                 return NULL;
         return json_object_get(held);
@@ -243,18 +228,29 @@ static int sections_of(const struct cluster_node *n, const struct summary *s, js
 }
 
 /* The message as held: what its origin signed and the fields beside it, without the texts it
- * carried, which are held once, as the sections. */
-static json_object *envelope_of(json_object *msg)
+ * carried, which are held once, as the sections, and without its age, which a relay writes anew.
+ * Its JSON text; NULL without memory. */
+static char *envelope_of(json_object *msg)
 {
         json_object *held = json_object_new_object();
+        const char *written;
+        char *text = NULL;
 
         if (!held)
                 return NULL;
         json_object_object_foreach(msg, key, value) {
-                if (strcmp(key, "sections") != 0 && strcmp(key, "age_ms") != 0)
-                        json_object_object_add(held, key, json_object_get(value));
+                if (strcmp(key, "sections") != 0 && strcmp(key, "age_ms") != 0 &&
+                    json_object_object_add(held, key, json_object_get(value)) < 0) {
+                        json_object_put(value);
+                        json_object_put(held);
+                        return NULL;
+                }
         }
-        return held;
+        written = json_object_to_json_string_ext(held, JSON_C_TO_STRING_PLAIN);
+        if (written)
+                text = strdup(written);
+        json_object_put(held);
+        return text;
 }
 
 /* s, newer than what is held of its origin, kept: -ENOSPC, refused, when there is no room. */
@@ -262,8 +258,10 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
 {
         int64_t now = cluster_now_usec();
         struct cluster_node *n = cluster_table_find(&c->nodes, s->origin);
-        json_object *sections, *envelope;
-        char why[256];
+        struct cluster_digest *digests;
+        json_object *sections;
+        size_t n_digests = 0;
+        char *envelope, why[256];
         bool is_changed;
         int r;
 
@@ -290,7 +288,10 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 return cluster_refuse(c, peer_id, -ENOSPC, why);
         }
         envelope = envelope_of(msg);
-        if (!envelope) {
+        digests = cluster_digests_of(s->digests, &n_digests);
+        if (!envelope || !digests) {
+                free(envelope);
+                free(digests);
                 json_object_put(sections);
                 return -ENOMEM;
         }
@@ -298,25 +299,27 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 n = cluster_table_add(&c->nodes, s->origin);
                 if (!n) {
                         json_object_put(sections);
-                        json_object_put(envelope);
+                        free(envelope);
+                        free(digests);
                         return -ENOMEM;
                 }
                 log_info("cluster: heard of node %s (%s) through peer %s", s->name, s->origin, peer_id);
         }
-        is_changed = !n->msg || !digests_equal(n->digests, s->digests) || strcmp(n->name, s->name) != 0 ||
-                     n->is_stale;
-        if (n->msg) {
-                json_object_put(n->msg);
-                json_object_put(n->digests);
+        is_changed = !n->envelope || !cluster_node_digests_are(n, s->digests) ||
+                     strcmp(n->name, s->name) != 0 || n->is_stale;
+        if (n->envelope) {
+                free(n->envelope);
+                free(n->digests);
                 json_object_put(n->sections);
-                json_object_put(n->alive);
+                free(n->alive);
                 n->alive = NULL;
                 /* The summary replaced, and the message's tree once the peer channel is done with
                  * it: what a busy cluster frees most often, between texts that stay. */
                 heap_trim_soon();
         }
-        n->msg = envelope;
-        n->digests = json_object_get(s->digests);
+        n->envelope = envelope;
+        n->digests = digests;
+        n->n_digests = n_digests;
         n->sections = sections;
         cluster_table_summary_replaced(n);
         snprintf(n->name, sizeof(n->name), "%s", s->name);
@@ -363,6 +366,7 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
         struct cluster_node *n;
         struct summary s;
         bool was_stale;
+        char *alive;
         int r;
 
         r = read_claim(c, peer_id, msg, true, &s);
@@ -389,9 +393,10 @@ int cluster_receive_alive(struct cluster *c, const char *peer_id, json_object *m
                 return r;
         n->made_usec = made;
         n->uptime_ms = s.uptime_ms;
-        /* Passed on as it came: its origin signed it. */
-        json_object_put(n->alive);
-        n->alive = json_object_get(msg);
+        /* Passed on as it came: its origin signed it. Without memory, none is passed on. */
+        alive = envelope_of(msg);
+        free(n->alive);
+        n->alive = alive;
         was_stale = n->is_stale;
         n->is_stale = cluster_node_is_stale(c, n, now);
         if (was_stale != n->is_stale)

@@ -60,14 +60,21 @@ static json_object *members_shared(json_object *held)
         return msg;
 }
 
-/* held as it came, with its age now: a relay changes nothing of what its origin signed. */
-static json_object *relayed(json_object *held, const struct cluster_node *n, int64_t now)
+/* held (a held envelope or alive's text) as it came, with its age now: a relay changes nothing of
+ * what its origin signed. */
+static json_object *relayed(const char *held, const struct cluster_node *n, int64_t now)
 {
-        json_object *msg = members_shared(held);
+        /* This node wrote the text, from a message it read strictly. */
+        json_object *msg = json_tokener_parse(held), *age;
 
-        if (msg)
-                json_object_object_add(msg, "age_ms",
-                                       json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000)));
+        if (!msg)
+                return NULL;
+        age = json_object_new_int64((int64_t)(cluster_node_age(n, now) / 1000));
+        if (!age || json_object_object_add(msg, "age_ms", age) < 0) {
+                json_object_put(age);
+                json_object_put(msg);
+                return NULL;
+        }
         return msg;
 }
 
@@ -75,7 +82,7 @@ static json_object *relayed(json_object *held, const struct cluster_node *n, int
  * peer it goes to may hold none of them. */
 static json_object *relayed_whole(const struct cluster_node *n, int64_t now)
 {
-        json_object *msg = relayed(n->msg, n, now), *carried = json_object_new_object();
+        json_object *msg = relayed(n->envelope, n, now), *carried = json_object_new_object();
 
         if (!msg || !carried) {
                 json_object_put(msg);
@@ -128,7 +135,7 @@ int cluster_send_node(struct cluster *c, const char *peer_id, struct cluster_nod
         int64_t now = cluster_now_usec();
         json_object *msg, *held;
 
-        if (n->msg) {
+        if (n->envelope) {
                 msg = relayed_whole(n, now);
                 if (!msg)
                         return -ENOMEM;
@@ -159,7 +166,7 @@ int cluster_send_alive(struct cluster *c, const char *peer_id, struct cluster_no
         int64_t now = cluster_now_usec();
         json_object *msg;
 
-        if (n->msg) {
+        if (n->envelope) {
                 /* Only an alive its origin signed goes on; without one, nothing. */
                 if (!n->alive)
                         return 0;

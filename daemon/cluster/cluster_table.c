@@ -51,14 +51,50 @@ void cluster_table_summary_replaced(struct cluster_node *n)
         n->has_up_with = false;
 }
 
+struct cluster_digest *cluster_digests_of(json_object *digests, size_t *n)
+{
+        size_t count = (size_t)json_object_object_length(digests), i = 0;
+        /* One entry more: a summary naming no section still gets an array, not NULL. */
+        struct cluster_digest *v = calloc(count + 1, sizeof(*v));
+
+        if (!v)
+                return NULL;
+        json_object_object_foreach(digests, name, hex) {
+                snprintf(v[i].name, sizeof(v[i].name), "%s", name);
+                snprintf(v[i].hex, sizeof(v[i].hex), "%s", json_object_get_string(hex));
+                i++;
+        }
+        *n = count;
+        return v;
+}
+
+const char *cluster_node_digest(const struct cluster_node *n, const char *name)
+{
+        for (size_t i = 0; i < n->n_digests; i++)
+                if (strcmp(n->digests[i].name, name) == 0)
+                        return n->digests[i].hex;
+        return NULL;
+}
+
+bool cluster_node_digests_are(const struct cluster_node *n, json_object *digests)
+{
+        if (!n->digests || !digests || (size_t)json_object_object_length(digests) != n->n_digests)
+                return false;
+        json_object_object_foreach(digests, name, hex) {
+                const char *held = cluster_node_digest(n, name);
+
+                if (!held || strcmp(held, json_object_get_string(hex)) != 0)
+                        return false;
+        }
+        return true;
+}
+
 static void node_clear(struct cluster_node *n)
 {
         cluster_table_summary_replaced(n);
-        if (n->msg) {
-                json_object_put(n->msg);
-                json_object_put(n->digests);
-                json_object_put(n->alive);
-        }
+        free(n->envelope);
+        free(n->digests);
+        free(n->alive);
         json_object_put(n->sections);
 }
 
@@ -197,12 +233,12 @@ bool cluster_node_lists_peer(struct cluster_node *n, const char *node_id)
         const char *text;
 
         /* Read already: most calls end here, without a lookup of the section. */
-        if (n->msg && n->has_up_with)
+        if (n->envelope && n->has_up_with)
                 return up_with_lists(n, node_id);
         if (!json_object_object_get_ex(n->sections, "peers", &peers))
                 return false;
         text = json_raw_text(peers);
-        if (text && !n->msg)
+        if (text && !n->envelope)
                 return text_lists_id(text, node_id); /* this node's, set without a summary */
         if (text) {
                 if (read_up_with(text, n) < 0) {
