@@ -46,6 +46,13 @@ void heap_trim_soon(void)
                 evtimer_add(trim_timer, &trim_delay);
 }
 
+void heap_trim_now(void)
+{
+        if (trim_timer && evtimer_pending(trim_timer, NULL))
+                evtimer_del(trim_timer);
+        trim_now();
+}
+
 unsigned long heap_trim_count(void)
 {
         return trims;

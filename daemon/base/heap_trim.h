@@ -19,5 +19,9 @@
 int heap_trim_setup(struct event_base *base, uint64_t delay_usec);
 void heap_trim_teardown(void);
 void heap_trim_soon(void);
+/* Trims at once, for a module that has just freed a large transient it makes every few seconds:
+ * a trim HEAP_TRIM_DELAY_USEC later would come as it makes the next, and its pages would stay
+ * resident most of the time. */
+void heap_trim_now(void);
 /* How many trims ran (tests). */
 unsigned long heap_trim_count(void);

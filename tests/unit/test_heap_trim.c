@@ -34,9 +34,27 @@ static void test_asks_join(void)
         event_base_free(base);
 }
 
+/* A trim now runs in the caller's call and takes the place of one asked for later. */
+static void test_now_replaces_pending(void)
+{
+        struct event_base *base = event_base_new();
+        unsigned long before;
+
+        CHECK(heap_trim_setup(base, 20000) == 0);
+        before = heap_trim_count();
+        heap_trim_soon();
+        heap_trim_now();
+        CHECK(heap_trim_count() == before + 1);
+        CHECK(event_base_loop(base, EVLOOP_NONBLOCK) == 1);
+        CHECK(heap_trim_count() == before + 1);
+        heap_trim_teardown();
+        event_base_free(base);
+}
+
 int main(void)
 {
         RUN(test_without_loop);
         RUN(test_asks_join);
+        RUN(test_now_replaces_pending);
         return test_result();
 }
