@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common/json_raw.h"
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "daemon/base/log.h"
@@ -38,8 +39,11 @@ struct fw_peer {
         size_t n_paths, n_done;
         bool is_connecting; /* the attempts of paths run */
         char port_range[32];
-        json_object *outbound; /* the newest check's entries */
-        json_object *inbound;  /* the newest check the peer made of this node */
+        /* The newest check's entries, and those of the newest check the peer made of this node:
+         * arrays held as their text (json_raw.h). As trees, twelve fields an entry, they were
+         * some 180 KiB at 64 nodes. */
+        json_object *outbound;
+        json_object *inbound;
 };
 
 struct firewall_check {
@@ -147,6 +151,16 @@ static json_object *entry(const struct fw_peer *p, const char *direction, const 
         return e;
 }
 
+/* entries, an array made here, as held (see struct fw_peer); NULL without memory. */
+static json_object *held_entries(json_object *entries)
+{
+        const char *text = json_object_to_json_string_ext(entries, JSON_C_TO_STRING_PLAIN);
+        json_object *held = text ? json_raw_new(text) : NULL;
+
+        json_object_put(entries);
+        return held;
+}
+
 /* The outcome the previous check had on iface, to log only changes. */
 static const char *previous_outcome(json_object *entries, const char *iface)
 {
@@ -190,17 +204,18 @@ static void schedule_next(struct fw_peer *p)
 static void on_attempt_done(struct fw_attempt *a, void *userdata)
 {
         struct fw_peer *p = userdata;
-        json_object *entries, *msg, *paths;
+        json_object *entries, *msg, *paths, *previous;
 
         if (++p->n_done < p->n_paths)
                 return;
+        previous = json_raw_parsed(p->outbound);
         entries = json_object_new_array();
         paths = json_object_new_array();
         for (size_t i = 0; i < p->n_paths; i++) {
                 struct fw_attempt *t = &p->paths->attempts[i];
                 json_object *w = json_object_new_object();
 
-                log_change(p, p->outbound, "to", t->iface, t->remote, t->port, t->outcome);
+                log_change(p, previous, "to", t->iface, t->remote, t->port, t->outcome);
                 json_object_array_add(entries, entry(p, "outbound", t->iface, t->local,
                                                      p->paths->peer_ifaces[i], t->remote, t->port,
                                                      t->outcome, t->detail, p->paths->is_sparkd_path[i]));
@@ -213,8 +228,9 @@ static void on_attempt_done(struct fw_attempt *a, void *userdata)
                                        json_object_new_boolean(p->paths->is_sparkd_path[i]));
                 json_object_array_add(paths, w);
         }
+        json_object_put(previous);
         json_object_put(p->outbound);
-        p->outbound = entries;
+        p->outbound = held_entries(entries);
         msg = json_object_new_object();
         json_object_object_add(msg, "type", json_object_new_string("firewall-result"));
         json_object_object_add(msg, "id", json_object_new_string(p->request_id));
@@ -405,7 +421,7 @@ static void on_port(struct firewall_check *fc, struct fw_peer *p, json_object *m
 static void on_result(struct firewall_check *fc, struct fw_peer *p, json_object *m)
 {
         const char *id = jstr(m, "id");
-        json_object *paths = NULL, *entries;
+        json_object *paths = NULL, *entries, *previous;
         struct link_ports ports = { 0 };
         int64_t port = 0;
 
@@ -417,6 +433,7 @@ static void on_result(struct firewall_check *fc, struct fw_peer *p, json_object 
         if (!json_object_is_type(paths, json_type_array) || jsonrpc_param_int(m, "port", &port) <= 0 ||
             port < 1 || port > 65535 || peer_ports_local(fc->links, &ports) < 0)
                 return;
+        previous = json_raw_parsed(p->inbound);
         entries = json_object_new_array();
         for (size_t i = 0; i < json_object_array_length(paths) && i < MAX_PATHS; i++) {
                 json_object *w = json_object_array_get_idx(paths, i), *works = NULL;
@@ -428,15 +445,16 @@ static void on_result(struct firewall_check *fc, struct fw_peer *p, json_object 
                      strcmp(outcome, "dropped") != 0))
                         continue;
                 json_object_object_get_ex(w, "sparkd_port_works", &works);
-                log_change(p, p->inbound, "from", lp->name, jstr(w, "address"), (int)port, outcome);
+                log_change(p, previous, "from", lp->name, jstr(w, "address"), (int)port, outcome);
                 json_object_array_add(entries,
                                       entry(p, "inbound", lp->name, here, jstr(w, "iface"),
                                             jstr(w, "address"), (int)port, outcome, jstr(w, "detail"),
                                             works && json_object_get_boolean(works)));
         }
         link_ports_clear(&ports);
+        json_object_put(previous);
         json_object_put(p->inbound);
-        p->inbound = entries;
+        p->inbound = held_entries(entries);
 }
 
 static void on_peer_message(const char *node_id, const char *type, json_object *m, void *userdata)
@@ -532,18 +550,25 @@ int firewall_check_configure(struct firewall_check *fc, const struct sparkd_conf
         return 0;
 }
 
+/* The entries of held (see struct fw_peer) added to all. */
+static void add_entries(json_object *all, json_object *held)
+{
+        json_object *entries = json_raw_parsed(held);
+
+        for (size_t i = 0;
+             json_object_is_type(entries, json_type_array) && i < json_object_array_length(entries); i++)
+                json_object_array_add(all, json_object_get(json_object_array_get_idx(entries, i)));
+        json_object_put(entries);
+}
+
 json_object *firewall_check_results(struct firewall_check *fc)
 {
         json_object *all = json_object_new_array();
         struct fw_peer *p;
 
         LIST_FOREACH(p, &fc->list, link) {
-                for (size_t i = 0; p->outbound && i < json_object_array_length(p->outbound); i++)
-                        json_object_array_add(all,
-                                              json_object_get(json_object_array_get_idx(p->outbound, i)));
-                for (size_t i = 0; p->inbound && i < json_object_array_length(p->inbound); i++)
-                        json_object_array_add(all,
-                                              json_object_get(json_object_array_get_idx(p->inbound, i)));
+                add_entries(all, p->outbound);
+                add_entries(all, p->inbound);
         }
         return all;
 }
