@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/fnv1a.h"
+#include "common/json_raw.h"
 #include "common/macro.h"
 #include "common/strutil.h"
 #include "daemon/base/event.h"
@@ -20,12 +21,13 @@ struct cabling {
         struct event_base *base;
         struct cabling_sources src;
         json_object *section; /* this node's neighbours, as last published */
-        /* The map is held as its text (a fifth of its tree's size at 32 nodes) and read back for
-         * the rare call that shows it; what the probe schedule asks of it is kept beside. */
-        char *map; /* the topology map's JSON text, NULL while not known */
-        /* The text of the map the journal was last told of: the same string as map while the map
-         * holds still (at 64 nodes a copy was 42 KiB), its own once the map changed. */
-        char *reported;
+        /* The map is held as its text, packed (json_raw.h: at 64 nodes some 80 KiB of text, a
+         * fifth of its tree's size), and read back for the rare call that shows it; what the
+         * probe schedule asks of it is kept beside. */
+        json_object *map; /* NULL while not known */
+        /* The map the journal was last told of: a reference to map while the map holds still,
+         * its own once the map changed. */
+        json_object *reported;
         bool map_has_links;
         char **joined; /* the nodes the map joins this node to */
         struct event *settle_timer;
@@ -229,8 +231,9 @@ static void cabling_derive(struct cabling *c)
         struct map_inputs in = { .c = c };
         struct topology_expect expect = { .shape = c->shape, .nodes = c->nodes };
         uint64_t inputs = map_inputs_digest(c);
-        json_object *map = NULL;
+        json_object *map = NULL, *next;
         char **joined = NULL;
+        const char *held;
         char *text;
         bool is_empty;
         int r;
@@ -260,13 +263,17 @@ static void cabling_derive(struct cabling *c)
         json_object_put(map);
         strv_free(c->joined);
         c->joined = joined;
-        if (c->map && strcmp(c->map, text) == 0) {
+        held = c->map ? json_raw_text(c->map) : NULL;
+        if (held && strcmp(held, text) == 0) {
                 free(text);
                 return;
         }
-        if (c->map != c->reported)
-                free(c->map);
-        c->map = text;
+        next = json_raw_take(text);
+        if (!next)
+                return;
+        (void)json_raw_pack(next);
+        json_object_put(c->map);
+        c->map = next;
         /* While nodes start or a cable moves, the maps in between (a node's table before its
          * peer's, lldpd's neighbour on a port that left until its TTL ends) are not news: the
          * journal hears of the map once it held still for a moment. A map with neither links nor
@@ -279,18 +286,20 @@ static void cabling_derive(struct cabling *c)
 static void on_settled(evutil_socket_t fd, short what, void *userdata)
 {
         struct cabling *c = userdata;
+        const char *map_text = c->map ? json_raw_text(c->map) : NULL;
+        const char *reported_text = c->reported ? json_raw_text(c->reported) : NULL;
         json_object *old, *map;
 
-        if (!c->map || (c->reported && strcmp(c->reported, c->map) == 0))
+        if (!map_text || c->reported == c->map || (reported_text && strcmp(reported_text, map_text) == 0))
                 return;
-        old = c->reported ? json_tokener_parse(c->reported) : NULL;
-        map = json_tokener_parse(c->map);
+        old = reported_text ? json_tokener_parse(reported_text) : NULL;
+        map = json_tokener_parse(map_text);
         if (map)
                 emit_if_changed(old, map);
         json_object_put(old);
         json_object_put(map);
-        free(c->reported); /* not the map's: they differed */
-        c->reported = c->map;
+        json_object_put(c->reported);
+        c->reported = json_object_get(c->map);
 }
 
 static json_object *neighbours_now(struct cabling *c)
@@ -363,9 +372,8 @@ void cabling_free(struct cabling *c)
         if (c->settle_timer)
                 event_free(c->settle_timer);
         json_object_put(c->section);
-        if (c->reported != c->map)
-                free(c->reported);
-        free(c->map);
+        json_object_put(c->reported);
+        json_object_put(c->map);
         strv_free(c->joined);
         free(c);
 }
@@ -380,7 +388,9 @@ void cabling_configure(struct cabling *c, const struct sparkd_config *config)
 
 json_object *cabling_topology(struct cabling *c)
 {
-        return c->map ? json_tokener_parse(c->map) : NULL;
+        const char *text = c->map ? json_raw_text(c->map) : NULL;
+
+        return text ? json_tokener_parse(text) : NULL;
 }
 
 bool cabling_joins(struct cabling *c, const char *peer_id)
