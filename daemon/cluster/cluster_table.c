@@ -49,6 +49,7 @@ void cluster_table_summary_replaced(struct cluster_node *n)
         n->up_with = NULL;
         n->n_up_with = 0;
         n->has_up_with = false;
+        n->is_up_with_in_text = false;
 }
 
 struct cluster_digest *cluster_digests_of(json_object *digests, size_t *n)
@@ -215,6 +216,59 @@ static bool text_lists_id(const char *text, const char *id)
         return false;
 }
 
+/* Stride of an id in a "peers" section as this version writes it: `"<32 hex>",`. */
+#define LISTED_ID_STRIDE (ID_LEN + 3)
+
+/* How many ids text lists when it is written as set_peers_section writes it: no space, each id
+ * 32 lowercase hex digits, sorted, at most CLUSTER_MAX_NODES; -1 when it is not. Such a list is
+ * searched where it lies (listed_in_text), with no copy of its ids. */
+static ssize_t canonical_id_count(const char *text)
+{
+        size_t len = strlen(text), count;
+
+        if (len < 2 || text[0] != '[' || text[len - 1] != ']')
+                return -1;
+        if (len == 2)
+                return 0;
+        if ((len - 1) % LISTED_ID_STRIDE != 0)
+                return -1;
+        count = (len - 1) / LISTED_ID_STRIDE;
+        if (count > CLUSTER_MAX_NODES)
+                return -1;
+        for (size_t i = 0; i < count; i++) {
+                const char *at = text + 1 + i * LISTED_ID_STRIDE;
+                char id[ID_LEN + 1];
+
+                if (at[0] != '"' || at[ID_LEN + 1] != '"' || at[ID_LEN + 2] != (i + 1 < count ? ',' : ']'))
+                        return -1;
+                memcpy(id, at + 1, ID_LEN);
+                id[ID_LEN] = '\0';
+                if (!summary_is_id(id) || (i > 0 && memcmp(at - LISTED_ID_STRIDE + 1, id, ID_LEN) >= 0))
+                        return -1;
+        }
+        return (ssize_t)count;
+}
+
+static bool listed_in_text(const char *text, size_t count, const char *node_id)
+{
+        size_t lo = 0, hi = count;
+
+        if (strlen(node_id) != ID_LEN)
+                return false;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int r = memcmp(text + 2 + mid * LISTED_ID_STRIDE, node_id, ID_LEN);
+
+                if (r == 0)
+                        return true;
+                if (r < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return false;
+}
+
 static bool up_with_lists(const struct cluster_node *n, const char *node_id)
 {
         unsigned char raw[NODE_KEY_ID_RAW_LEN];
@@ -226,27 +280,37 @@ static bool up_with_lists(const struct cluster_node *n, const char *node_id)
 /* This runs for every up peer at every alive and summary passed on, at 32 nodes some 500 times a
  * second, where parsing the section each time made and freed millions of objects an hour and
  * scanning its text was 2.5% of the daemons' time: a held node's list is read once per summary,
- * then searched. */
+ * then searched. A list as sparkd writes it is searched in its text; any other is read into ids
+ * (at 64 nodes, a KiB a node). */
 bool cluster_node_lists_peer(struct cluster_node *n, const char *node_id)
 {
         json_object *peers = NULL;
         const char *text;
+        ssize_t count;
 
         /* Read already: most calls end here, without a lookup of the section. */
-        if (n->envelope && n->has_up_with)
+        if (n->envelope && n->has_up_with && !n->is_up_with_in_text)
                 return up_with_lists(n, node_id);
         if (!json_object_object_get_ex(n->sections, "peers", &peers))
                 return false;
         text = json_raw_text(peers);
         if (text && !n->envelope)
                 return text_lists_id(text, node_id); /* this node's, set without a summary */
+        if (text && n->has_up_with)
+                return listed_in_text(text, n->n_up_with, node_id);
         if (text) {
-                if (read_up_with(text, n) < 0) {
+                count = canonical_id_count(text);
+                if (count < 0 && read_up_with(text, n) < 0) {
                         cluster_table_summary_replaced(n);
                         return false;
                 }
+                if (count >= 0) {
+                        n->n_up_with = (size_t)count;
+                        n->is_up_with_in_text = true;
+                }
                 n->has_up_with = true;
-                return up_with_lists(n, node_id);
+                return n->is_up_with_in_text ? listed_in_text(text, n->n_up_with, node_id)
+                                             : up_with_lists(n, node_id);
         }
         for (size_t i = 0;
              json_object_is_type(peers, json_type_array) && i < json_object_array_length(peers); i++) {

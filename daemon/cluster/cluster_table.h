@@ -42,9 +42,10 @@ struct cluster_node {
         /* Its section "peers" read into ids, sorted, when first asked after the summary came
          * (cluster_table_summary_replaced forgets them): asked of every up peer at every summary
          * and alive passed on. */
-        unsigned char (*up_with)[NODE_KEY_ID_RAW_LEN]; /* as bytes: N of them on each of N nodes */
+        unsigned char (*up_with)[NODE_KEY_ID_RAW_LEN]; /* as bytes, unless is_up_with_in_text */
         size_t n_up_with;
         bool has_up_with;
+        bool is_up_with_in_text; /* the section's text is searched: it is as sparkd writes it */
 };
 
 struct cluster_table {
