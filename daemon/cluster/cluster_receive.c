@@ -138,23 +138,62 @@ static int believe(struct cluster *c, const char *peer_id, const struct summary 
         return r < 0 ? cluster_refuse(c, peer_id, r, why) : 0;
 }
 
-/* The section name that n holds under digest, a new reference; NULL when it holds none. */
-static json_object *held_section(const struct cluster_node *n, const char *name, const char *digest)
+/* The digests n's held summary names (name -> hex), read back from its envelope's body: a new
+ * reference; NULL when n holds none. Read once for each summary received that is newer: holding
+ * them as well came to a KiB a node at 64 nodes. */
+static json_object *held_digests(const struct cluster_node *n)
 {
-        const char *held_digest = n && n->envelope ? cluster_node_digest(n, name) : NULL;
-        json_object *held = NULL;
+        json_object *envelope, *body_text = NULL, *body, *digests = NULL;
 
-        if (!held_digest || strcmp(held_digest, digest) != 0 ||
-            !json_object_object_get_ex(n->sections, name, &held))
+        if (!n || !n->envelope)
                 return NULL;
-        return json_object_get(held);
+        /* This node wrote the envelope, from a message it read strictly; the body is as its origin
+         * signed it and this node checked it. */
+        envelope = json_tokener_parse(n->envelope);
+        if (json_object_object_get_ex(envelope, "body", &body_text) &&
+            (body = json_tokener_parse(json_object_get_string(body_text)))) {
+                if (json_object_object_get_ex(body, "digests", &digests))
+                        json_object_get(digests);
+                json_object_put(body);
+        }
+        json_object_put(envelope);
+        return digests;
+}
+
+/* Whether two bodies name the same sections with the same digests. */
+static bool digests_equal(json_object *a, json_object *b)
+{
+        if (!a || !b || json_object_object_length(a) != json_object_object_length(b))
+                return false;
+        json_object_object_foreach(a, key, value) {
+                json_object *other = NULL;
+
+                if (!json_object_object_get_ex(b, key, &other) ||
+                    strcmp(json_object_get_string(value), json_object_get_string(other)) != 0)
+                        return false;
+        }
+        return true;
+}
+
+/* The section name that n holds under digest (held: n's digests, held_digests), a new reference;
+ * NULL when it holds none. */
+static json_object *held_section(const struct cluster_node *n, json_object *held, const char *name,
+                                 const char *digest)
+{
+        json_object *held_digest = NULL, *section = NULL;
+
+        if (!n || !json_object_object_get_ex(held, name, &held_digest) ||
+            strcmp(json_object_get_string(held_digest), digest) != 0 ||
+            !json_object_object_get_ex(n->sections, name, &section))
+                return NULL;
+        return json_object_get(section);
 }
 
 /* The text the splice carried for section name makes of the one n holds, held (json_raw.h), a new
  * reference. -ENOENT when n holds no text under the digest it changes; -EBADMSG when the text
  * it makes is not the one digest (the signed body's) names. */
-static int spliced(const struct cluster_node *n, const char *name, json_object *splice, const char *digest,
-                   json_object **ret)
+static int spliced(const struct cluster_node *n, json_object *held, const char *name, json_object *splice,
+                   const char *digest, json_object **ret)
 {
         char made_digest[SUMMARY_DIGEST_LEN + 1];
         struct summary_splice sp;
@@ -165,7 +204,7 @@ static int spliced(const struct cluster_node *n, const char *name, json_object *
 
         if (summary_splice_read(splice, &sp) < 0)
                 return -EBADMSG;
-        base = held_section(n, name, sp.from);
+        base = held_section(n, held, name, sp.from);
         if (!base)
                 return -ENOENT;
         base_text = json_raw_text_length(base, &base_len);
@@ -187,7 +226,8 @@ static int spliced(const struct cluster_node *n, const char *name, json_object *
  * change from a summary this node missed. -EMSGSIZE when they come to more than a summary may
  * (SUMMARY_MAX_BYTES, the body's text counted): each change is under it, and a node that sent
  * one large section a change would otherwise have every receiver hold 32 of them. */
-static int sections_of(const struct cluster_node *n, const struct summary *s, json_object **ret)
+static int sections_of(const struct cluster_node *n, json_object *held_digests, const struct summary *s,
+                       json_object **ret)
 {
         json_object *sections = json_object_new_object();
         size_t total = s->body_len;
@@ -203,9 +243,9 @@ static int sections_of(const struct cluster_node *n, const struct summary *s, js
                 if (text)
                         held = json_raw_new(text);
                 else if (splice)
-                        r = spliced(n, name, splice, json_object_get_string(digest), &held);
+                        r = spliced(n, held_digests, name, splice, json_object_get_string(digest), &held);
                 else
-                        held = held_section(n, name, json_object_get_string(digest));
+                        held = held_section(n, held_digests, name, json_object_get_string(digest));
                 if (!held) {
                         json_object_put(sections);
                         return r < 0 ? r : text ? -ENOMEM : -ENOENT;
@@ -253,19 +293,17 @@ static char *envelope_of(json_object *msg)
         return text;
 }
 
-/* s, newer than what is held of its origin, kept: -ENOSPC, refused, when there is no room. */
-static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct summary *s, int64_t made)
+/* keep, with held the digests of what n holds of the origin (held_digests). */
+static int keep_with(struct cluster *c, const char *peer_id, json_object *msg, struct summary *s,
+                     int64_t made, struct cluster_node *n, json_object *held)
 {
         int64_t now = cluster_now_usec();
-        struct cluster_node *n = cluster_table_find(&c->nodes, s->origin);
-        struct cluster_digest *digests;
         json_object *sections;
-        size_t n_digests = 0;
         char *envelope, why[256];
         bool is_changed;
         int r;
 
-        r = sections_of(n, s, &sections);
+        r = sections_of(n, held, s, &sections);
         if (r == -ENOENT) {
                 /* Ask for the whole: the sender holds it. */
                 r = cluster_want_from(c, peer_id, s->origin);
@@ -288,10 +326,7 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 return cluster_refuse(c, peer_id, -ENOSPC, why);
         }
         envelope = envelope_of(msg);
-        digests = cluster_digests_of(s->digests, &n_digests);
-        if (!envelope || !digests) {
-                free(envelope);
-                free(digests);
+        if (!envelope) {
                 json_object_put(sections);
                 return -ENOMEM;
         }
@@ -300,16 +335,14 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 if (!n) {
                         json_object_put(sections);
                         free(envelope);
-                        free(digests);
                         return -ENOMEM;
                 }
                 log_info("cluster: heard of node %s (%s) through peer %s", s->name, s->origin, peer_id);
         }
-        is_changed = !n->envelope || !cluster_node_digests_are(n, s->digests) ||
-                     strcmp(n->name, s->name) != 0 || n->is_stale;
+        is_changed = !n->envelope || !digests_equal(held, s->digests) || strcmp(n->name, s->name) != 0 ||
+                     n->is_stale;
         if (n->envelope) {
                 free(n->envelope);
-                free(n->digests);
                 json_object_put(n->sections);
                 free(n->alive);
                 n->alive = NULL;
@@ -318,8 +351,6 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 heap_trim_soon();
         }
         n->envelope = envelope;
-        n->digests = digests;
-        n->n_digests = n_digests;
         n->sections = sections;
         cluster_table_summary_replaced(n);
         snprintf(n->name, sizeof(n->name), "%s", s->name);
@@ -337,6 +368,17 @@ static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct
                 cluster_changed(c);
         relay(c, peer_id, n);
         return 0;
+}
+
+/* s, newer than what is held of its origin, kept: -ENOSPC, refused, when there is no room. */
+static int keep(struct cluster *c, const char *peer_id, json_object *msg, struct summary *s, int64_t made)
+{
+        struct cluster_node *n = cluster_table_find(&c->nodes, s->origin);
+        json_object *held = held_digests(n);
+        int r = keep_with(c, peer_id, msg, s, made, n, held);
+
+        json_object_put(held);
+        return r;
 }
 
 int cluster_receive(struct cluster *c, const char *peer_id, json_object *msg)

@@ -10,6 +10,7 @@
 #include "common/json_raw.h"
 #include "common/json_scan.h"
 #include "daemon/base/clock.h"
+#include "summary.h"
 
 int64_t cluster_now_usec(void)
 {
@@ -52,49 +53,10 @@ void cluster_table_summary_replaced(struct cluster_node *n)
         n->is_up_with_in_text = false;
 }
 
-struct cluster_digest *cluster_digests_of(json_object *digests, size_t *n)
-{
-        size_t count = (size_t)json_object_object_length(digests), i = 0;
-        /* One entry more: a summary naming no section still gets an array, not NULL. */
-        struct cluster_digest *v = calloc(count + 1, sizeof(*v));
-
-        if (!v)
-                return NULL;
-        json_object_object_foreach(digests, name, hex) {
-                snprintf(v[i].name, sizeof(v[i].name), "%s", name);
-                snprintf(v[i].hex, sizeof(v[i].hex), "%s", json_object_get_string(hex));
-                i++;
-        }
-        *n = count;
-        return v;
-}
-
-const char *cluster_node_digest(const struct cluster_node *n, const char *name)
-{
-        for (size_t i = 0; i < n->n_digests; i++)
-                if (strcmp(n->digests[i].name, name) == 0)
-                        return n->digests[i].hex;
-        return NULL;
-}
-
-bool cluster_node_digests_are(const struct cluster_node *n, json_object *digests)
-{
-        if (!n->digests || !digests || (size_t)json_object_object_length(digests) != n->n_digests)
-                return false;
-        json_object_object_foreach(digests, name, hex) {
-                const char *held = cluster_node_digest(n, name);
-
-                if (!held || strcmp(held, json_object_get_string(hex)) != 0)
-                        return false;
-        }
-        return true;
-}
-
 static void node_clear(struct cluster_node *n)
 {
         cluster_table_summary_replaced(n);
         free(n->envelope);
-        free(n->digests);
         free(n->alive);
         json_object_put(n->sections);
 }

@@ -11,13 +11,6 @@
 #include <stdint.h>
 
 #include "common/node_key.h"
-#include "summary.h"
-
-/* A section a held summary's body names, with its digest. */
-struct cluster_digest {
-        char name[SUMMARY_SECTION_NAME_MAX + 1];
-        char hex[SUMMARY_DIGEST_LEN + 1];
-};
 
 struct cluster_node {
         char node_id[33];
@@ -27,11 +20,9 @@ struct cluster_node {
         int64_t format;
         uint64_t uptime_ms; /* the origin's uptime when it made the summary */
         /* Held as text, not as the trees they were read into: at 64 nodes the trees, each object
-         * with its hash table, were some 3 KiB a node. */
-        char *envelope; /* the summary as received, without its texts and its age, unknown fields
-                         * kept, as JSON text; NULL for this node */
-        struct cluster_digest *digests; /* its section digests (summary.h), as its body names them */
-        size_t n_digests;
+         * with its hash table, were some 3 KiB a node. Its digests are read back from it. */
+        char *envelope;        /* the summary as received, without its texts and its age, unknown fields
+                                * kept, as JSON text; NULL for this node */
         json_object *sections; /* every node's sections, held as their text (json_raw.h) */
         char *alive;           /* the newest alive for the summary held, as it came but for its age, as JSON
                                 * text; passed on so */
@@ -59,12 +50,6 @@ struct cluster_node *cluster_table_find(struct cluster_table *t, const char *nod
 struct cluster_node *cluster_table_add(struct cluster_table *t, const char *node_id);
 void cluster_table_remove(struct cluster_table *t, struct cluster_node *n);
 void cluster_table_clear(struct cluster_table *t);
-/* digests (name -> hex, as summary_read checked them) as an array, *n of them; NULL without memory. */
-struct cluster_digest *cluster_digests_of(json_object *digests, size_t *n);
-/* The digest n's summary names for section name; NULL when it names none. */
-const char *cluster_node_digest(const struct cluster_node *n, const char *name);
-/* Whether n's summary names the sections digests names, with the same digests. */
-bool cluster_node_digests_are(const struct cluster_node *n, json_object *digests);
 /* n's sections were replaced: what was read from them is forgotten. */
 void cluster_table_summary_replaced(struct cluster_node *n);
 /* Whether n's section "peers" lists the node id: a held node's read into sorted ids once per
