@@ -37,10 +37,6 @@ bool json_raw_is_packed(json_object *value);
  * smaller; else leaves it as it is. 0; -EINVAL when value is not one of json_raw_new; -ENOMEM,
  * the text left as it was. */
 int json_raw_pack(json_object *value);
-/* The same for the texts of n distinct values, packed into one block, which LZ4 packs as one
- * text: unpacking any of them unpacks them all. Each value packed before leaves its block (freed
- * once no value lies in it). Worth it for texts read together that repeat one another. */
-int json_raw_pack_together(json_object **values, size_t n);
 /* Frees every copy unpacked since the last call: the pointers json_raw_text gave for them end.
  * Returns the bytes freed. */
 size_t json_raw_release_unpacked(void);

@@ -221,19 +221,6 @@ static int spliced(const struct cluster_node *n, json_object *held, const char *
         return *ret ? 0 : -ENOMEM;
 }
 
-static void pack_sections(json_object *sections)
-{
-        json_object *values[SUMMARY_MAX_SECTIONS];
-        size_t n = 0;
-
-        json_object_object_foreach(sections, name, value) {
-                (void)name;
-                if (n < SUMMARY_MAX_SECTIONS)
-                        values[n++] = value;
-        }
-        (void)json_raw_pack_together(values, n);
-}
-
 /* The sections s names, each held as its text (json_raw.h): the text it carries or, where it
  * carries none, the one n holds under the same digest. -ENOENT when one is neither: s is the
  * change from a summary this node missed. -EMSGSIZE when they come to more than a summary may
@@ -263,6 +250,10 @@ static int sections_of(const struct cluster_node *n, json_object *held_digests, 
                         json_object_put(sections);
                         return r < 0 ? r : text ? -ENOMEM : -ENOENT;
                 }
+                /* Held until the origin changes it, read when a client asks or a peer needs it:
+                 * at 64 nodes the results sections alone, a row for each pair, came to most of
+                 * a node's heap. Without memory to pack it stays as it came. */
+                (void)json_raw_pack(held);
                 if (!text)
                         (void)json_raw_length(held, &len);
                 total += len + strlen(name);
@@ -272,13 +263,6 @@ static int sections_of(const struct cluster_node *n, json_object *held_digests, 
                         return -EMSGSIZE;
                 }
         }
-        /* Held until the origin changes them, read when a client asks or a peer needs them: at
-         * 64 nodes the results sections alone, a row for each pair, came to most of a node's
-         * heap. Packed together: the peers section's ids, which LZ4 cannot pack alone, are the
-         * results rows' too, and the small sections share their keys (at 64 nodes a node's
-         * sections came to 5.4 KiB so, against 8 KiB packed each on its own or left as they came).
-         * Without memory they stay as they came. */
-        pack_sections(sections);
         *ret = sections;
         return 0;
 }

@@ -140,69 +140,10 @@ static void test_the_loop_releases_copies_after_the_turn(void)
         free(text);
 }
 
-/* A peers section (ids only: nothing LZ4 packs alone) with the results rows that name the same
- * ids: packed together they take less than the rows alone packed and the ids left as they are. */
-static char *peers_of(const char *results)
-{
-        size_t size = strlen(results), len = 0;
-        char *text = malloc(size), *at = (char *)results;
-
-        len += (size_t)snprintf(text, size, "[");
-        while ((at = strstr(at, "\"peer_id\":\""))) {
-                at += strlen("\"peer_id\":\"");
-                len += (size_t)snprintf(text + len, size - len, "%s\"%.32s\"", len > 1 ? "," : "", at);
-        }
-        snprintf(text + len, size - len, "]");
-        return text;
-}
-
-static void test_texts_packed_together_share_a_block(void)
-{
-        char *results = results_text(11), *peers = peers_of(results);
-        json_object *alone[2] = { json_raw_new(results), json_raw_new(peers) };
-        json_object *both[3] = { json_raw_new(results), json_raw_new(peers),
-                                 json_raw_new("{\"mtu\":9000}") };
-        size_t alone_bytes, together_bytes;
-
-        json_raw_on_unpack(NULL);
-        CHECK(json_raw_pack(alone[1]) == 0 && !json_raw_is_packed(alone[1])); /* ids: not worth it */
-        CHECK(json_raw_pack(alone[0]) == 0 && json_raw_is_packed(alone[0]));
-        CHECK(json_raw_pack_together(both, 3) == 0);
-        for (int i = 0; i < 3; i++)
-                CHECK(json_raw_is_packed(both[i]));
-        /* Unpacking one unpacks the block, once: the others read from the same copy. */
-        CHECK_STREQ(json_raw_text(both[1]), peers);
-        CHECK_STREQ(json_raw_text(both[0]), results);
-        CHECK_STREQ(json_raw_text(both[2]), "{\"mtu\":9000}");
-        together_bytes = json_raw_release_unpacked();
-        CHECK(together_bytes == strlen(results) + strlen(peers) + strlen("{\"mtu\":9000}") + 3);
-        CHECK_STREQ(json_raw_text(alone[0]), results);
-        alone_bytes = json_raw_release_unpacked();
-        CHECK(alone_bytes == strlen(results) + 1);
-        /* A value twice is refused, and nothing is changed. */
-        json_object *twice[2] = { alone[1], alone[1] };
-        CHECK(json_raw_pack_together(twice, 2) == -EINVAL && !json_raw_is_packed(alone[1]));
-        /* Packed again with others, a value leaves its block, which lasts for the rest. */
-        json_object *again[2] = { both[0], alone[1] };
-        CHECK(json_raw_pack_together(again, 2) == 0);
-        json_object_put(both[0]);
-        CHECK_STREQ(json_raw_text(both[1]), peers);
-        json_object_put(both[1]);
-        CHECK_STREQ(json_raw_text(both[2]), "{\"mtu\":9000}");
-        CHECK_STREQ(json_raw_text(alone[1]), peers);
-        json_raw_release_unpacked();
-        json_object_put(both[2]);
-        json_object_put(alone[0]);
-        json_object_put(alone[1]);
-        free(results);
-        free(peers);
-}
-
 int main(void)
 {
         RUN(test_a_results_section_is_packed_and_read_back);
         RUN(test_what_would_not_save_stays_plain);
         RUN(test_the_loop_releases_copies_after_the_turn);
-        RUN(test_texts_packed_together_share_a_block);
         return test_result();
 }
