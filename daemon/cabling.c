@@ -231,10 +231,9 @@ static void cabling_derive(struct cabling *c)
         struct map_inputs in = { .c = c };
         struct topology_expect expect = { .shape = c->shape, .nodes = c->nodes };
         uint64_t inputs = map_inputs_digest(c);
-        json_object *map = NULL, *next;
+        json_object *map = NULL, *next = NULL;
         char **joined = NULL;
-        const char *held;
-        char *text;
+        const char *held, *written;
         bool is_empty;
         int r;
 
@@ -247,10 +246,13 @@ static void cabling_derive(struct cabling *c)
         for (size_t i = 0; i < in.n; i++)
                 topology_node_free(in.v[i]);
         if (r >= 0) {
-                text = strdup(json_object_to_json_string_ext(map, JSON_C_TO_STRING_PLAIN));
-                r = text ? joined_nodes(map, c->src.node_id, &joined) : -ENOMEM;
+                /* Taken before anything is kept: without memory nothing is, and the next change
+                 * derives it again. */
+                written = json_object_to_json_string_ext(map, JSON_C_TO_STRING_PLAIN);
+                next = written ? json_raw_take(strdup(written)) : NULL;
+                r = next ? joined_nodes(map, c->src.node_id, &joined) : -ENOMEM;
                 if (r < 0)
-                        free(text);
+                        json_object_put(next);
         }
         if (r < 0) {
                 json_object_put(map);
@@ -264,13 +266,10 @@ static void cabling_derive(struct cabling *c)
         strv_free(c->joined);
         c->joined = joined;
         held = c->map ? json_raw_text(c->map) : NULL;
-        if (held && strcmp(held, text) == 0) {
-                free(text);
+        if (held && strcmp(held, json_raw_text(next)) == 0) {
+                json_object_put(next);
                 return;
         }
-        next = json_raw_take(text);
-        if (!next)
-                return;
         (void)json_raw_pack(next);
         json_object_put(c->map);
         c->map = next;
