@@ -1,8 +1,9 @@
 /*
- * One TLS connection of the peer channel carrying newline-separated JSON messages: the
- * handshake, the framing of lines (at most SPARKD_MAX_LINE bytes), a deadline and the time data
- * last came in. What happens on it means something only to its owner, which peer_conn_ops tells;
- * the owner ends it with peer_conn_free(), also from inside those callbacks.
+ * One connection of the peer channel carrying newline-separated JSON messages: the TLS handshake
+ * (peer_tls.h), the records after it (peer_record.h), the framing of lines (at most
+ * SPARKD_MAX_LINE bytes), a deadline and the time data last came in. What happens on it means something only
+ * to its owner, which peer_conn_ops tells; the owner ends it with peer_conn_free(), also from inside those
+ * callbacks.
  */
 #pragma once
 
@@ -16,6 +17,8 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "peer_record.h"
+
 #define PEER_CONN_BINDING_LEN   32
 #define PEER_CONN_BINDING_LABEL "EXPORTER-sparkd-hello"
 
@@ -24,7 +27,7 @@ struct peer;
 struct peers;
 
 struct peer_conn_ops {
-        /* The TLS handshake completed. */
+        /* The TLS handshake completed; the records' keys are set. */
         void (*on_connected)(struct peer_conn *c);
         /* One line without its newline; returns < 0 when it ended (freed) c. */
         int (*on_line)(struct peer_conn *c, const char *line, size_t len);
@@ -39,10 +42,15 @@ struct peer_conn_ops {
 
 struct peer_conn {
         const struct peer_conn_ops *ops;
-        struct bufferevent *bev;
+        struct bufferevent *bev; /* the socket: handshake, then records */
+        SSL_CTX *tls;            /* a reference: its cipher seals the records */
+        SSL *handshake;          /* until the handshake completed */
+        struct peer_records records;
+        struct evbuffer *plain; /* what the records carried, not yet read as lines */
+        const char *failure;    /* why c ends, once a record could not be sealed */
         struct event *deadline;
         bool is_outbound;
-        bool is_tls_up;
+        bool is_handshake_done;
         char remote[64];
         char local[64];
         uint64_t last_rx_usec;
@@ -54,8 +62,7 @@ struct peer_conn {
         bool is_hello_done;
         bool is_retiring;  /* replaced by a duplicate: read a while longer, only heartbeats sent */
         char refusal[320]; /* why its hello was refused, for the log */
-        unsigned char binding[PEER_CONN_BINDING_LEN]; /* peer_conn_binding's, once asked */
-        bool has_binding;
+        unsigned char binding[PEER_CONN_BINDING_LEN]; /* peer_conn_binding's */
 };
 
 /* Takes fd over; NULL without memory. */

@@ -175,9 +175,9 @@ int peer_message_prove_hello(const struct peer_hello *h, const unsigned char *bi
 
         if (h->proto < PEER_PROTO || !h->key) {
                 snprintf(why, why_size,
-                         "it speaks peer protocol %lld, without a node key; this sparkd speaks %d, in which "
-                         "every node proves its id with its key: run one sparkd version on every node",
-                         (long long)h->proto, PEER_PROTO);
+                         "it speaks peer protocol %lld%s; this sparkd speaks %d, in which every node proves "
+                         "its id with its key: run one sparkd version on every node",
+                         (long long)h->proto, h->key ? "" : ", without a node key", PEER_PROTO);
                 return -EPROTONOSUPPORT;
         }
         if (node_key_id_of(h->key, id) < 0)

@@ -14,8 +14,10 @@
 
 #include "peer_table.h"
 
-/* 2: the hello carries the node's public key and proves it (common/node_key.h). */
-#define PEER_PROTO 2
+/* 2: the hello carries the node's public key and proves it (common/node_key.h).
+ * 3: after the TLS handshake the records are sparkd's (peer_record.h), agreed by ALPN
+ *    (peer_tls.h's PEER_TLS_ALPN, which names this number). */
+#define PEER_PROTO 3
 
 /* The hello for a connection whose session binding (peer_conn_binding) is binding, signed with
  * this node's key; is_dialer when this node dialled. NULL when it cannot be signed. */

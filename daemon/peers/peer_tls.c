@@ -3,10 +3,15 @@
 #include <errno.h>
 #include <string.h>
 
+#include "peer_record.h"
+
 /* Names the key's purpose, so the same key could never be mistaken for another protocol's PSK. */
 #define PSK_IDENTITY "sparkd-cluster-v1"
 
-static int key_index = -1;
+static int key_index = -1, cipher_index = -1;
+
+/* PEER_TLS_ALPN as ALPN writes a list: its length, then its bytes. */
+static const unsigned char alpn_list[] = "\x08" PEER_TLS_ALPN;
 
 /* TLS_AES_128_GCM_SHA256: its hash must match the session's for the PSK to be usable. */
 static const unsigned char tls13_aes128gcmsha256[] = { 0x13, 0x01 };
@@ -63,6 +68,41 @@ static void free_key(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long 
         OPENSSL_clear_free(ptr, sizeof(struct cluster_key));
 }
 
+static void free_cipher(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
+{
+        EVP_CIPHER_CTX_free(ptr);
+}
+
+/* The server's side of ALPN: this version's name or, when the client offers others only, an
+ * alert (no_application_protocol) it can tell its owner about. */
+static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *out_len, const unsigned char *in,
+                       unsigned int in_len, void *arg)
+{
+        for (unsigned i = 0; i < in_len; i += 1u + in[i]) {
+                if (in[i] == alpn_list[0] && i + 1u + in[i] <= in_len &&
+                    memcmp(in + i + 1, alpn_list + 1, in[i]) == 0) {
+                        *out = in + i + 1;
+                        *out_len = in[i];
+                        return SSL_TLSEXT_ERR_OK;
+                }
+        }
+        return SSL_TLSEXT_ERR_ALERT_FATAL;
+}
+
+bool peer_tls_agreed_version(SSL *ssl)
+{
+        const unsigned char *p = NULL;
+        unsigned len = 0;
+
+        SSL_get0_alpn_selected(ssl, &p, &len);
+        return p && len == alpn_list[0] && memcmp(p, alpn_list + 1, len) == 0;
+}
+
+EVP_CIPHER_CTX *peer_tls_record_cipher(SSL_CTX *ctx)
+{
+        return SSL_CTX_get_ex_data(ctx, cipher_index);
+}
+
 int peer_tls_init(void)
 {
         /* The handshake's errors are logged by their reason (peer_conn.c), which only libssl's
@@ -78,12 +118,21 @@ SSL_CTX *peer_tls_context_new(const struct cluster_key *key)
 {
         SSL_CTX *ctx;
         struct cluster_key *copy;
+        EVP_CIPHER_CTX *cipher;
 
         if (key_index < 0)
                 key_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_key);
+        if (cipher_index < 0)
+                cipher_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_cipher);
         ctx = SSL_CTX_new(TLS_method());
         if (!ctx)
                 return NULL;
+        cipher = peer_records_cipher_new();
+        if (!cipher || !SSL_CTX_set_ex_data(ctx, cipher_index, cipher)) {
+                EVP_CIPHER_CTX_free(cipher);
+                SSL_CTX_free(ctx);
+                return NULL;
+        }
         copy = OPENSSL_malloc(sizeof(*copy));
         if (!copy || !SSL_CTX_set_ex_data(ctx, key_index, copy)) {
                 OPENSSL_free(copy);
@@ -92,13 +141,12 @@ SSL_CTX *peer_tls_context_new(const struct cluster_key *key)
         }
         memcpy(copy, key, sizeof(*copy));
         if (!SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION) ||
-            !SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256")) {
+            !SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256") ||
+            SSL_CTX_set_alpn_protos(ctx, alpn_list, sizeof(alpn_list) - 1) != 0) {
                 SSL_CTX_free(ctx);
                 return NULL;
         }
-        /* A connection to every peer, mostly idle between heartbeats: without this each holds
-         * its TLS read and write buffers (some 34 KiB) all the time. */
-        SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+        SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
         /* No tickets: every connection proves the key again. */
         SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
         SSL_CTX_set_num_tickets(ctx, 0);

@@ -1,12 +1,12 @@
 /*
- * What a peer sends once TLS is up: newline-separated JSON messages, the hello first. Lines go to
- * one inbound connection until it is closed (protocol error, duplicate, itself), then to the next
- * one, as a peer that reconnects would; the peer table lives for one input. The connection's
- * session binding is all zeros, and a hello line (an object of type "hello" with a string
- * node_id and instance) is signed for it here as its node would sign it, so that what follows a
- * hello is reached: one naming SELF_ID with this node's key (a clone), any other with a peer's
- * key, its node_id and key made that key's. (A hello that does not prove its key is the unit
- * tests' concern: a fuzzer does not forge a signature.)
+ * What a peer's records carry once the handshake is done: newline-separated JSON messages, the
+ * hello first. Lines go to one inbound connection until it is closed (protocol error, duplicate,
+ * itself), then to the next one, as a peer that reconnects would; the peer table lives for one
+ * input. The connection's session binding is all zeros, and a hello line (an object of type
+ * "hello" with a string node_id and instance) is signed for it here as its node would sign it, so
+ * that what follows a hello is reached: one naming SELF_ID with this node's key (a clone), any
+ * other with a peer's key, its node_id and key made that key's. (A hello that does not prove its
+ * key is the unit tests' concern: a fuzzer does not forge a signature.)
  */
 #include <event2/event.h>
 #include <stdlib.h>
@@ -85,8 +85,7 @@ static struct peer_conn *inbound(struct peers *ps)
         c->deadline = evtimer_new(base, on_deadline, c);
         if (!c->deadline)
                 abort();
-        c->is_tls_up = true;
-        c->has_binding = true; /* all zeros */
+        c->is_handshake_done = true; /* its binding all zeros */
         snprintf(c->remote, sizeof(c->remote), "10.0.0.2");
         snprintf(c->local, sizeof(c->local), "10.0.0.1");
         peer_session_attach(ps, c, NULL);

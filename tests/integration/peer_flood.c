@@ -17,8 +17,8 @@
 
 #include "common/cluster_key.h"
 #include "common/node_key.h"
-#include "daemon/peers/peer_conn.h"
 #include "daemon/peers/peer_tls.h"
+#include "peer_client.h"
 
 struct flood {
         SSL_CTX *ctx;
@@ -36,25 +36,21 @@ static uint64_t now_ms(void)
 }
 
 /* A hello of a fresh node: its own key, its id the one the key names, signed for this session. */
-static int flood_hello(SSL *ssl, unsigned n, char *hello, size_t size)
+static int flood_hello(const unsigned char *binding, unsigned n, char *hello, size_t size)
 {
-        unsigned char binding[PEER_CONN_BINDING_LEN];
         char text[256], at[2 * PEER_CONN_BINDING_LEN + 1], id[NODE_KEY_ID_LEN + 1], instance[33];
         char pub[NODE_KEY_HEX_LEN + 1], sig[NODE_SIG_HEX_LEN + 1];
         EVP_PKEY *key = node_key_generate();
         int r = -1;
 
-        if (key &&
-            SSL_export_keying_material(ssl, binding, sizeof(binding), PEER_CONN_BINDING_LABEL,
-                                       strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) == 1 &&
-            node_key_id(key, id) == 0 && node_key_public_hex(key, pub) == 0) {
-                for (size_t i = 0; i < sizeof(binding); i++)
+        if (key && node_key_id(key, id) == 0 && node_key_public_hex(key, pub) == 0) {
+                for (size_t i = 0; i < PEER_CONN_BINDING_LEN; i++)
                         snprintf(at + 2 * i, 3, "%02x", binding[i]);
                 snprintf(instance, sizeof(instance), "%032x", n + 1);
                 snprintf(text, sizeof(text), "sparkd-hello\ndialer\n%s\n%s\n%s\n", at, id, instance);
                 if (node_key_sign(key, text, strlen(text), sig) == 0) {
                         snprintf(hello, size,
-                                 "{\"type\":\"hello\",\"proto\":2,\"node_id\":\"%s\",\"instance\":\"%s\","
+                                 "{\"type\":\"hello\",\"proto\":3,\"node_id\":\"%s\",\"instance\":\"%s\","
                                  "\"name\":\"flood-%u\",\"version\":\"0\",\"ports\":[],\"key\":\"%s\","
                                  "\"sig\":\"%s\"}\n",
                                  id, instance, n, pub, sig);
@@ -65,51 +61,27 @@ static int flood_hello(SSL *ssl, unsigned n, char *hello, size_t size)
         return r;
 }
 
-static SSL *flood_connect(struct flood *f, unsigned n)
+static int flood_connect(struct flood *f, unsigned n, struct peer_client *pc)
 {
-        struct timeval tv = { .tv_sec = 5 };
         char hello[1024];
-        SSL *ssl;
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-        if (fd < 0)
-                return NULL;
-        (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-        (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-        if (connect(fd, (struct sockaddr *)&f->to, sizeof(f->to)) < 0) {
-                close(fd);
-                return NULL;
-        }
-        ssl = SSL_new(f->ctx);
-        if (!ssl || !SSL_set_fd(ssl, fd) || SSL_connect(ssl) != 1) {
-                SSL_free(ssl);
-                close(fd);
-                return NULL;
-        }
-        if (flood_hello(ssl, n, hello, sizeof(hello)) < 0 ||
-            SSL_write(ssl, hello, (int)strlen(hello)) <= 0) {
-                SSL_free(ssl);
-                close(fd);
-                return NULL;
+        if (peer_client_connect(pc, f->ctx, &f->to, 5) < 0)
+                return -1;
+        if (flood_hello(pc->binding, n, hello, sizeof(hello)) < 0 ||
+            peer_client_write(pc, hello, strlen(hello)) < 0) {
+                peer_client_close(pc);
+                return -1;
         }
         f->len = 0;
-        return ssl;
-}
-
-static void flood_close(SSL *ssl)
-{
-        int fd = SSL_get_fd(ssl);
-
-        SSL_free(ssl);
-        close(fd);
+        return 0;
 }
 
 /* The next line from the daemon into out (NUL-terminated); 0 at a timeout or the end. */
-static int flood_read_line(struct flood *f, SSL *ssl, char *out, size_t size)
+static int flood_read_line(struct flood *f, struct peer_client *pc, char *out, size_t size)
 {
         for (;;) {
                 char *nl = memchr(f->buf, '\n', f->len);
-                int n;
+                ssize_t n;
 
                 if (nl) {
                         size_t k = (size_t)(nl - f->buf);
@@ -121,7 +93,7 @@ static int flood_read_line(struct flood *f, SSL *ssl, char *out, size_t size)
                 }
                 if (f->len == sizeof(f->buf))
                         f->len = 0; /* a line longer than this is not one the flood looks at */
-                n = SSL_read(ssl, f->buf + f->len, (int)(sizeof(f->buf) - f->len));
+                n = peer_client_read(pc, f->buf + f->len, sizeof(f->buf) - f->len);
                 if (n <= 0)
                         return 0;
                 f->len += (size_t)n;
@@ -135,7 +107,7 @@ int main(int argc, char **argv)
         unsigned ids, probes, hellos = 0, refused_hellos = 0, ready = 0, refused = 0;
         char line[65536], why[256], reason[512] = "";
         uint64_t wait_ms, end;
-        SSL *ssl;
+        struct peer_client pc;
 
         if (argc != 7) {
                 fprintf(stderr, "usage: %s ADDRESS PORT KEY_FILE IDS PROBES WAIT_MS\n", argv[0]);
@@ -152,20 +124,18 @@ int main(int argc, char **argv)
                 return 1;
         }
         for (unsigned i = 0; i < ids; i++) {
-                ssl = flood_connect(&f, i);
-                if (!ssl) {
+                if (flood_connect(&f, i, &pc) < 0) {
                         refused_hellos++;
                         continue;
                 }
                 /* The daemon's hello comes back once ours is taken; a refused one ends the stream. */
-                if (flood_read_line(&f, ssl, line, sizeof(line)) && strstr(line, "\"hello\""))
+                if (flood_read_line(&f, &pc, line, sizeof(line)) && strstr(line, "\"hello\""))
                         hellos++;
                 else
                         refused_hellos++;
-                flood_close(ssl);
+                peer_client_close(&pc);
         }
-        ssl = flood_connect(&f, ids);
-        if (!ssl || !flood_read_line(&f, ssl, line, sizeof(line))) {
+        if (flood_connect(&f, ids, &pc) < 0 || !flood_read_line(&f, &pc, line, sizeof(line))) {
                 fprintf(stderr, "peer-flood: the probing connection was refused\n");
                 return 1;
         }
@@ -176,11 +146,11 @@ int main(int argc, char **argv)
                          "{\"type\":\"probe-request\",\"id\":\"%032x\",\"kind\":\"rtt\",\"token\":\"%032x\","
                          "\"params\":{}}\n",
                          i + 1, i + 1);
-                if (SSL_write(ssl, req, (int)strlen(req)) <= 0)
+                if (peer_client_write(&pc, req, strlen(req)) < 0)
                         break;
         }
         end = now_ms() + wait_ms;
-        while (now_ms() < end && flood_read_line(&f, ssl, line, sizeof(line))) {
+        while (now_ms() < end && flood_read_line(&f, &pc, line, sizeof(line))) {
                 char *r;
 
                 if (strstr(line, "\"probe-ready\""))
@@ -192,7 +162,7 @@ int main(int argc, char **argv)
                 if (r && !reason[0])
                         snprintf(reason, sizeof(reason), "%.*s", (int)strcspn(r + 10, "\""), r + 10);
         }
-        flood_close(ssl);
+        peer_client_close(&pc);
         SSL_CTX_free(f.ctx);
         printf("{\"hellos\": %u, \"hellos_refused\": %u, \"probes_ready\": %u, \"probes_refused\": %u, "
                "\"reason\": \"%s\"}\n",

@@ -77,7 +77,7 @@ class Peer:
 
     def hello(self, key, name, instance="d" * 32, ports=None):
         text = "sparkd-hello\ndialer\n%s\n%s\n%s\n" % (self.binding, key.id, instance)
-        return {"type": "hello", "proto": 2, "node_id": key.id, "instance": instance, "name": name,
+        return {"type": "hello", "proto": 3, "node_id": key.id, "instance": instance, "name": name,
                 "version": "0", "ports": ports or [], "key": key.pub, "sig": key.sign(text.encode())}
 
     def close(self):

@@ -1,9 +1,9 @@
 /*
- * A keyed peer's TLS for the test programs that speak the peer protocol: connects to a sparkd
- * with the cluster key as sparkd's peer channel does, writes "binding HEX" (the session's
- * exporter value a hello signs, peer_conn_binding) as its first line, then passes stdin to the
- * daemon and what the daemon sends to stdout. At the end of stdin it reads 2 s more and ends.
- * Usage: peer-pipe ADDRESS PORT KEY_FILE
+ * A keyed peer's end of the peer channel for the test programs that speak the peer protocol:
+ * connects to a sparkd with the cluster key as sparkd's peer channel does (peer_client.h), writes "binding
+ * HEX" (the session's exporter value a hello signs, peer_conn_binding) as its first line, then passes stdin
+ * to the daemon and what the daemon sends to stdout. At the end of stdin it reads 2 s more and ends. Usage:
+ * peer-pipe ADDRESS PORT KEY_FILE
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "common/cluster_key.h"
-#include "daemon/peers/peer_conn.h"
 #include "daemon/peers/peer_tls.h"
+#include "peer_client.h"
 
 static int64_t now_ms(void)
 {
@@ -43,14 +43,12 @@ static int write_all(int fd, const char *p, size_t n)
 int main(int argc, char **argv)
 {
         struct sockaddr_in to = { .sin_family = AF_INET };
-        unsigned char binding[PEER_CONN_BINDING_LEN];
+        struct peer_client pc;
         struct cluster_key key;
         char why[256] = "", buf[65536];
         bool is_stdin_open = true;
         int64_t end_ms = 0;
         SSL_CTX *ctx;
-        SSL *ssl;
-        int fd;
 
         if (argc != 4) {
                 fprintf(stderr, "usage: %s ADDRESS PORT KEY_FILE\n", argv[0]);
@@ -62,32 +60,26 @@ int main(int argc, char **argv)
                 fprintf(stderr, "peer-pipe: cannot set up: %s\n", why);
                 return 1;
         }
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
-                perror("peer-pipe: connect");
-                return 1;
-        }
-        ssl = SSL_new(ctx);
-        if (!ssl || !SSL_set_fd(ssl, fd) || SSL_connect(ssl) != 1 ||
-            SSL_export_keying_material(ssl, binding, sizeof(binding), PEER_CONN_BINDING_LABEL,
-                                       strlen(PEER_CONN_BINDING_LABEL), NULL, 0, 0) != 1) {
-                fprintf(stderr, "peer-pipe: the TLS handshake failed\n");
+        if (peer_client_connect(&pc, ctx, &to, 10) < 0) {
+                fprintf(stderr, "peer-pipe: no session: the connection or the TLS handshake failed\n");
                 return 1;
         }
         printf("binding ");
-        for (size_t i = 0; i < sizeof(binding); i++)
-                printf("%02x", binding[i]);
+        for (size_t i = 0; i < sizeof(pc.binding); i++)
+                printf("%02x", pc.binding[i]);
         printf("\n");
         fflush(stdout);
         for (;;) {
-                struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
+                struct pollfd p[2] = { { .fd = pc.fd, .events = POLLIN }, { .fd = 0, .events = POLLIN } };
                 int64_t left = is_stdin_open ? -1 : end_ms - now_ms();
-                int n = left == 0 || left < -1 ? 0 : poll(p, is_stdin_open ? 2 : 1, (int)left);
+                int n = left == 0 || left < -1
+                                ? 0
+                                : poll(p, is_stdin_open ? 2 : 1, peer_client_pending(&pc) ? 0 : (int)left);
 
-                if (n == 0)
+                if (n == 0 && !peer_client_pending(&pc))
                         break; /* stdin ended 2 s ago: what the daemon sends since is not read */
-                if (p[0].revents || SSL_pending(ssl)) {
-                        int k = SSL_read(ssl, buf, sizeof(buf));
+                if (p[0].revents || peer_client_pending(&pc)) {
+                        ssize_t k = peer_client_read(&pc, buf, sizeof(buf));
 
                         if (k <= 0)
                                 break;
@@ -100,12 +92,11 @@ int main(int argc, char **argv)
                         if (k <= 0) {
                                 is_stdin_open = false;
                                 end_ms = now_ms() + 2000;
-                        } else if (SSL_write(ssl, buf, (int)k) <= 0)
+                        } else if (peer_client_write(&pc, buf, (size_t)k) < 0)
                                 break;
                 }
         }
-        SSL_free(ssl);
-        close(fd);
+        peer_client_close(&pc);
         SSL_CTX_free(ctx);
         return 0;
 }
