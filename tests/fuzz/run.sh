@@ -12,7 +12,7 @@ set -uo pipefail
 src=${SPARKD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${FUZZ_BUILD_DIR:-$src/build-fuzz}
 seconds=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-"jsonrpc api conf peer probe_output sysfs inventory elf_note env_check topology summary history env_render netplan lldp"}
+targets=${FUZZ_TARGETS:-"jsonrpc api conf peer record probe_output sysfs inventory elf_note env_check topology summary history env_render netplan lldp"}
 
 if ! command -v clang >/dev/null; then
         echo "SKIP: clang not installed (Debian: clang, libclang-rt-dev)"
