@@ -20,6 +20,7 @@
 #include "common/jsonrpc.h"
 #include "common/macro.h"
 #include "log.h"
+#include "socket_flush.h"
 
 /* A subscriber that does not read its events is dropped before it costs more than this. */
 #define SUBSCRIBER_MAX_BACKLOG (1024 * 1024)
@@ -199,7 +200,7 @@ void api_server_free(struct api_server *s)
                 LIST_FOREACH(req, &conn->pending, link)
                         req->on_orphan = NULL;
                 /* One last try, without waiting, so subscribers see the daemon-stopping event. */
-                (void)evbuffer_write(bufferevent_get_output(conn->bev), bufferevent_getfd(conn->bev));
+                (void)socket_flush_now(conn->bev);
                 api_conn_free(conn);
         }
         if (s->listener)
