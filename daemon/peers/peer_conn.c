@@ -18,6 +18,7 @@
 #include "common/macro.h"
 #include "common/proto.h"
 #include "daemon/base/clock.h"
+#include "daemon/base/socket_flush.h"
 #include "peer_tls.h"
 
 uint64_t peer_now_usec(void)
@@ -55,6 +56,8 @@ size_t peer_conn_send(struct peer_conn *c, json_object *msg)
                 conn_fail_later(c, "its key sealed as many records as it may: the connection is made anew");
         else if (r < 0)
                 conn_fail_later(c, "a record could not be sealed");
+        else
+                (void)socket_flush_now(c->bev); /* as TLS wrote a record: not a turn later */
         json_object_put(msg);
         return len + 1;
 }
@@ -108,8 +111,9 @@ static void conn_read_lines(struct peer_conn *c)
         }
 }
 
-/* The handshake failed in TLS: its alert, if it made one, goes out now (the owner closes c in the
- * call), and the owner hears OpenSSL's words. */
+/* The handshake failed in TLS: its alert, if it made one, went out with handshake_flush (the
+ * owner closes c in the call, and what is queued then is lost), and the owner hears OpenSSL's
+ * words. */
 static void handshake_failed(struct peer_conn *c)
 {
         unsigned long err, ssl_err = 0;
@@ -119,7 +123,6 @@ static void handshake_failed(struct peer_conn *c)
         while ((err = ERR_get_error()) != 0)
                 if (ERR_GET_LIB(err) == ERR_LIB_SSL && !ssl_err)
                         ssl_err = err;
-        (void)evbuffer_write(bufferevent_get_output(c->bev), bufferevent_getfd(c->bev));
         if (ERR_GET_REASON(ssl_err) == SSL_R_NO_APPLICATION_PROTOCOL ||
             ERR_GET_REASON(ssl_err) == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL) {
                 /* Keyed, but of another version: not the key mismatch a refusal reads as. */
@@ -143,7 +146,9 @@ static void handshake_failed(struct peer_conn *c)
         c->ops->on_handshake_failed(c, why, is_refused);
 }
 
-/* The handshake's bytes for the peer, from OpenSSL's buffer to the connection's. */
+/* The handshake's bytes for the peer, from OpenSSL's buffer to the connection's, and written in
+ * this turn of the loop (socket_flush.h) as TLS wrote them: under load a turn is tens of ms, and
+ * the hello deadline counts the three flights. */
 static void handshake_flush(struct peer_conn *c)
 {
         BIO *out = SSL_get_wbio(c->handshake);
@@ -153,6 +158,7 @@ static void handshake_flush(struct peer_conn *c)
         if (len > 0) {
                 evbuffer_add(bufferevent_get_output(c->bev), data, (size_t)len);
                 (void)BIO_reset(out);
+                (void)socket_flush_now(c->bev);
         }
 }
 
