@@ -207,7 +207,12 @@ static int handshake_done(struct peer_conn *c)
 /* One step of the handshake: 0 while it waits for the peer, 1 done, < 0 failed (the owner told). */
 static int handshake_step(struct peer_conn *c)
 {
-        int r = SSL_do_handshake(c->handshake);
+        int r;
+
+        /* The thread's error queue may hold what another OpenSSL call left there: a failure here
+         * is told by its own reasons only. */
+        ERR_clear_error();
+        r = SSL_do_handshake(c->handshake);
 
         handshake_flush(c);
         if (r == 1)
