@@ -370,7 +370,11 @@ struct peer_conn *peer_conn_new(struct event_base *base, SSL_CTX *tls, int fd, b
                 SSL_set_connect_state(ssl);
         else
                 SSL_set_accept_state(ssl);
-        c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+        /* Callbacks run from the socket's event, not deferred: the handshake's steps are taken
+         * in them, as bufferevent_openssl took them in its own. Deferred, they wait their turn
+         * (libevent runs 32 a turn, the rest a turn later) inside the hello deadline. What must
+         * not run inside a call is asked for deferred (bufferevent_trigger*). */
+        c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
         if (!c->bev) {
                 SSL_free(ssl);
                 close(fd);
