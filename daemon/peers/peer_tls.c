@@ -74,19 +74,18 @@ static void free_cipher(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, lo
 }
 
 /* The server's side of ALPN: this version's name or, when the client offers others only, an
- * alert (no_application_protocol) it can tell its owner about. */
+ * alert (no_application_protocol) it can tell its owner about. OpenSSL has checked the client's
+ * list before this is called. */
 static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *out_len, const unsigned char *in,
                        unsigned int in_len, void *arg)
 {
-        for (unsigned i = 0; i < in_len; i += 1u + in[i]) {
-                if (in[i] == alpn_list[0] && i + 1u + in[i] <= in_len &&
-                    memcmp(in + i + 1, alpn_list + 1, in[i]) == 0) {
-                        *out = in + i + 1;
-                        *out_len = in[i];
-                        return SSL_TLSEXT_ERR_OK;
-                }
-        }
-        return SSL_TLSEXT_ERR_ALERT_FATAL;
+        unsigned char *selected = NULL;
+
+        if (SSL_select_next_proto(&selected, out_len, alpn_list, sizeof(alpn_list) - 1, in, in_len) !=
+            OPENSSL_NPN_NEGOTIATED)
+                return SSL_TLSEXT_ERR_ALERT_FATAL;
+        *out = selected;
+        return SSL_TLSEXT_ERR_OK;
 }
 
 bool peer_tls_agreed_version(SSL *ssl)
