@@ -297,6 +297,7 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
         if (what & BEV_EVENT_CONNECTED) {
                 /* The TCP connection of a dial: the client speaks first. */
                 c->last_rx_usec = peer_now_usec();
+                c->ops->on_dialled(c);
                 (void)handshake_step(c);
                 return;
         }
@@ -315,7 +316,8 @@ static void conn_on_event(struct bufferevent *bev, short what, void *userdata)
                 c->ops->on_handshake_failed(c, "TLS: closed during the handshake", true);
                 return;
         }
-        snprintf(why, sizeof(why), "cannot connect: %s", strerror(EVUTIL_SOCKET_ERROR()));
+        c->connect_error = EVUTIL_SOCKET_ERROR();
+        snprintf(why, sizeof(why), "cannot connect: %s", strerror(c->connect_error));
         c->ops->on_handshake_failed(c, why, false);
 }
 

@@ -27,6 +27,8 @@ struct peer;
 struct peers;
 
 struct peer_conn_ops {
+        /* A dial's TCP connection is up: its TLS handshake begins. */
+        void (*on_dialled)(struct peer_conn *c);
         /* The TLS handshake completed; the records' keys are set. */
         void (*on_connected)(struct peer_conn *c);
         /* One line without its newline; returns < 0 when it ended (freed) c. */
@@ -51,6 +53,7 @@ struct peer_conn {
         struct event *deadline;
         bool is_outbound;
         bool is_handshake_done;
+        int connect_error; /* a dial's: why its TCP connection failed (errno), 0 otherwise */
         char remote[64];
         char local[64];
         uint64_t last_rx_usec;

@@ -82,14 +82,47 @@ static void on_resolved(int result, struct evutil_addrinfo *res, void *userdata)
         peer_dial_address(p, address);
 }
 
-static bool peer_dial_defers_to_lower_id(const struct peer *p)
+/* This node's address on the subnet of the peer's address, in host order; 0 when no port is on it. */
+static uint32_t local_address_toward(struct peers *ps, const char *address)
 {
-        const struct peers *ps = p->owner;
-        time_t grace = (time_t)(DIAL_DEFER_HEARTBEATS * ps->heartbeat_usec / 1000000);
+        struct link_ports mine = { 0 };
+        const char *local_addr = NULL;
+        struct in_addr local = { 0 };
 
-        if (!p->node_id[0] || strcmp(ps->node_id, p->node_id) < 0)
-                return false;
-        return time(NULL) - p->since < (grace < 1 ? 1 : grace);
+        (void)peer_ports_local(ps->links, &mine);
+        if (!peer_port_for_address(&mine, address, true, &local_addr) || !local_addr ||
+            !peer_ipv4_parse(local_addr, &local, NULL))
+                local.s_addr = 0;
+        link_ports_clear(&mine);
+        return ntohl(local.s_addr);
+}
+
+/* Of two nodes that would each dial the other, one dials and the other waits: the connection the
+ * lower node id starts is the one both keep, so a dial of the higher one meanwhile is a TLS
+ * handshake thrown away (at 64 nodes, every node dialling all 63 made twice the handshakes the
+ * mesh needs, on a CPU they all share). Before its first hello a static peer's id is unknown;
+ * then the end with the lower address on the cable's subnet dials, which both ends tell alike.
+ * The other waits DIAL_DEFER_HEARTBEATS (at least DIAL_DEFER_MIN_SEC) since the entry last
+ * changed, then dials too: the other may not have it in its list. */
+static bool peer_dial_defers(const struct peer *p, const char *address)
+{
+        struct peers *ps = p->owner;
+        time_t grace = (time_t)(DIAL_DEFER_HEARTBEATS * ps->heartbeat_usec / 1000000);
+        struct in_addr remote;
+        bool is_higher;
+
+        if (p->node_id[0]) {
+                is_higher = strcmp(ps->node_id, p->node_id) > 0;
+        } else {
+                uint32_t local;
+
+                if (!address || !peer_ipv4_parse(address, &remote, NULL))
+                        return false;
+                local = local_address_toward(ps, address);
+                is_higher = local && local > ntohl(remote.s_addr);
+        }
+        return is_higher &&
+               time(NULL) - p->since < (grace < DIAL_DEFER_MIN_SEC ? DIAL_DEFER_MIN_SEC : grace);
 }
 
 void peer_dial(struct peer *p)
@@ -100,8 +133,10 @@ void peer_dial(struct peer *p)
 
         if (!ps->tls || !ps->listener || p->conn || p->dialing || p->is_self)
                 return;
-        /* Not dialled now, the tick dials it later: no retry is pending for it. */
-        if (ps->n_dialing >= MAX_DIALING || peer_dial_defers_to_lower_id(p))
+        /* Not dialled now, the tick or a free dialling place dials it later: no retry is pending
+         * for it. */
+        if (ps->n_dialing >= MAX_DIALING ||
+            peer_dial_defers(p, n ? p->addresses[p->next_address % n] : p->static_spec))
                 return;
         if (n == 0 && p->static_spec && inet_pton(AF_INET, p->static_spec, &ignored) != 1 && ps->dns) {
                 struct evutil_addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };

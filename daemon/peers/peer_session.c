@@ -13,6 +13,7 @@
 #include "peer_message.h"
 #include "peer_ports.h"
 
+static void session_on_dialled(struct peer_conn *c);
 static void session_on_connected(struct peer_conn *c);
 static int session_on_line(struct peer_conn *c, const char *line, size_t len);
 static void session_on_broken(struct peer_conn *c, const char *why);
@@ -20,6 +21,7 @@ static void session_on_handshake_failed(struct peer_conn *c, const char *detail,
 static void session_on_deadline(struct peer_conn *c);
 
 static const struct peer_conn_ops session_ops = {
+        .on_dialled = session_on_dialled,
         .on_connected = session_on_connected,
         .on_line = session_on_line,
         .on_broken = session_on_broken,
@@ -41,13 +43,18 @@ void peer_session_attach(struct peers *ps, struct peer_conn *c, struct peer *p)
         peer_conn_set_deadline(c, HELLO_TIMEOUT_SEC);
 }
 
-/* c's handshake and hello are over, one way or the other: its place is free. */
+/* c's handshake and hello are over, one way or the other: its place is free, and a dial that
+ * waited for it is made now rather than at the next tick. */
 static void peer_session_handshake_over(struct peer_conn *c)
 {
-        if (c->is_outbound)
-                c->owner->n_dialing--;
-        else
-                c->owner->n_pending--;
+        struct peers *ps = c->owner;
+
+        if (!c->is_outbound) {
+                ps->n_pending--;
+                return;
+        }
+        if (ps->n_dialing-- == MAX_DIALING && ps->dial_waiting)
+                event_active(ps->dial_waiting, EV_TIMEOUT, 1);
 }
 
 struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, struct peer *p)
@@ -55,7 +62,9 @@ struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, stru
         struct peer_conn *c = peer_conn_new(ps->base, ps->tls, fd, outbound, &session_ops);
 
         if (c) {
-                ps->handshakes++;
+                /* A dial's handshake begins once its host answers (session_on_dialled). */
+                if (!outbound)
+                        ps->handshakes++;
                 peer_session_attach(ps, c, p);
         }
         return c;
@@ -79,6 +88,7 @@ static void session_notify_down(struct peers *ps, struct peer *p)
 void peer_session_close(struct peer_conn *c, const char *reason)
 {
         struct peer *p = c->peer;
+        bool is_refused = c->is_outbound && c->connect_error == ECONNREFUSED;
 
         if (p && p->dialing == c)
                 p->dialing = NULL;
@@ -99,8 +109,12 @@ void peer_session_close(struct peer_conn *c, const char *reason)
                         session_notify_down(c->owner, p);
         }
         peer_session_free(c);
-        if (p && !p->conn && !p->is_self && !peer_is_learned(p))
-                peer_schedule_retry(p);
+        if (p && !p->conn && !p->is_self && !peer_is_learned(p)) {
+                if (is_refused)
+                        peer_schedule_refused_retry(p);
+                else
+                        peer_schedule_retry(p);
+        }
 }
 
 unsigned peer_session_close_all(struct peers *ps, const char *why)
@@ -150,6 +164,11 @@ void peer_remove(struct peer *p)
 void peer_session_send_heartbeat(struct peer_conn *c)
 {
         peer_count_sent(c->owner, peer_conn_send(c, peer_message_heartbeat(c->owner)));
+}
+
+static void session_on_dialled(struct peer_conn *c)
+{
+        c->owner->handshakes++;
 }
 
 static void session_on_connected(struct peer_conn *c)

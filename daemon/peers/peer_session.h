@@ -19,12 +19,17 @@
 #define MAX_PENDING_INBOUND 64
 /* Dials in their handshake at once: a node that finds 63 peers at start does not begin 63 TLS
  * handshakes in one turn of the loop, each one's deadline running while the others take the CPU;
- * the rest are dialled at the next ticks. */
+ * the rest are dialled as places free. */
 #define MAX_DIALING 16
-/* A peer whose node id is lower than this node's is left this many heartbeats (at least a second)
- * to dial first: the connection the lower id starts is the one both keep, so this node's own dial
- * would be a handshake thrown away. Past it this node dials too (the other may not know it). */
+/* Of two nodes, the one with the higher node id (the higher address on their cable before the id
+ * is known) leaves the other this many heartbeats to dial first: the connection the lower one
+ * starts is the one both keep, so a dial of the higher one meanwhile would be a handshake thrown
+ * away. Past it this node dials too (the other may not know it). */
 #define DIAL_DEFER_HEARTBEATS 3
+/* And at least this long (whole seconds of time(), so 2 s at the least): more than a refused
+ * dial's retry (REFUSED_RETRY_MS and its jitter), so that a node which starts after its lower
+ * peers is dialled by them before it dials them. */
+#define DIAL_DEFER_MIN_SEC 3
 
 /* A connection on fd (taken over) of the table, for p when dialling; NULL without memory. */
 struct peer_conn *peer_session_new(struct peers *ps, int fd, bool outbound, struct peer *p);

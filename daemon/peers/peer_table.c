@@ -174,6 +174,14 @@ void peer_schedule_retry(struct peer *p)
         p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : p->backoff_ms * 2;
 }
 
+void peer_schedule_refused_retry(struct peer *p)
+{
+        unsigned delay = REFUSED_RETRY_MS + (unsigned)random() % (REFUSED_RETRY_MS / 4);
+        struct timeval tv = { .tv_sec = delay / 1000, .tv_usec = (suseconds_t)(delay % 1000) * 1000 };
+
+        evtimer_add(p->retry, &tv);
+}
+
 bool peer_is_retry_pending(const struct peer *p)
 {
         return evtimer_pending(p->retry, NULL);

@@ -24,8 +24,11 @@
 #include "peer_conn.h"
 #include "peers.h"
 
-#define BACKOFF_MIN_MS      500
-#define BACKOFF_MAX_MS      30000
+#define BACKOFF_MIN_MS 500
+#define BACKOFF_MAX_MS 30000
+/* A sparkd that starts is dialled within this (and a quarter more) by the peers that started
+ * before it: they stop dialling it once it dials them, or its lower address or id asks them to. */
+#define REFUSED_RETRY_MS    1000
 #define REJECT_LOG_INTERVAL 10 /* seconds between logged inbound rejections; the rest are counted */
 
 enum peer_state {
@@ -119,6 +122,8 @@ struct peers {
         LIST_HEAD(, peer_conn) conns;
         unsigned n_pending; /* inbound connections before their hello */
         unsigned n_dialing; /* outbound ones */
+        /* Dials the peers that wait for a place among the MAX_DIALING, once one is free. */
+        struct event *dial_waiting;
         struct peers_handler {
                 char prefix[32]; /* "" marks a free slot */
                 peers_message_fn fn;
@@ -153,6 +158,10 @@ void peer_clear_error(struct peer *p);
 void peer_merge(struct peer *into, struct peer *from);
 /* Arms the redial after the current backoff and doubles it. */
 void peer_schedule_retry(struct peer *p);
+/* Arms the redial after REFUSED_RETRY_MS, the backoff left as it is: the peer's host refused the
+ * dial at once (nothing listens on the port: its sparkd is starting, or stopped), which cost a
+ * SYN and its reset, no handshake. */
+void peer_schedule_refused_retry(struct peer *p);
 bool peer_is_retry_pending(const struct peer *p);
 /* Drops a pending redial and starts the backoff again: the next tick dials. */
 void peer_reset_retry(struct peer *p);

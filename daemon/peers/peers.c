@@ -81,11 +81,29 @@ static bool conn_check_silence(struct peers *ps, struct peer_conn *c, uint64_t n
         return false;
 }
 
+/* Every peer not connected, not being dialled and not waiting for its backoff, as far as the
+ * places among MAX_DIALING go. */
+static void peers_dial_waiting(struct peers *ps)
+{
+        struct peer *p;
+
+        LIST_FOREACH(p, &ps->peers, link) {
+                if (ps->n_dialing >= MAX_DIALING)
+                        break;
+                if (!p->conn && !p->dialing && !peer_is_retry_pending(p) && !peer_is_learned(p))
+                        peer_dial(p);
+        }
+}
+
+static void on_dial_waiting(evutil_socket_t fd, short what, void *userdata)
+{
+        peers_dial_waiting(userdata);
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *userdata)
 {
         struct peers *ps = userdata;
         struct peer_conn *c, *next;
-        struct peer *p;
         uint64_t now = peer_now_usec();
         unsigned forgotten;
 
@@ -104,9 +122,7 @@ static void on_tick(evutil_socket_t fd, short what, void *userdata)
                 log_info("forgot %u peer%s known only from a hello, down for %llu s ([peers] "
                          "forget_after)",
                          forgotten, forgotten == 1 ? "" : "s", (unsigned long long)ps->forget_after_sec);
-        LIST_FOREACH(p, &ps->peers, link)
-                if (!p->conn && !p->dialing && !peer_is_retry_pending(p) && !peer_is_learned(p))
-                        peer_dial(p);
+        peers_dial_waiting(ps);
         /* Nobody to beat for or dial: no wakeups until a peer or a connection comes (peers_wake).
          * mDNS needs no tick: the record changes with the fabric addresses (peers_fabric_changed)
          * and Avahi takes it again when it comes back. */
@@ -145,9 +161,10 @@ int peers_new(struct event_base *base, struct links *links, const char *node_id,
         LIST_INIT(&ps->peers);
         LIST_INIT(&ps->conns);
         ps->tick = event_new(base, -1, EV_PERSIST, on_tick, ps);
+        ps->dial_waiting = event_new(base, -1, 0, on_dial_waiting, ps);
         /* Reads resolv.conf and /etc/hosts once; used only for static peers given by name. */
         ps->dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS | EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-        if (!ps->tick) {
+        if (!ps->tick || !ps->dial_waiting) {
                 peers_free(ps);
                 return -ENOMEM;
         }
@@ -175,6 +192,8 @@ void peers_free(struct peers *ps)
                 evconnlistener_free(ps->listener);
         if (ps->tick)
                 event_free(ps->tick);
+        if (ps->dial_waiting)
+                event_free(ps->dial_waiting);
         if (ps->dns)
                 evdns_base_free(ps->dns, 0);
         peer_tls_context_free(ps->tls);
