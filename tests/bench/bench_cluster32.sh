@@ -6,6 +6,8 @@
 # systemd/sparkd.service gives the daemon (its Environment= lines). Measured:
 #   convergence  seconds from the last daemon's start (its socket answers) until every node's
 #                `peers` shows all NODES up, and `cluster` too where the daemon has that method
+#   handshakes   the TLS handshakes of the peer channel all nodes began until the views were
+#                complete, each counted by both ends: NODES*(NODES-1) when each pair connected once
 #   RSS          VmRSS of every daemon (/proc/PID/status) after MINUTES of the schedule: median, max;
 #                its private part (smaps_rollup: RSS less the shared libraries' pages, which every
 #                process linking them maps) and its PSS (each shared page divided among the
@@ -145,6 +147,9 @@ converged=$(api converge "$last_start_ns" 120 "$nodes" "${socks[@]}")
 echo "$converged"
 conv_cluster=$(awk '$1 == "cluster" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")
 [ -n "$conv_cluster" ] || conv_cluster="no cluster method"
+# The TLS handshakes every node began until now, both ways: one connection a pair of nodes is
+# NODES*(NODES-1) (each end counts it); more were dials of both ends, or handshakes redone.
+handshakes=$(api handshakes "${socks[@]}")
 
 step "peer channel: the first minute after the views complete, then one at rest"
 # The first minute still carries the tail of the mesh forming (the last full summaries, the
@@ -220,6 +225,7 @@ echo "$nodes daemons, $minutes min of the schedule; n0 holds $held results, adde
 printf '%-50s %-14s %s\n' MEASURE GOAL MEASURED
 printf '%-50s %-14s %s\n' "views complete after the last start (peers)" "<= 10 s" "$(awk '$1 == "peers" {print $2 ($2 == "timeout" ? "" : " s")}' <<<"$converged")"
 printf '%-50s %-14s %s\n' "views complete after the last start (cluster)" "<= 10 s" "$conv_cluster"
+printf '%-50s %-14s %s\n' "handshakes until then, all nodes (one a pair: $((nodes * (nodes - 1))))" "-" "$handshakes"
 printf '%-50s %-14s %s\n' "RSS per daemon, median / max" "<= 12 MiB" \
         "$(awk -v a="$(median <<<"$rss")" -v b="$(max <<<"$rss")" 'BEGIN {printf "%.1f / %.1f MiB", a / 1024, b / 1024}')"
 printf '%-50s %-14s %s\n' "private memory per daemon, median / max" "-" \

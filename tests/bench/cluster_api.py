@@ -13,6 +13,8 @@ as sparkc makes it.
       RESUMED_S between them, so that no stop outlasts the peers' heartbeat timeout (6 s):
       a longer one would measure the node marking its peers down, not the API; the CPU time
       CPU_PID spent during the windows, per call in ms, is printed last.
+  cluster_api.py handshakes SOCKET...
+      the sum of every socket's `peers` handshakes (TLS handshakes of the peer channel begun).
   cluster_api.py call METHOD PARAMS_JSON SOCKET
       one call, given 60 s; prints its result as JSON.
   cluster_api.py has METHOD SOCKET
@@ -162,6 +164,8 @@ def main():
     elif what == "latency":
         pid = int(sys.argv[5]) if len(sys.argv) > 5 else None
         latency(int(sys.argv[2]), sys.argv[3], sys.argv[4], pid, sys.argv[6:])
+    elif what == "handshakes":
+        print(sum(call(path, "peers", timeout=60.0)["handshakes"] for path in sys.argv[2:]))
     elif what == "call":
         print(json.dumps(call(sys.argv[4], sys.argv[2], timeout=60.0, params=json.loads(sys.argv[3]))))
     elif what == "has":
