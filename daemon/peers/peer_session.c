@@ -273,6 +273,7 @@ static void session_up(struct peer_conn *c, struct peer *p)
         peer_conn_clear_deadline(c);
         p->conn = c;
         p->backoff_ms = BACKOFF_MIN_MS;
+        p->refused_retry_ms = 0;
         peer_clear_error(p);
         snprintf(p->via_local, sizeof(p->via_local), "%s", c->local);
         snprintf(p->via_remote, sizeof(p->via_remote), "%s", c->remote);

@@ -27,8 +27,8 @@
  * away. Past it this node dials too (the other may not know it). */
 #define DIAL_DEFER_HEARTBEATS 3
 /* And at least this long (whole seconds of time(), so 2 s at the least): more than a refused
- * dial's retry (REFUSED_RETRY_MS and its jitter), so that a node which starts after its lower
- * peers is dialled by them before it dials them. */
+ * dial's retry (REFUSED_RETRY_MAX_MS and its jitter), so that a node which starts after its
+ * lower peers is dialled by them before it dials them. */
 #define DIAL_DEFER_MIN_SEC 3
 
 /* A connection on fd (taken over) of the table, for p when dialling; NULL without memory. */

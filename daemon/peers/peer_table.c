@@ -176,10 +176,12 @@ void peer_schedule_retry(struct peer *p)
 
 void peer_schedule_refused_retry(struct peer *p)
 {
-        unsigned delay = REFUSED_RETRY_MS + (unsigned)random() % (REFUSED_RETRY_MS / 4);
+        unsigned wait = p->refused_retry_ms ? p->refused_retry_ms : REFUSED_RETRY_MIN_MS;
+        unsigned delay = wait + (unsigned)random() % (wait / 4);
         struct timeval tv = { .tv_sec = delay / 1000, .tv_usec = (suseconds_t)(delay % 1000) * 1000 };
 
         evtimer_add(p->retry, &tv);
+        p->refused_retry_ms = wait * 2 > REFUSED_RETRY_MAX_MS ? REFUSED_RETRY_MAX_MS : wait * 2;
 }
 
 bool peer_is_retry_pending(const struct peer *p)
@@ -191,6 +193,7 @@ void peer_reset_retry(struct peer *p)
 {
         evtimer_del(p->retry);
         p->backoff_ms = BACKOFF_MIN_MS;
+        p->refused_retry_ms = 0;
 }
 
 static void report_mtu_mismatch(struct peer *p, json_object *remote_port)

@@ -26,10 +26,13 @@
 
 #define BACKOFF_MIN_MS 500
 #define BACKOFF_MAX_MS 30000
-/* A sparkd that starts is dialled within this (and a quarter more) by the peers that started
- * before it: they stop dialling it once it dials them, or its lower address or id asks them to. */
-#define REFUSED_RETRY_MS    1000
-#define REJECT_LOG_INTERVAL 10 /* seconds between logged inbound rejections; the rest are counted */
+/* A dial refused at once is retried after 250 ms, then 500, then every second (and a quarter
+ * more of jitter): nodes started together (a cluster powered on, a test) find each other within
+ * a fraction of a second, and one whose sparkd starts long after its peers is dialled by them
+ * within 1.25 s, with a SYN and its reset a second meanwhile. */
+#define REFUSED_RETRY_MIN_MS 250
+#define REFUSED_RETRY_MAX_MS 1000
+#define REJECT_LOG_INTERVAL  10 /* seconds between logged inbound rejections; the rest are counted */
 
 enum peer_state {
         PEER_DISCOVERED,
@@ -64,6 +67,7 @@ struct peer {
         struct peer_conn *dialing; /* an outbound attempt */
         struct event *retry;
         unsigned backoff_ms;
+        unsigned refused_retry_ms; /* the next wait after a dial refused at once */
         unsigned next_address;
         char version[32];
         struct peer_chassis chassis; /* from its last hello or heartbeat; "" when it sent none */
@@ -158,9 +162,10 @@ void peer_clear_error(struct peer *p);
 void peer_merge(struct peer *into, struct peer *from);
 /* Arms the redial after the current backoff and doubles it. */
 void peer_schedule_retry(struct peer *p);
-/* Arms the redial after REFUSED_RETRY_MS, the backoff left as it is: the peer's host refused the
- * dial at once (nothing listens on the port: its sparkd is starting, or stopped), which cost a
- * SYN and its reset, no handshake. */
+/* Arms the redial after the refused dials' own short wait (REFUSED_RETRY_MIN_MS doubling to
+ * REFUSED_RETRY_MAX_MS), the backoff left as it is: the peer's host refused the dial at once
+ * (nothing listens on the port: its sparkd is starting, or stopped), which cost a SYN and its
+ * reset, no handshake. */
 void peer_schedule_refused_retry(struct peer *p);
 bool peer_is_retry_pending(const struct peer *p);
 /* Drops a pending redial and starts the backoff again: the next tick dials. */
