@@ -21,7 +21,10 @@
 #                helpers stopped (SIGSTOP) for the calls, as on a cluster where each node has
 #                its own cores, in windows of 1.5 s (a longer stop would outlast the 6 s
 #                heartbeat timeout: n0 would mark its peers down); n0's own CPU time per call
-#                in those windows beside it
+#                in those windows beside it; and the same once more with n0 in a bandwidth probe
+#                with n1 (a tcp probe of 30 s), the state a probe round puts the node asked in,
+#                which the schedule's clock-bound slot brings into the bench's minutes only in
+#                some runs
 #   peer bytes   bytes each node sends on the peer channel (nftables counters on TCP port 7471 in
 #                each namespace, IP packets with their headers), no client asking, over the first
 #                minute after the views are complete and over the minute after it, at rest:
@@ -217,6 +220,25 @@ lat=$(api latency 1000 "$method" "${socks[0]}") || lat="no answer"
 # they run) stopped while the calls are made, in windows shorter than the heartbeat timeout.
 lat_alone=$(api latency 1000 "$method" "${socks[0]}" "$(pid_of n0)" "${ns[@]:1}") || lat_alone="no answer"
 cpu_ms=$(awk 'NF == 7 {print $7}' <<<"$lat_alone")
+# The same again with n0 in a bandwidth probe with n1, as in a probe round: the schedule puts
+# one of n0's in the bench's minutes in some runs and not in others (its slot follows the
+# clock), and that round's work on the node asked is what a client meets then. The probe
+# outlasts the calls; n1 is stopped with the others in the windows, as a real round's peer
+# would keep running, so n0's side waits on it there.
+sparkc_of n0 probe --peer n1 --kind tcp --duration 30 >"$TEST_TMP/probe_n1.out" 2>&1 &
+probe_pid=$!
+# Running once its helper runs in n0's namespace.
+probe_running() {
+        local pid
+        for pid in $(ip netns pids "${ns[0]}"); do
+                grep -q sparkd-probe-tcp "/proc/$pid/cmdline" 2>/dev/null && return 0
+        done
+        return 1
+}
+wait_until 20 probe_running || echo "n0's probe with n1 did not start: $(cat "$TEST_TMP/probe_n1.out")"
+lat_probe=$(api latency 1000 "$method" "${socks[0]}" "$(pid_of n0)" "${ns[@]:1}") || lat_probe="no answer"
+cpu_probe_ms=$(awk 'NF == 7 {print $7}' <<<"$lat_probe")
+wait "$probe_pid" || true
 
 median() { awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 max() { tail -n 1; }
@@ -241,6 +263,8 @@ printf '%-50s %-14s %s\n' "$method API p50 / p99 / max, after the schedule" "p99
         "$(lat_row "$lat") (load average $load$(parse_p99 "$lat"))"
 printf '%-50s %-14s %s\n' "  the same, the other nodes stopped" "p99 <= 20 ms" \
         "$(lat_row "$lat_alone") (n0's CPU: $cpu_ms ms a call$(parse_p99 "$lat_alone"))"
+printf '%-50s %-14s %s\n' "  the same, n0 in a probe with n1" "p99 <= 20 ms" \
+        "$(lat_row "$lat_probe") (n0's CPU: $cpu_probe_ms ms a call$(parse_p99 "$lat_probe"))"
 kib_row() { awk -v a="$(median <<<"$1")" -v b="$(max <<<"$1")" 'BEGIN {printf "%.1f / %.1f KiB", a / 1024, b / 1024}'; }
 ms_row() { awk -v a="$(median <<<"$1")" -v b="$(max <<<"$1")" 'BEGIN {printf "%d / %d ms", a, b}'; }
 printf '%-50s %-14s %s\n' "peer channel sent per node a minute, median / max" "-" ""
